@@ -1,0 +1,237 @@
+"""BertConfig: the hyper-parameters of one BERT, plus the paper's and Google's presets.
+
+Imports nothing of keras_bert. Field names equal the builder and layer keyword
+arguments (DESIGN.md rule 3).
+"""
+
+import dataclasses
+import json
+import os
+
+# hidden_act values: "gelu" is the exact erf form (Hugging Face's meaning),
+# "gelu_tanh" the tanh approximation (what Google's modeling.py computes and
+# also calls "gelu"). Loaders map their source's meaning onto these names.
+ACTIVATIONS = ("gelu", "gelu_tanh", "relu")
+
+_HF_ACTIVATIONS = {
+    "gelu": "gelu",
+    "gelu_python": "gelu",
+    "gelu_new": "gelu_tanh",
+    "gelu_pytorch_tanh": "gelu_tanh",
+    "gelu_fast": "gelu_tanh",
+    "relu": "relu",
+}
+_GOOGLE_ACTIVATIONS = {"gelu": "gelu_tanh", "relu": "relu"}
+
+
+@dataclasses.dataclass(frozen=True)
+class BertConfig:
+    """Hyper-parameters of a BERT encoder.
+
+    Args:
+        vocab_size: rows of the word-embedding matrix.
+        hidden_size: width of every hidden state (H).
+        num_layers: transformer blocks (L).
+        num_heads: attention heads (A); must divide hidden_size.
+        intermediate_size: width of the feed-forward layer (4H in the paper).
+        hidden_act: "gelu" (exact erf), "gelu_tanh" (approximation) or "relu".
+        max_position_embeddings: longest sequence the model accepts.
+        type_vocab_size: number of segment ids (2 for sentence pairs).
+        dropout_rate: dropout after embeddings, attention output and FFN.
+        attention_dropout_rate: dropout on the attention probabilities.
+        initializer_range: stddev of the truncated-normal initializer.
+        layer_norm_eps: LayerNorm epsilon (1e-12 in BERT).
+
+    Example:
+        >>> config = BertConfig.from_preset("bert_tiny_uncased")
+        >>> config.hidden_size
+        128
+    """
+
+    vocab_size: int = 30522
+    hidden_size: int = 768
+    num_layers: int = 12
+    num_heads: int = 12
+    intermediate_size: int = 3072
+    hidden_act: str = "gelu"
+    max_position_embeddings: int = 512
+    type_vocab_size: int = 2
+    dropout_rate: float = 0.1
+    attention_dropout_rate: float = 0.1
+    initializer_range: float = 0.02
+    layer_norm_eps: float = 1e-12
+
+    def __post_init__(self):
+        for name in ("vocab_size", "hidden_size", "num_layers", "num_heads",
+                     "intermediate_size", "max_position_embeddings", "type_vocab_size"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"BertConfig.{name} must be a positive integer, got {value!r}.")
+        if self.hidden_size % self.num_heads:
+            raise ValueError(
+                f"hidden_size ({self.hidden_size}) must be divisible by num_heads "
+                f"({self.num_heads}); e.g. hidden_size={self.num_heads * 64} "
+                f"or num_heads={max(1, self.hidden_size // 64)}.")
+        if self.hidden_act not in ACTIVATIONS:
+            raise ValueError(
+                f"hidden_act must be one of {ACTIVATIONS}, got {self.hidden_act!r}.")
+        for name in ("dropout_rate", "attention_dropout_rate"):
+            if not 0.0 <= getattr(self, name) < 1.0:
+                raise ValueError(f"BertConfig.{name} must be in [0, 1), got {getattr(self, name)}.")
+
+    @property
+    def head_size(self):
+        return self.hidden_size // self.num_heads
+
+    def replace(self, **changes):
+        """Returns a copy with some fields changed (the dataclass is frozen)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values):
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"Unknown BertConfig fields {unknown}; expected a subset of {sorted(known)}.")
+        return cls(**values)
+
+    def to_json(self, path):
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.to_dict(), f, indent=2, sort_keys=True)
+            f.write("\n")
+
+    @classmethod
+    def from_json(cls, path):
+        """Reads Google's bert_config.json, Hugging Face's config.json or our own."""
+        if os.path.isdir(path):
+            for name in ("config.json", "bert_config.json", "keras_bert_config.json"):
+                if os.path.exists(os.path.join(path, name)):
+                    path = os.path.join(path, name)
+                    break
+            else:
+                raise FileNotFoundError(
+                    f"No config.json or bert_config.json in {path}; a BERT checkpoint "
+                    "directory needs one of them next to the weights.")
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"BERT config file not found: {path}")
+        with open(path, encoding="utf-8") as f:
+            try:
+                values = json.load(f)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path} is not valid JSON: {e}") from e
+        return cls.from_source_dict(values, source_path=path)
+
+    @classmethod
+    def from_source_dict(cls, values, source_path="<dict>"):
+        """Maps a Google, Hugging Face or keras_bert config dict to BertConfig."""
+        if "num_layers" in values:  # our own format
+            return cls.from_dict(values)
+        is_hf = "model_type" in values or "architectures" in values or "layer_norm_eps" in values
+        try:
+            act = values.get("hidden_act", "gelu")
+            if "keras_bert_hidden_act" in values:
+                act, is_hf = values["keras_bert_hidden_act"], False
+                table = {a: a for a in ACTIVATIONS}
+            else:
+                table = _HF_ACTIVATIONS if is_hf else _GOOGLE_ACTIVATIONS
+            if act not in table:
+                raise ValueError(
+                    f"{source_path}: hidden_act {act!r} is not supported; "
+                    f"expected one of {sorted(table)}.")
+            return cls(
+                vocab_size=values["vocab_size"],
+                hidden_size=values["hidden_size"],
+                num_layers=values["num_hidden_layers"],
+                num_heads=values["num_attention_heads"],
+                intermediate_size=values["intermediate_size"],
+                hidden_act=table[act],
+                max_position_embeddings=values.get("max_position_embeddings", 512),
+                type_vocab_size=values.get("type_vocab_size", 2),
+                dropout_rate=values.get("hidden_dropout_prob", 0.1),
+                attention_dropout_rate=values.get("attention_probs_dropout_prob", 0.1),
+                initializer_range=values.get("initializer_range", 0.02),
+                layer_norm_eps=values.get("layer_norm_eps", 1e-12),
+            )
+        except KeyError as e:
+            raise ValueError(f"{source_path} lacks the BERT config field {e.args[0]!r}.") from None
+
+    def to_google_dict(self):
+        """Google's bert_config.json (its "gelu" means the tanh approximation)."""
+        # Google's modeling.py knows only "gelu" (tanh) and "relu". An exact-erf
+        # model is written as "gelu" plus our own key, which modeling.py ignores
+        # and our loader prefers, so the activation survives a round trip.
+        act = {"gelu": "gelu", "gelu_tanh": "gelu", "relu": "relu"}[self.hidden_act]
+        return {
+            "vocab_size": self.vocab_size,
+            "hidden_size": self.hidden_size,
+            "num_hidden_layers": self.num_layers,
+            "num_attention_heads": self.num_heads,
+            "intermediate_size": self.intermediate_size,
+            "hidden_act": act,
+            "max_position_embeddings": self.max_position_embeddings,
+            "type_vocab_size": self.type_vocab_size,
+            "hidden_dropout_prob": self.dropout_rate,
+            "attention_probs_dropout_prob": self.attention_dropout_rate,
+            "initializer_range": self.initializer_range,
+            "keras_bert_hidden_act": self.hidden_act,
+        }
+
+    def to_huggingface_dict(self):
+        return {
+            "architectures": ["BertForPreTraining"],
+            "model_type": "bert",
+            "vocab_size": self.vocab_size,
+            "hidden_size": self.hidden_size,
+            "num_hidden_layers": self.num_layers,
+            "num_attention_heads": self.num_heads,
+            "intermediate_size": self.intermediate_size,
+            "hidden_act": {"gelu": "gelu", "gelu_tanh": "gelu_new", "relu": "relu"}[self.hidden_act],
+            "max_position_embeddings": self.max_position_embeddings,
+            "type_vocab_size": self.type_vocab_size,
+            "hidden_dropout_prob": self.dropout_rate,
+            "attention_probs_dropout_prob": self.attention_dropout_rate,
+            "initializer_range": self.initializer_range,
+            "layer_norm_eps": self.layer_norm_eps,
+            "pad_token_id": 0,
+            "position_embedding_type": "absolute",
+        }
+
+    @classmethod
+    def from_preset(cls, name, **overrides):
+        """A preset by name (see `PRESETS`), optionally with fields overridden."""
+        if name not in PRESETS:
+            close = [p for p in PRESETS if name.split("_")[0] in p][:5]
+            raise ValueError(
+                f"Unknown preset {name!r}. Known presets: {', '.join(sorted(PRESETS))}"
+                + (f". Did you mean one of {close}?" if close else "."))
+        return PRESETS[name].replace(**overrides)
+
+
+# Google's original checkpoints compute the tanh GELU; presets describe them.
+_BASE = dict(hidden_act="gelu_tanh")
+
+PRESETS = {
+    # The paper's two sizes (Devlin et al. 2018): 110M and 340M parameters.
+    "bert_base_uncased": BertConfig(**_BASE),
+    "bert_base_cased": BertConfig(vocab_size=28996, **_BASE),
+    "bert_large_uncased": BertConfig(hidden_size=1024, num_layers=24, num_heads=16,
+                                     intermediate_size=4096, **_BASE),
+    "bert_large_cased": BertConfig(vocab_size=28996, hidden_size=1024, num_layers=24,
+                                   num_heads=16, intermediate_size=4096, **_BASE),
+}
+
+# Google's 24 small BERTs (Turc et al. 2019), uncased WordPiece vocab:
+# L in {2..12}, H in {128, 256, 512, 768}, A = H / 64, intermediate = 4H.
+_SMALL_NAMES = {(2, 128): "bert_tiny_uncased", (4, 256): "bert_mini_uncased",
+                (4, 512): "bert_small_uncased", (8, 512): "bert_medium_uncased"}
+for _layers in (2, 4, 6, 8, 10, 12):
+    for _hidden in (128, 256, 512, 768):
+        _config = BertConfig(hidden_size=_hidden, num_layers=_layers, num_heads=_hidden // 64,
+                             intermediate_size=4 * _hidden, **_BASE)
+        PRESETS[f"bert_uncased_L-{_layers}_H-{_hidden}_A-{_hidden // 64}"] = _config
+        if (_layers, _hidden) in _SMALL_NAMES:
+            PRESETS[_SMALL_NAMES[(_layers, _hidden)]] = _config
+del _layers, _hidden, _config
