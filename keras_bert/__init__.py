@@ -1,5 +1,21 @@
 """keras_bert: BERT for TensorFlow/Keras. Public API: explicit re-exports only."""
 
-from keras_bert.config import BertConfig, PRESETS
+from keras_bert.config import PRESETS, BertConfig
+from keras_bert.layers import (
+    BertEmbeddings,
+    MaskedLMHead,
+    NextSentenceHead,
+    Pooler,
+    TransformerEncoderBlock,
+)
+from keras_bert.models import (
+    BertEncoder,
+    BertPretrainer,
+    build_classifier,
+    build_encoder,
+    build_pretrainer,
+    build_span_labeler,
+    build_token_classifier,
+)
 
 __version__ = "0.1.0"

@@ -1,1 +1,8 @@
-"""keras_bert.layers."""
+"""keras_bert.layers: the math, on keras.ops only (runs on TF, JAX and PyTorch backends)."""
+
+from keras_bert.layers.activations import gelu, gelu_tanh, get_activation
+from keras_bert.layers.bert_embeddings import BertEmbeddings
+from keras_bert.layers.masked_lm_head import MaskedLMHead
+from keras_bert.layers.next_sentence_head import NextSentenceHead
+from keras_bert.layers.pooler import Pooler
+from keras_bert.layers.transformer_encoder_block import TransformerEncoderBlock

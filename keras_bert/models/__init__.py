@@ -1,1 +1,11 @@
-"""keras_bert.models."""
+"""keras_bert.models: functional builders (encoder, pretrainer, task models)."""
+
+from keras_bert.models.bert_encoder import BertEncoder
+from keras_bert.models.bert_pretrainer import BertPretrainer
+from keras_bert.models.builders import (
+    build_classifier,
+    build_encoder,
+    build_pretrainer,
+    build_span_labeler,
+    build_token_classifier,
+)

@@ -1,0 +1,89 @@
+"""BERT's input embeddings: word + segment + absolute position, LayerNorm, dropout."""
+
+import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="keras_bert")
+class BertEmbeddings(keras.layers.Layer):
+    """Sums word, segment (token type) and learned absolute position embeddings.
+
+    Args:
+        vocab_size: rows of the word-embedding matrix.
+        hidden_size: embedding width.
+        max_position_embeddings: longest sequence accepted.
+        type_vocab_size: number of segment ids.
+        dropout_rate: dropout applied after the LayerNorm.
+        initializer_range: stddev of the truncated-normal initializer.
+        layer_norm_eps: LayerNorm epsilon.
+
+    Example:
+        >>> layer = BertEmbeddings(vocab_size=100, hidden_size=16)
+        >>> ids = keras.ops.ones((2, 5), "int32")
+        >>> layer(ids, keras.ops.zeros((2, 5), "int32")).shape
+        (2, 5, 16)
+    """
+
+    def __init__(self, vocab_size, hidden_size, max_position_embeddings=512, type_vocab_size=2,
+                 dropout_rate=0.1, initializer_range=0.02, layer_norm_eps=1e-12, **kwargs):
+        super().__init__(**kwargs)
+        self.vocab_size = vocab_size
+        self.hidden_size = hidden_size
+        self.max_position_embeddings = max_position_embeddings
+        self.type_vocab_size = type_vocab_size
+        self.dropout_rate = dropout_rate
+        self.initializer_range = initializer_range
+        self.layer_norm_eps = layer_norm_eps
+        initializer = keras.initializers.TruncatedNormal(stddev=initializer_range)
+        self.word_embeddings = keras.layers.Embedding(
+            vocab_size, hidden_size, embeddings_initializer=initializer,
+            dtype=self.dtype_policy, name="word_embeddings")
+        self.token_type_embeddings = keras.layers.Embedding(
+            type_vocab_size, hidden_size, embeddings_initializer=initializer,
+            dtype=self.dtype_policy, name="token_type_embeddings")
+        self.position_embeddings = keras.layers.Embedding(
+            max_position_embeddings, hidden_size, embeddings_initializer=initializer,
+            dtype=self.dtype_policy, name="position_embeddings")
+        self.layer_norm = keras.layers.LayerNormalization(
+            epsilon=layer_norm_eps, dtype=self.dtype_policy, name="layer_norm")
+        self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy, name="dropout")
+
+    def build(self, input_word_ids_shape, input_type_ids_shape=None):
+        self.word_embeddings.build(input_word_ids_shape)
+        self.token_type_embeddings.build(input_word_ids_shape)
+        self.position_embeddings.build(input_word_ids_shape)
+        self.layer_norm.build(tuple(input_word_ids_shape) + (self.hidden_size,))
+        self.built = True
+
+    @property
+    def embedding_table(self):
+        """The word-embedding matrix, [vocab_size, hidden_size] (the MLM head ties to it)."""
+        return self.word_embeddings.embeddings
+
+    def call(self, input_word_ids, input_type_ids=None, training=None):
+        seq_length = ops.shape(input_word_ids)[1]
+        if isinstance(seq_length, int) and seq_length > self.max_position_embeddings:
+            raise ValueError(
+                f"Sequence length {seq_length} exceeds max_position_embeddings="
+                f"{self.max_position_embeddings}; truncate inputs to at most "
+                f"{self.max_position_embeddings} tokens.")
+        x = self.word_embeddings(input_word_ids)  # (batch, seq, hidden)
+        if input_type_ids is None:
+            input_type_ids = ops.zeros_like(input_word_ids)
+        x = x + self.token_type_embeddings(input_type_ids)
+        positions = self.position_embeddings.embeddings[:seq_length]  # (seq, hidden)
+        x = x + ops.cast(positions, x.dtype)[None, :, :]
+        x = self.layer_norm(x)
+        return self.dropout(x, training=training)
+
+    def compute_output_shape(self, input_word_ids_shape, input_type_ids_shape=None):
+        return tuple(input_word_ids_shape) + (self.hidden_size,)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            vocab_size=self.vocab_size, hidden_size=self.hidden_size,
+            max_position_embeddings=self.max_position_embeddings,
+            type_vocab_size=self.type_vocab_size, dropout_rate=self.dropout_rate,
+            initializer_range=self.initializer_range, layer_norm_eps=self.layer_norm_eps)
+        return config

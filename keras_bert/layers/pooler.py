@@ -1,0 +1,41 @@
+"""BERT's pooler: a tanh dense layer on the [CLS] hidden state."""
+
+import keras
+
+
+@keras.saving.register_keras_serializable(package="keras_bert")
+class Pooler(keras.layers.Layer):
+    """Returns `tanh(W h_[CLS] + b)`, the sentence representation BERT's NSP head reads.
+
+    Args:
+        hidden_size: width of the hidden states.
+        initializer_range: stddev of the truncated-normal initializer.
+
+    Example:
+        >>> Pooler(16)(keras.ops.ones((2, 5, 16))).shape
+        (2, 16)
+    """
+
+    def __init__(self, hidden_size, initializer_range=0.02, **kwargs):
+        super().__init__(**kwargs)
+        self.hidden_size = hidden_size
+        self.initializer_range = initializer_range
+        self.dense = keras.layers.Dense(
+            hidden_size, activation="tanh",
+            kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
+            dtype=self.dtype_policy, name="dense")
+
+    def build(self, sequence_output_shape):
+        self.dense.build((sequence_output_shape[0], sequence_output_shape[-1]))
+        self.built = True
+
+    def call(self, sequence_output):
+        return self.dense(sequence_output[:, 0, :])  # (batch, hidden)
+
+    def compute_output_shape(self, sequence_output_shape):
+        return (sequence_output_shape[0], self.hidden_size)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(hidden_size=self.hidden_size, initializer_range=self.initializer_range)
+        return config

@@ -1,0 +1,122 @@
+"""One post-LayerNorm transformer encoder block, as in BERT."""
+
+import keras
+from keras import ops
+
+from keras_bert.layers.activations import get_activation
+
+# Added to the attention scores of padding keys. Google's BERT uses -10000:
+# exp(-10000) is exactly 0 in float32, and the value also fits in float16.
+_MASK_BIAS = -10000.0
+
+
+@keras.saving.register_keras_serializable(package="keras_bert")
+class TransformerEncoderBlock(keras.layers.Layer):
+    """Padding-masked multi-head self-attention and a GELU feed-forward, post-LayerNorm.
+
+    `x = LN(x + Dropout(Attention(x)))`, then `x = LN(x + Dropout(FFN(x)))`.
+
+    Args:
+        hidden_size: width of the hidden states.
+        num_heads: attention heads; must divide hidden_size.
+        intermediate_size: width of the feed-forward layer.
+        hidden_act: "gelu" (exact erf), "gelu_tanh" or "relu".
+        dropout_rate: dropout on the attention output and the feed-forward output.
+        attention_dropout_rate: dropout on the attention probabilities.
+        initializer_range: stddev of the truncated-normal initializer.
+        layer_norm_eps: LayerNorm epsilon.
+
+    Example:
+        >>> block = TransformerEncoderBlock(hidden_size=16, num_heads=2, intermediate_size=32)
+        >>> x = keras.ops.ones((2, 5, 16))
+        >>> block(x, keras.ops.ones((2, 5), "int32")).shape
+        (2, 5, 16)
+    """
+
+    def __init__(self, hidden_size, num_heads, intermediate_size, hidden_act="gelu",
+                 dropout_rate=0.1, attention_dropout_rate=0.1, initializer_range=0.02,
+                 layer_norm_eps=1e-12, **kwargs):
+        super().__init__(**kwargs)
+        if hidden_size % num_heads:
+            raise ValueError(f"hidden_size ({hidden_size}) must be divisible by num_heads ({num_heads}).")
+        self.hidden_size = hidden_size
+        self.num_heads = num_heads
+        self.intermediate_size = intermediate_size
+        self.hidden_act = hidden_act
+        self.dropout_rate = dropout_rate
+        self.attention_dropout_rate = attention_dropout_rate
+        self.initializer_range = initializer_range
+        self.layer_norm_eps = layer_norm_eps
+        self.head_size = hidden_size // num_heads
+        self.activation = get_activation(hidden_act)
+
+        def dense(units, name):
+            return keras.layers.Dense(
+                units, kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
+                dtype=self.dtype_policy, name=name)
+
+        def layer_norm(name):
+            return keras.layers.LayerNormalization(epsilon=layer_norm_eps, dtype=self.dtype_policy, name=name)
+
+        self.query = dense(hidden_size, "query")
+        self.key = dense(hidden_size, "key")
+        self.value = dense(hidden_size, "value")
+        self.attention_output = dense(hidden_size, "attention_output")
+        self.attention_layer_norm = layer_norm("attention_layer_norm")
+        self.intermediate = dense(intermediate_size, "intermediate")
+        self.output_dense = dense(hidden_size, "output")
+        self.output_layer_norm = layer_norm("output_layer_norm")
+        self.attention_dropout = keras.layers.Dropout(attention_dropout_rate, dtype=self.dtype_policy)
+        self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy)
+
+    def build(self, inputs_shape, padding_mask_shape=None):
+        hidden_shape = tuple(inputs_shape)
+        for layer in (self.query, self.key, self.value, self.attention_output, self.intermediate):
+            layer.build(hidden_shape)
+        self.output_dense.build(hidden_shape[:-1] + (self.intermediate_size,))
+        self.attention_layer_norm.build(hidden_shape)
+        self.output_layer_norm.build(hidden_shape)
+        self.built = True
+
+    def _split_heads(self, x, batch, seq):
+        x = ops.reshape(x, (batch, seq, self.num_heads, self.head_size))  # (batch, seq, heads, head_size)
+        return ops.transpose(x, (0, 2, 1, 3))  # (batch, heads, seq, head_size)
+
+    def _attention(self, x, padding_mask, training):
+        batch, seq = ops.shape(x)[0], ops.shape(x)[1]
+        query = self._split_heads(self.query(x), batch, seq)
+        key = self._split_heads(self.key(x), batch, seq)
+        value = self._split_heads(self.value(x), batch, seq)
+        query = query * ops.cast(1.0 / self.head_size ** 0.5, query.dtype)
+        scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2)))  # (batch, heads, seq, seq)
+        if padding_mask is not None:
+            bias = (1.0 - ops.cast(padding_mask, scores.dtype)) * _MASK_BIAS  # (batch, seq)
+            scores = scores + bias[:, None, None, :]  # (batch, heads, seq_q, seq_k)
+        if scores.dtype != "float32":  # mixed precision: softmax in float32
+            probs = ops.cast(ops.softmax(ops.cast(scores, "float32"), axis=-1), scores.dtype)
+        else:
+            probs = ops.softmax(scores, axis=-1)
+        probs = self.attention_dropout(probs, training=training)
+        context = ops.matmul(probs, value)  # (batch, heads, seq, head_size)
+        context = ops.transpose(context, (0, 2, 1, 3))  # (batch, seq, heads, head_size)
+        context = ops.reshape(context, (batch, seq, self.hidden_size))  # (batch, seq, hidden)
+        return self.attention_output(context)
+
+    def call(self, inputs, padding_mask=None, training=None):
+        attention = self.dropout(self._attention(inputs, padding_mask, training), training=training)
+        x = self.attention_layer_norm(inputs + attention)
+        ffn = self.output_dense(self.activation(self.intermediate(x)))
+        ffn = self.dropout(ffn, training=training)
+        return self.output_layer_norm(x + ffn)
+
+    def compute_output_shape(self, inputs_shape, padding_mask_shape=None):
+        return tuple(inputs_shape)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            hidden_size=self.hidden_size, num_heads=self.num_heads,
+            intermediate_size=self.intermediate_size, hidden_act=self.hidden_act,
+            dropout_rate=self.dropout_rate, attention_dropout_rate=self.attention_dropout_rate,
+            initializer_range=self.initializer_range, layer_norm_eps=self.layer_norm_eps)
+        return config

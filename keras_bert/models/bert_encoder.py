@@ -1,0 +1,80 @@
+"""The BERT encoder as a functional Keras model."""
+
+import keras
+
+from keras_bert.config import BertConfig
+from keras_bert.layers.bert_embeddings import BertEmbeddings
+from keras_bert.layers.pooler import Pooler
+from keras_bert.layers.transformer_encoder_block import TransformerEncoderBlock
+
+
+def encoder_inputs():
+    """The three int32 `[batch, seq]` inputs of the TF Hub BERT convention."""
+    return {name: keras.Input(shape=(None,), dtype="int32", name=name)
+            for name in ("input_word_ids", "input_mask", "input_type_ids")}
+
+
+def as_config(config):
+    """Accepts a BertConfig, a preset name or a config dict."""
+    if isinstance(config, BertConfig):
+        return config
+    if isinstance(config, str):
+        return BertConfig.from_preset(config)
+    if isinstance(config, dict):
+        return BertConfig.from_dict(config)
+    raise TypeError(f"Expected a BertConfig, a preset name or a dict, got {type(config).__name__}.")
+
+
+@keras.saving.register_keras_serializable(package="keras_bert")
+class BertEncoder(keras.Model):
+    """BERT: embeddings, `num_layers` transformer blocks and the tanh pooler.
+
+    Inputs: dict of int32 `[batch, seq]` `input_word_ids`, `input_mask`,
+    `input_type_ids`. Outputs: dict with `sequence_output` `[b, s, h]`,
+    `pooled_output` `[b, h]` and `encoder_outputs` (one `[b, s, h]` per layer).
+
+    Args:
+        config: a `BertConfig`, a preset name or a config dict.
+        dtype: optional dtype policy for every layer (e.g. "mixed_bfloat16").
+
+    Example:
+        >>> encoder = BertEncoder(BertConfig(vocab_size=100, hidden_size=16, num_layers=1,
+        ...                                  num_heads=2, intermediate_size=32))
+        >>> ids = keras.ops.ones((2, 5), "int32")
+        >>> out = encoder({"input_word_ids": ids, "input_mask": ids,
+        ...                "input_type_ids": keras.ops.zeros_like(ids)})
+        >>> out["pooled_output"].shape
+        (2, 16)
+    """
+
+    def __init__(self, config, dtype=None, name="bert_encoder", **kwargs):
+        config = as_config(config)
+        inputs = encoder_inputs()
+        embeddings = BertEmbeddings(
+            vocab_size=config.vocab_size, hidden_size=config.hidden_size,
+            max_position_embeddings=config.max_position_embeddings,
+            type_vocab_size=config.type_vocab_size, dropout_rate=config.dropout_rate,
+            initializer_range=config.initializer_range, layer_norm_eps=config.layer_norm_eps,
+            dtype=dtype, name="embeddings")
+        x = embeddings(inputs["input_word_ids"], inputs["input_type_ids"])
+        encoder_outputs = []
+        for index in range(config.num_layers):
+            x = TransformerEncoderBlock(
+                hidden_size=config.hidden_size, num_heads=config.num_heads,
+                intermediate_size=config.intermediate_size, hidden_act=config.hidden_act,
+                dropout_rate=config.dropout_rate,
+                attention_dropout_rate=config.attention_dropout_rate,
+                initializer_range=config.initializer_range, layer_norm_eps=config.layer_norm_eps,
+                dtype=dtype, name=f"transformer_layer_{index}")(x, inputs["input_mask"])
+            encoder_outputs.append(x)
+        pooled_output = Pooler(config.hidden_size, config.initializer_range, dtype=dtype, name="pooler")(x)
+        outputs = {"sequence_output": x, "pooled_output": pooled_output,
+                   "encoder_outputs": encoder_outputs}
+        super().__init__(inputs=inputs, outputs=outputs, name=name, **kwargs)
+        self.config = config
+        self.layer_dtype = keras.dtype_policies.get(dtype).name if dtype is not None else None
+        self.embeddings = embeddings
+
+    def get_config(self):
+        return {"config": self.config.to_dict(), "dtype": self.layer_dtype,
+                "name": self.name, "trainable": self.trainable}
