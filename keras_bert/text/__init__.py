@@ -1,1 +1,5 @@
-"""keras_bert.text."""
+"""keras_bert.text: in-graph WordPiece tokenization, packing and vocabularies (tensorflow-text)."""
+
+from keras_bert.text.preprocessor import Preprocessor
+from keras_bert.text.tokenizer import Tokenizer, normalize_reference
+from keras_bert.text.vocab import SPECIAL_TOKENS, build_vocab, load_vocab, special_token_ids, write_vocab

@@ -1,0 +1,88 @@
+"""Packs tokenized segments into BERT encoder inputs: `[CLS] A [SEP] B [SEP]`, right padding."""
+
+import tensorflow as tf
+import tensorflow_text as text
+
+TRUNCATIONS = {
+    "round_robin": text.RoundRobinTrimmer,  # one piece at a time from each segment in turn
+    "waterfall": text.WaterfallTrimmer,  # fill A first, B gets what is left
+    "longest_first": text.ShrinkLongestTrimmer,  # drop from the currently longest segment
+}
+
+
+class Preprocessor(tf.Module):
+    """Raw text (one or two segments) to `input_word_ids`, `input_mask`, `input_type_ids`.
+
+    Args:
+        tokenizer: a `keras_bert.text.Tokenizer`.
+        seq_length: output length (>= 2; >= 3 for text pairs). Longer inputs are truncated.
+        truncation: how pairs share the budget: `"round_robin"` (each segment keeps about
+            half; BERT's pair truncation), `"waterfall"` (A first) or `"longest_first"`.
+
+    Example:
+        >>> preprocessor = Preprocessor(Tokenizer("vocab.txt"), seq_length=8)
+        >>> preprocessor(tf.constant(["Hello world"]), tf.constant(["Hi"]))["input_word_ids"]
+        <tf.Tensor: shape=(1, 8), dtype=int32, numpy=array([[101, 7592, 2088, 102, 7632, 102, 0, 0]], ...)>
+    """
+
+    def __init__(self, tokenizer, seq_length=128, truncation="round_robin"):
+        super().__init__(name="preprocessor")
+        if truncation not in TRUNCATIONS:
+            raise ValueError(
+                f"truncation={truncation!r} is not supported; expected one of {sorted(TRUNCATIONS)}.")
+        seq_length = int(seq_length)
+        if seq_length < 2:
+            raise ValueError(
+                f"seq_length={seq_length} is too small: a single segment needs 2 positions for "
+                "[CLS] and [SEP] (3 for pairs) plus room for text; use e.g. 128.")
+        self.tokenizer = tokenizer
+        self.seq_length = seq_length
+        self.truncation = truncation
+
+    def __call__(self, text_a, text_b=None):
+        """Tokenizes and packs `text_a` (and `text_b`): `[batch]` strings -> dict of int32 `[batch, seq_length]`.
+
+        Scalar strings give `[seq_length]` outputs (handy in an unbatched `tf.data.Dataset.map`).
+        """
+        texts = [text_a] if text_b is None else [text_a, text_b]
+        texts = [tf.convert_to_tensor(t, tf.string) for t in texts]
+        if texts[0].shape.rank == 0:
+            outputs = self(*[t[tf.newaxis] for t in texts])
+            return {name: value[0] for name, value in outputs.items()}
+        return self.pack([self.tokenizer.tokenize(t) for t in texts])
+
+    def pack(self, segments):
+        """Packs 1 or 2 ragged id tensors `[batch, (pieces)]` into encoder inputs.
+
+        Args:
+            segments: list of one or two int `tf.RaggedTensor`s with the same batch size.
+
+        Returns:
+            dict of int32 `[batch, seq_length]`: `input_word_ids` (`[CLS] A [SEP] B [SEP]`, then
+            `[PAD]`), `input_mask` (1 on real tokens) and `input_type_ids` (0 for A, 1 for B).
+        """
+        if isinstance(segments, (tf.Tensor, tf.RaggedTensor)):
+            segments = [segments]
+        segments = list(segments)
+        if len(segments) not in (1, 2):
+            raise ValueError(f"pack expects 1 or 2 segments (text A, optional text B), got {len(segments)}.")
+        if len(segments) == 2 and self.seq_length < 3:
+            raise ValueError(
+                f"seq_length={self.seq_length} is too small for a text pair: [CLS] A [SEP] B "
+                "[SEP] needs at least 3 positions; use a larger seq_length.")
+        segments = [s if isinstance(s, tf.RaggedTensor) else tf.RaggedTensor.from_tensor(s)
+                    for s in segments]
+        segments = [tf.cast(s, tf.int32) for s in segments]
+        budget = self.seq_length - len(segments) - 1  # room left after [CLS] and one [SEP] each
+        trimmed = TRUNCATIONS[self.truncation](budget).trim(segments)
+        word_ids, type_ids = text.combine_segments(
+            trimmed, start_of_sequence_id=self.tokenizer.cls_id,
+            end_of_segment_id=self.tokenizer.sep_id)  # [b, (tokens)]
+        shape = [None, self.seq_length]
+        # RaggedTensor.to_tensor, not text.pad_model_inputs: it converts to TFLite without Flex ops.
+        return {
+            "input_word_ids": tf.cast(word_ids, tf.int32).to_tensor(
+                default_value=self.tokenizer.pad_id, shape=shape),
+            "input_mask": tf.ones_like(word_ids, tf.int32).to_tensor(default_value=0, shape=shape),
+            "input_type_ids": tf.cast(type_ids, tf.int32).to_tensor(default_value=0, shape=shape),
+        }

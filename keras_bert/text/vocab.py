@@ -1,0 +1,151 @@
+"""WordPiece vocabularies: read and validate a `vocab.txt`, build one from text files."""
+
+import os
+
+SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
+
+def load_vocab(vocab_path):
+    """Reads a BERT `vocab.txt` (one token per line, line number = id).
+
+    Args:
+        vocab_path: path to a UTF-8 text file.
+
+    Returns:
+        The list of tokens.
+
+    Raises:
+        ValueError: the file is missing, empty or not UTF-8.
+
+    Example:
+        >>> vocab = load_vocab("vocab.txt")
+        >>> vocab[:3]
+        ['[PAD]', '[unused0]', '[unused1]']
+    """
+    vocab_path = os.fspath(vocab_path)
+    if not os.path.isfile(vocab_path):
+        raise ValueError(
+            f"Vocabulary file {vocab_path!r} does not exist. Pass the path of a BERT "
+            "vocab.txt (one WordPiece token per line), e.g. the one next to the checkpoint, "
+            "or build one with tools/build_vocab.py.")
+    with open(vocab_path, "rb") as f:
+        raw = f.read()
+    try:
+        content = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[:error.start].count(b"\n") + 1
+        raise ValueError(
+            f"Vocabulary file {vocab_path!r} is not valid UTF-8 (byte {error.start}, line "
+            f"{line}): {error.reason}. A BERT vocab.txt must be UTF-8; re-save it as UTF-8.") from None
+    vocab = content.split("\n")
+    if vocab and vocab[-1] == "":
+        vocab.pop()  # the final newline ends the last line; it does not start a new token
+    vocab = [token.rstrip("\r") for token in vocab]
+    if not vocab:
+        raise ValueError(
+            f"Vocabulary file {vocab_path!r} is empty. Expected one WordPiece token per line "
+            f"including the special tokens {', '.join(SPECIAL_TOKENS)}.")
+    return vocab
+
+
+def special_token_ids(vocab, vocab_path="the vocabulary"):
+    """Returns `{"[PAD]": id, "[UNK]": id, ...}` for the five BERT special tokens.
+
+    Args:
+        vocab: list of tokens.
+        vocab_path: name used in error messages.
+
+    Raises:
+        ValueError: naming every special token the vocabulary lacks.
+
+    Example:
+        >>> special_token_ids(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a"])["[CLS]"]
+        2
+    """
+    index = {}
+    for i, token in enumerate(vocab):
+        index.setdefault(token, i)
+    missing = [token for token in SPECIAL_TOKENS if token not in index]
+    if missing:
+        raise ValueError(
+            f"{vocab_path} lacks the special token(s) {', '.join(missing)}. A BERT vocabulary "
+            f"needs all of {', '.join(SPECIAL_TOKENS)} (one per line); add the missing ones or "
+            "use the vocab.txt that belongs to the checkpoint.")
+    return {token: index[token] for token in SPECIAL_TOKENS}
+
+
+def write_vocab(vocab, path):
+    """Writes tokens one per line (UTF-8), the format `load_vocab` reads.
+
+    Args:
+        vocab: list of tokens.
+        path: output file; parent folders are created.
+
+    Example:
+        >>> write_vocab(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the"], "/tmp/vocab.txt")
+    """
+    bad = [token for token in vocab if "\n" in token or "\r" in token or token == ""]
+    if bad:
+        raise ValueError(f"Vocabulary tokens must be non-empty and hold no newline; got {bad[:5]!r}.")
+    parent = os.path.dirname(os.fspath(path))
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write("".join(token + "\n" for token in vocab))
+
+
+def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens=SPECIAL_TOKENS,
+                max_lines=None, batch_size=1024):
+    """Learns a WordPiece vocabulary from text files with tensorflow-text.
+
+    Lines are normalized exactly as `Tokenizer(normalization="reference")` does
+    (BERT's cleaning, CJK spacing, lower case + accent stripping when `lower_case`), then
+    `tensorflow_text`'s `bert_vocab_from_dataset` learns the pieces.
+
+    Args:
+        files: text file paths (UTF-8, one sentence or paragraph per line).
+        vocab_size: target size; the result is close to it (the learner's search is approximate).
+        lower_case: learn an uncased vocabulary.
+        output: if given, the `vocab.txt` path to write.
+        reserved_tokens: tokens placed first, in order; `[PAD] [UNK] [CLS] [SEP] [MASK]` by default.
+        max_lines: read at most this many non-empty lines (None: all).
+        batch_size: lines per normalization batch.
+
+    Returns:
+        The list of tokens, reserved tokens first.
+
+    Example:
+        >>> vocab = build_vocab(["a.txt", "b.txt"], vocab_size=2000, output="vocab.txt")
+    """
+    import tensorflow as tf
+    from tensorflow_text.tools.wordpiece_vocab import bert_vocab_from_dataset
+
+    from keras_bert.text.tokenizer import normalize_reference
+
+    files = [os.fspath(f) for f in ([files] if isinstance(files, (str, os.PathLike)) else files)]
+    if not files:
+        raise ValueError("build_vocab needs at least one text file; got none.")
+    missing = [f for f in files if not os.path.isfile(f)]
+    if missing:
+        raise ValueError(f"build_vocab: these input files do not exist: {missing[:5]}.")
+    reserved_tokens = list(reserved_tokens)
+    if vocab_size <= len(reserved_tokens):
+        raise ValueError(
+            f"vocab_size={vocab_size} leaves no room beside the {len(reserved_tokens)} reserved "
+            "tokens; pass a larger vocab_size (BERT uses 30522).")
+
+    dataset = tf.data.TextLineDataset(files).filter(lambda line: tf.strings.length(line) > 0)
+    if max_lines:
+        dataset = dataset.take(max_lines)
+    dataset = dataset.batch(batch_size).map(
+        lambda lines: normalize_reference(lines, lower_case=lower_case))
+    vocab = bert_vocab_from_dataset.bert_vocab_from_dataset(
+        dataset,
+        vocab_size=vocab_size,
+        reserved_tokens=reserved_tokens,
+        bert_tokenizer_params={"lower_case": False},  # already normalized above
+        learn_params={},
+    )
+    if output:
+        write_vocab(vocab, output)
+    return vocab
