@@ -1,0 +1,170 @@
+"""Sentence (pair) classification reader: CSV / TSV / JSONL -> tf.data of `(features, labels)`.
+
+The file is parsed in Python (fine-tuning sets such as GLUE fit in memory, and
+parsing up front lets bad input fail with a clear message before training);
+tokenization and packing run in the graph, inside `dataset.map`, with the
+project's `Preprocessor`.
+"""
+
+import csv
+import json
+import os
+
+import numpy as np
+import tensorflow as tf
+
+_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl"}
+
+
+def classification_dataset(path, preprocessor, text_a="sentence", text_b=None, label="label",
+                           labels=None, batch_size=32, shuffle=True, seed=0, format="auto",
+                           drop_remainder=False):
+    """Reads a classification file into a batched tf.data pipeline for `model.fit`.
+
+    Args:
+        path: a `.csv` or `.tsv` file with a header row, or a `.jsonl` file (one object a line).
+        preprocessor: a `keras_bert.Preprocessor`; called on each batch of strings in the graph.
+        text_a: column holding the first (or only) text.
+        text_b: column holding the second text of a pair, or None.
+        label: column holding the label.
+        labels: the label vocabulary; label `labels[i]` becomes id `i`. If None: integer
+            labels are kept as they are, float labels are kept as float32 (regression),
+            other labels are mapped to ids in sorted order.
+        batch_size: examples per batch.
+        shuffle: shuffle the examples (a full shuffle, reshuffled every epoch).
+        seed: shuffle seed.
+        format: "csv", "tsv", "jsonl" or "auto" (from the file extension).
+        drop_remainder: drop the last partial batch (fixed batch shapes, e.g. for TPUs).
+
+    Returns:
+        `(dataset, labels)`: the dataset yields `(features, label_ids)` with features the
+        encoder input dict (int32 `[batch, seq_length]`) and label ids int32 `[batch]`
+        (float32 for regression); `labels` is the label vocabulary used (None for
+        regression).
+
+    Example:
+        >>> ds, labels = classification_dataset("train.csv", preprocessor, labels=["neg", "pos"])
+        >>> model.fit(ds, epochs=3)
+    """
+    rows = _read_rows(path, format)
+    columns = [c for c in (text_a, text_b, label) if c is not None]
+    _check_columns(path, rows, columns, text_a, text_b, label)
+    texts_a = [_text(row[text_a]) for row in rows]
+    texts_b = [_text(row[text_b]) for row in rows] if text_b is not None else None
+    label_ids, labels = _label_ids(path, [row[label] for row in rows], labels)
+
+    inputs = (texts_a, label_ids) if texts_b is None else ((texts_a, texts_b), label_ids)
+    dataset = tf.data.Dataset.from_tensor_slices(inputs)
+    if shuffle:
+        dataset = dataset.shuffle(len(rows), seed=seed, reshuffle_each_iteration=True)
+    dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
+
+    def preprocess(texts, y):
+        features = preprocessor(texts) if texts_b is None else preprocessor(texts[0], texts[1])
+        return features, y
+
+    dataset = dataset.map(preprocess, num_parallel_calls=tf.data.AUTOTUNE)
+    return dataset.prefetch(tf.data.AUTOTUNE), labels
+
+
+def _read_rows(path, format):
+    """Returns the file's rows as a list of dicts (column name -> value)."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"Classification file {path!r} does not exist.")
+    if format == "auto":
+        extension = os.path.splitext(path)[1].lower()
+        if extension not in _FORMATS:
+            raise ValueError(
+                f"Cannot tell the format of {path!r} from its extension {extension!r}; expected one "
+                f"of {sorted(_FORMATS)}. Pass format='csv', 'tsv' or 'jsonl'.")
+        format = _FORMATS[extension]
+    if format not in ("csv", "tsv", "jsonl"):
+        raise ValueError(f"Unknown format {format!r}; expected 'csv', 'tsv', 'jsonl' or 'auto'.")
+    with open(path, encoding="utf-8", newline="") as f:
+        if format == "jsonl":
+            rows = []
+            for line_number, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise ValueError(f"Line {line_number} of {path!r} is not valid JSON ({e}); "
+                                     "expected one JSON object per line.") from None
+                if not isinstance(row, dict):
+                    raise ValueError(f"Line {line_number} of {path!r} holds a {type(row).__name__}; "
+                                     "expected a JSON object mapping column names to values.")
+                rows.append(row)
+        else:
+            # GLUE's TSVs contain bare quotes inside sentences: read TSV without quoting,
+            # as Google's run_classifier.py does.
+            reader = (csv.DictReader(f) if format == "csv"
+                      else csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+            rows = list(reader)
+    if not rows:
+        raise ValueError(f"{path!r} has no examples; expected a header row and at least one row "
+                         "of data (or at least one JSON line).")
+    return rows
+
+
+def _check_columns(path, rows, columns, text_a, text_b, label):
+    available = list(rows[0].keys())
+    for argument, column in (("text_a", text_a), ("text_b", text_b), ("label", label)):
+        if column is not None and column not in available:
+            raise ValueError(f"Column {column!r} (argument {argument}=) not found in {path!r}; "
+                             f"available columns: {available}. Pass {argument}= one of them.")
+    for row_number, row in enumerate(rows, start=1):
+        missing = [c for c in columns if row.get(c) is None]
+        if missing:
+            raise ValueError(f"Row {row_number} of {path!r} has no value for column(s) {missing}; "
+                             "every row needs the text and label columns.")
+
+
+def _text(value):
+    if not isinstance(value, str):
+        raise ValueError(f"Expected text, got {type(value).__name__} {value!r}.")
+    return value
+
+
+def _label_ids(path, values, labels):
+    """Maps raw label values to ids; returns `(ids array, label vocabulary)`."""
+    if labels is not None:
+        labels = list(labels)
+        index = {str(name): i for i, name in enumerate(labels)}
+        ids = []
+        for row_number, value in enumerate(values, start=1):
+            key = _label_key(value)
+            if key not in index:
+                raise ValueError(f"Row {row_number} of {path!r} has label {value!r}, which is not in "
+                                 f"labels={labels}. Add it to `labels` or fix the file.")
+            ids.append(index[key])
+        return np.asarray(ids, np.int32), labels
+    keys = [_label_key(v) for v in values]
+    numbers = [_number(k) for k in keys]
+    if all(isinstance(n, int) for n in numbers):
+        return np.asarray(numbers, np.int32), sorted(set(numbers))
+    if all(n is not None for n in numbers):
+        return np.asarray(numbers, np.float32), None
+    labels = sorted(set(keys))
+    index = {name: i for i, name in enumerate(labels)}
+    return np.asarray([index[k] for k in keys], np.int32), labels
+
+
+def _label_key(value):
+    """The string a label value is matched by (JSON `1`, `true` and CSV "1" alike)."""
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def _number(key):
+    try:
+        return int(key)
+    except ValueError:
+        pass
+    try:
+        return float(key)
+    except ValueError:
+        return None

@@ -1,0 +1,404 @@
+"""SQuAD v1.1 / v2.0: read examples, make strided features, batch them, map logits back to text.
+
+Feature creation runs in Python, as in Google's `run_squad.py` and Hugging Face's
+`run_qa.py`: the document stride and the answer positions are bookkeeping, not
+tensor math. The word pieces come from the project's `Tokenizer`, so ids match
+the model; the context is split on whitespace (as `run_squad.py` does) and every
+piece keeps the character span of the context it came from, so answers map
+back to the exact original text.
+"""
+
+import json
+import logging
+import os
+import re
+import unicodedata
+
+import numpy as np
+import tensorflow as tf
+
+from keras_bert.data.squad_example import SquadExample
+
+_WORD = re.compile(r"\S+")
+# Words per tokenizer call when splitting contexts; bounds the eager batch size.
+_WORDS_PER_CALL = 8192
+
+
+def squad_examples(path):
+    """Reads a SQuAD v1.1 or v2.0 JSON file.
+
+    Args:
+        path: the JSON file (`{"data": [{"title", "paragraphs": [{"context", "qas": [...]}]}]}`).
+
+    Returns:
+        A list of `SquadExample`, in file order.
+
+    Example:
+        >>> examples = squad_examples("dev-v1.1.json")
+        >>> examples[0].question
+        'Which NFL team represented the AFC at Super Bowl 50?'
+    """
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"SQuAD file {path!r} does not exist.")
+    with open(path, encoding="utf-8") as f:
+        try:
+            data = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path!r} is not valid JSON ({e}); expected a SQuAD v1.1/v2.0 file.") from None
+    if not isinstance(data, dict) or not isinstance(data.get("data"), list):
+        raise ValueError(f"{path!r} has no top-level 'data' list; expected the SQuAD layout "
+                         "{'data': [{'title', 'paragraphs': [{'context', 'qas'}]}]}.")
+    examples = []
+    for article in data["data"]:
+        for paragraph in article.get("paragraphs", []):
+            context = paragraph["context"]
+            for qa in paragraph.get("qas", []):
+                answers = qa.get("answers") or []
+                is_impossible = bool(qa.get("is_impossible", False))
+                answer_text, answer_start = "", -1
+                if answers and not is_impossible:
+                    answer_text = answers[0]["text"]
+                    answer_start = _locate(context, answer_text, int(answers[0]["answer_start"]), qa["id"])
+                examples.append(SquadExample(
+                    qas_id=str(qa["id"]), question=qa["question"], context=context,
+                    answer_text=answer_text, answer_start=answer_start,
+                    answers=tuple(a["text"] for a in answers) if not is_impossible else (),
+                    is_impossible=is_impossible, title=article.get("title", "")))
+    if not examples:
+        raise ValueError(f"{path!r} holds no questions; expected paragraphs with 'qas' entries.")
+    return examples
+
+
+def _locate(context, text, start, qas_id):
+    """The answer's character offset: `start` if it points at `text`, else the nearest occurrence."""
+    if context[start:start + len(text)] == text:
+        return start
+    found = [m.start() for m in re.finditer(re.escape(text), context)]
+    if not found:
+        logging.warning("SQuAD question %s: answer %r is not in its context; it is treated as "
+                        "having no answer span.", qas_id, text)
+        return -1
+    return min(found, key=lambda s: abs(s - start))
+
+
+def squad_features(examples, tokenizer, seq_length=384, doc_stride=128, max_query_length=64):
+    """Turns examples into fixed-length features, sliding a window over long contexts.
+
+    Each feature is `[CLS] question [SEP] context window [SEP]` padded to `seq_length`.
+    Windows start `doc_stride` pieces apart. For an answer that lies entirely inside a
+    window, the start/end positions are its first/last piece in the packed sequence;
+    otherwise (no answer, or the answer not fully in this window) both are 0, the
+    `[CLS]` position, as in Google's `run_squad.py`.
+
+    Args:
+        examples: `SquadExample`s (from `squad_examples`).
+        tokenizer: a `keras_bert.Tokenizer`.
+        seq_length: packed length.
+        doc_stride: distance in pieces between the starts of consecutive windows.
+        max_query_length: questions are cut to this many pieces.
+
+    Returns:
+        A dict of numpy arrays, one row per feature: `input_word_ids`, `input_mask`,
+        `input_type_ids` (int32 `[n, seq_length]`), `start_positions`, `end_positions`
+        (int32 `[n]`), `offsets` (int32 `[n, seq_length, 2]`: each context piece's character
+        span `[start, end)` in the context, -1 for other positions), `token_is_max_context`
+        (bool `[n, seq_length]`: this window gives the piece its most context),
+        `example_index` (int32 `[n]`), `qas_id` and `context` (object `[n]`).
+
+    Example:
+        >>> features = squad_features(squad_examples("train-v1.1.json"), tokenizer)
+        >>> features["input_word_ids"].shape
+        (88641, 384)
+    """
+    if not examples:
+        raise ValueError("squad_features needs at least one example; got none.")
+    if doc_stride < 1:
+        raise ValueError(f"doc_stride must be >= 1, got {doc_stride}.")
+    questions = tokenizer.tokenize(tf.constant([e.question for e in examples])).to_list()
+    contexts = _tokenize_contexts(sorted({e.context for e in examples}), tokenizer)
+
+    rows = {name: [] for name in ("input_word_ids", "input_type_ids", "start_positions",
+                                  "end_positions", "offsets", "token_is_max_context",
+                                  "example_index", "qas_id", "context")}
+    for example_index, example in enumerate(examples):
+        query = questions[example_index][:max_query_length]
+        doc_ids, doc_offsets = contexts[example.context]
+        answer_span = _answer_pieces(example, doc_offsets)
+        max_doc = seq_length - len(query) - 3
+        if max_doc < 1:
+            raise ValueError(
+                f"seq_length={seq_length} leaves no room for the context of question "
+                f"{example.qas_id!r} ({len(query)} pieces) after [CLS] and two [SEP]; raise "
+                f"seq_length or lower max_query_length={max_query_length}.")
+        windows = _windows(len(doc_ids), max_doc, doc_stride)
+        doc_offset = len(query) + 2  # position of the first context piece: [CLS] query [SEP]
+        for window_index, (window_start, window_length) in enumerate(windows):
+            window_end = window_start + window_length  # exclusive
+            ids = [tokenizer.cls_id] + query + [tokenizer.sep_id] + doc_ids[window_start:window_end] + [tokenizer.sep_id]
+            type_ids = [0] * doc_offset + [1] * (window_length + 1)
+            offsets = np.full([seq_length, 2], -1, np.int32)
+            offsets[doc_offset:doc_offset + window_length] = doc_offsets[window_start:window_end]
+            max_context = np.zeros([seq_length], bool)
+            for i in range(window_length):
+                max_context[doc_offset + i] = _is_max_context(windows, window_index, window_start + i)
+            start = end = 0
+            if answer_span is not None and window_start <= answer_span[0] and answer_span[1] < window_end:
+                start = answer_span[0] - window_start + doc_offset
+                end = answer_span[1] - window_start + doc_offset
+            padding = seq_length - len(ids)
+            rows["input_word_ids"].append(ids + [tokenizer.pad_id] * padding)
+            rows["input_type_ids"].append(type_ids + [0] * padding)
+            rows["start_positions"].append(start)
+            rows["end_positions"].append(end)
+            rows["offsets"].append(offsets)
+            rows["token_is_max_context"].append(max_context)
+            rows["example_index"].append(example_index)
+            rows["qas_id"].append(example.qas_id)
+            rows["context"].append(example.context)
+
+    features = {
+        "input_word_ids": np.asarray(rows["input_word_ids"], np.int32),
+        "input_type_ids": np.asarray(rows["input_type_ids"], np.int32),
+        "start_positions": np.asarray(rows["start_positions"], np.int32),
+        "end_positions": np.asarray(rows["end_positions"], np.int32),
+        "offsets": np.stack(rows["offsets"]),  # (features, seq_length, 2)
+        "token_is_max_context": np.stack(rows["token_is_max_context"]),
+        "example_index": np.asarray(rows["example_index"], np.int32),
+    }
+    features["input_mask"] = (features["input_word_ids"] != tokenizer.pad_id).astype(np.int32)
+    for name in ("qas_id", "context"):
+        features[name] = np.empty([len(rows[name])], object)
+        features[name][:] = rows[name]
+    return features
+
+
+def squad_dataset(features, batch_size=32, shuffle=True, seed=0, drop_remainder=False):
+    """Batches `squad_features` output for `model.fit` / `model.predict`.
+
+    Args:
+        features: the dict from `squad_features`.
+        batch_size: features per batch.
+        shuffle: shuffle (full shuffle, reshuffled every epoch); use False for prediction,
+            so logits line up with `features` for `squad_postprocess`.
+        seed: shuffle seed.
+        drop_remainder: drop the last partial batch.
+
+    Returns:
+        A `tf.data.Dataset` of `(inputs, {"start_positions", "end_positions"})`, inputs being
+        the encoder input dict (int32 `[batch, seq_length]`), positions int32 `[batch]`.
+
+    Example:
+        >>> features = squad_features(squad_examples("train-v1.1.json"), tokenizer)
+        >>> model.fit(squad_dataset(features), epochs=2)
+    """
+    inputs = {name: features[name] for name in ("input_word_ids", "input_mask", "input_type_ids")}
+    targets = {name: features[name] for name in ("start_positions", "end_positions")}
+    dataset = tf.data.Dataset.from_tensor_slices((inputs, targets))
+    if shuffle:
+        dataset = dataset.shuffle(len(features["input_word_ids"]), seed=seed, reshuffle_each_iteration=True)
+    return dataset.batch(batch_size, drop_remainder=drop_remainder).prefetch(tf.data.AUTOTUNE)
+
+
+def squad_postprocess(features, start_logits, end_logits, n_best_size=20, max_answer_length=30,
+                      version_2_with_negative=False, null_score_diff_threshold=0.0):
+    """Maps start/end logits back to answer text, one answer per question (run_squad.py's rules).
+
+    For every question, the `n_best_size` best starts and ends of each of its windows are
+    paired; a pair counts if both are context pieces, the start piece has its maximal
+    context in this window, end >= start and it spans at most `max_answer_length` pieces.
+    The best-scoring pair (start logit + end logit) over all windows wins, and its text is
+    cut from the original context with the pieces' character offsets.
+
+    Args:
+        features: the dict from `squad_features`.
+        start_logits: float `[n_features, seq_length]`, in the order of `features`.
+        end_logits: float `[n_features, seq_length]`.
+        n_best_size: starts and ends considered per window.
+        max_answer_length: longest answer, in pieces.
+        version_2_with_negative: SQuAD v2.0: answer "" when the null score (the smallest
+            `[CLS]` start + end logit over the windows) beats the best span by more than
+            `null_score_diff_threshold`.
+        null_score_diff_threshold: see above.
+
+    Returns:
+        dict `qas_id -> answer text`.
+
+    Example:
+        >>> outputs = model.predict(squad_dataset(features, shuffle=False))
+        >>> predictions = squad_postprocess(features, outputs["start_logits"], outputs["end_logits"])
+    """
+    start_logits = np.asarray(start_logits, np.float32)
+    end_logits = np.asarray(end_logits, np.float32)
+    expected = features["input_word_ids"].shape
+    for name, logits in (("start_logits", start_logits), ("end_logits", end_logits)):
+        if logits.shape != expected:
+            raise ValueError(f"{name} has shape {logits.shape} but the features need {expected} "
+                             "(one row per feature, in order). Predict on squad_dataset(features, "
+                             "shuffle=False, drop_remainder=False).")
+    by_example = {}
+    for feature_index, example_index in enumerate(features["example_index"]):
+        by_example.setdefault(int(example_index), []).append(feature_index)
+
+    predictions = {}
+    for example_index, feature_indices in by_example.items():
+        best, null_score = None, np.inf
+        for f in feature_indices:
+            offsets, max_context = features["offsets"][f], features["token_is_max_context"][f]
+            null_score = min(null_score, start_logits[f, 0] + end_logits[f, 0])
+            starts = np.argsort(-start_logits[f], kind="stable")[:n_best_size]
+            ends = np.argsort(-end_logits[f], kind="stable")[:n_best_size]
+            for s in starts:
+                if offsets[s, 0] < 0 or not max_context[s]:
+                    continue
+                for e in ends:
+                    if offsets[e, 0] < 0 or e < s or e - s + 1 > max_answer_length:
+                        continue
+                    score = start_logits[f, s] + end_logits[f, e]
+                    if best is None or score > best[0]:
+                        best = (score, f, s, e)
+        f = feature_indices[0]
+        text = ""
+        if best is not None:
+            score, f, s, e = best
+            text = features["context"][f][features["offsets"][f][s, 0]:features["offsets"][f][e, 1]]
+            if version_2_with_negative and null_score - score > null_score_diff_threshold:
+                text = ""
+        predictions[features["qas_id"][f]] = text
+    return predictions
+
+
+def _tokenize_contexts(contexts, tokenizer):
+    """Returns `{context: (piece ids, [[char start, char end], ...])}`."""
+    words = [[(m.start(), m.end()) for m in _WORD.finditer(c)] for c in contexts]
+    flat = [c[s:e] for c, spans in zip(contexts, words) for s, e in spans]
+    pieces = []  # per whitespace word: [basic tokens][pieces]
+    for i in range(0, len(flat), _WORDS_PER_CALL):
+        pieces.extend(tokenizer.tokenize_words(tf.constant(flat[i:i + _WORDS_PER_CALL])).to_list())
+    result, k = {}, 0
+    for context, spans in zip(contexts, words):
+        ids, offsets = [], []
+        for start, end in spans:
+            word_pieces = pieces[k]
+            k += 1
+            ids.extend(p for basic in word_pieces for p in basic)
+            offsets.extend(_piece_offsets(context[start:end], start, word_pieces, tokenizer))
+        result[context] = (ids, np.asarray(offsets, np.int32).reshape([-1, 2]))
+    return result
+
+
+def _piece_offsets(word, word_start, word_pieces, tokenizer):
+    """Character span `[start, end)` in the context of every piece of one whitespace word.
+
+    Replays BERT's normalization character by character (keeping each normalized
+    character's origin), regroups the characters into the tokenizer's basic tokens
+    (punctuation and CJK characters stand alone) and walks the pieces along them. If
+    anything does not line up (a normalization this replay does not know), every piece
+    of the word gets the whole word's span — still correct, only coarser.
+    """
+    n_pieces = sum(len(basic) for basic in word_pieces)
+    whole_word = [(word_start, word_start + len(word))] * n_pieces
+    chars = []  # (normalized character, its index in the context)
+    groups = []  # basic tokens, as lists of indices into `chars`
+    current = []
+    for i, ch in enumerate(word):
+        for n in _normalize_char(ch, tokenizer.lower_case):
+            if n.isspace():
+                if current:
+                    groups.append(current)
+                current = []
+                continue
+            chars.append((n, word_start + i))
+            if _is_punctuation(n) or _is_cjk(n):
+                if current:
+                    groups.append(current)
+                groups.append([len(chars) - 1])
+                current = []
+            else:
+                current.append(len(chars) - 1)
+    if current:
+        groups.append(current)
+    if len(groups) != len(word_pieces):
+        return whole_word
+    offsets = []
+    for group, basic in zip(groups, word_pieces):
+        text = "".join(chars[k][0] for k in group)
+        if len(basic) == 1 and basic[0] == tokenizer.unk_id:
+            offsets.append((chars[group[0]][1], chars[group[-1]][1] + 1))
+            continue
+        position = 0
+        for piece_id in basic:
+            piece = tokenizer.vocab[piece_id]
+            if position > 0 and piece.startswith("##"):
+                piece = piece[2:]
+            if not piece or text[position:position + len(piece)] != piece:
+                return whole_word
+            offsets.append((chars[group[position]][1], chars[group[position + len(piece) - 1]][1] + 1))
+            position += len(piece)
+        if position != len(text):
+            return whole_word
+    return offsets
+
+
+def _normalize_char(ch, lower_case):
+    """BERT's reference normalization of one character (see `keras_bert.text.tokenizer`)."""
+    if ch in "\t\n\r":
+        return " "
+    category = unicodedata.category(ch)
+    if ch in "\x00\ufffd" or category[0] == "C":
+        return ""
+    if category[0] == "Z":
+        return " "
+    if lower_case:
+        ch = "".join(c for c in unicodedata.normalize("NFD", ch) if unicodedata.category(c) != "Mn")
+        ch = ch.lower()
+    return ch
+
+
+def _is_punctuation(ch):
+    cp = ord(ch)
+    if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126:
+        return True
+    return unicodedata.category(ch).startswith("P")
+
+
+def _is_cjk(ch):
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in (
+        (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
+        (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)))
+
+
+def _answer_pieces(example, doc_offsets):
+    """First and last context piece (inclusive) covering the answer's characters, or None."""
+    if example.is_impossible or example.answer_start < 0 or not example.answer_text:
+        return None
+    answer_start = example.answer_start
+    answer_end = answer_start + len(example.answer_text)
+    inside = np.nonzero((doc_offsets[:, 1] > answer_start) & (doc_offsets[:, 0] < answer_end))[0]
+    if len(inside) == 0:
+        return None
+    return int(inside[0]), int(inside[-1])
+
+
+def _windows(n_pieces, max_doc, doc_stride):
+    """`(start, length)` of each window over the context pieces (run_squad.py's doc spans)."""
+    windows, start = [], 0
+    while True:
+        length = min(n_pieces - start, max_doc)
+        windows.append((start, length))
+        if start + length >= n_pieces:
+            return windows
+        start += min(length, doc_stride)
+
+
+def _is_max_context(windows, window_index, position):
+    """Whether `windows[window_index]` gives piece `position` its most context (run_squad.py)."""
+    best_score, best_index = None, None
+    for index, (start, length) in enumerate(windows):
+        end = start + length - 1
+        if position < start or position > end:
+            continue
+        score = min(position - start, end - position) + 0.01 * length
+        if best_score is None or score > best_score:
+            best_score, best_index = score, index
+    return best_index == window_index
