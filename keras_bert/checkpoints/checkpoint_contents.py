@@ -1,0 +1,45 @@
+"""CheckpointContents: what a checkpoint reader hands to the loader."""
+
+import dataclasses
+
+from keras_bert.config import BertConfig
+
+
+@dataclasses.dataclass
+class CheckpointContents:
+    """The config and weights of one checkpoint, in Google's TF1 names and layouts.
+
+    Every reader (Google, Hugging Face, keras_bert) converts its source into
+    this one form, so shape checks, vocab checks and assignment happen once.
+
+    Args:
+        config: the checkpoint's `BertConfig`.
+        weights: dict Google TF1 variable name -> float numpy array in Google's
+            layout (Dense kernels `[in, out]`, `cls/seq_relationship/output_weights` `[2, H]`).
+        source: what was read, for messages (e.g. "Hugging Face checkpoint /x/model.safetensors").
+        source_names: dict Google name -> (name in the source, whether the
+            source stores it transposed), for messages that name the source's variable.
+        vocab_file: the checkpoint's vocab.txt, or None.
+        config_file: the config file that was read, for messages.
+
+    Example:
+        >>> contents = CheckpointContents(BertConfig(), {}, "example")
+        >>> contents.vocab_file is None
+        True
+    """
+
+    config: BertConfig
+    weights: dict
+    source: str
+    source_names: dict = dataclasses.field(default_factory=dict)
+    vocab_file: str = None
+    config_file: str = None
+
+    def source_name(self, google_name):
+        """The variable's name in the source checkpoint."""
+        return self.source_names.get(google_name, (google_name, False))[0]
+
+    def source_shape(self, google_name, shape):
+        """`shape` (Google layout) as the source stores it."""
+        transposed = self.source_names.get(google_name, (google_name, False))[1]
+        return tuple(reversed(shape)) if transposed else tuple(shape)

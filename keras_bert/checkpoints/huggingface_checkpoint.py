@@ -1,0 +1,224 @@
+"""Hugging Face BERT folders: config.json + model.safetensors (never pickles).
+
+Names map one to one onto Google's: `bert.encoder.layer.3.attention.self.query.weight`
+is `bert/encoder/layer_3/attention/self/query/kernel`, transposed (PyTorch
+Linear weights are `[out, in]`). Accepted: with or without the `bert.` prefix
+(BertModel saves none, BertForPreTraining does), with or without the
+`cls.predictions.*` / `cls.seq_relationship.*` heads, old `gamma`/`beta`
+LayerNorm names, sharded `model.safetensors.index.json` folders.
+"""
+
+import json
+import os
+import struct
+import warnings
+
+import numpy as np
+
+from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
+from keras_bert.checkpoints.vocab_file import copy_vocab, find_vocab
+from keras_bert.config import BertConfig
+
+CONFIG_NAME = "config.json"
+WEIGHTS_NAME = "model.safetensors"
+INDEX_NAME = "model.safetensors.index.json"
+_LAYOUT = ("a Hugging Face BERT folder must contain config.json and model.safetensors "
+           "(vocab.txt optional)")
+_HEADS = {  # Hugging Face name -> Google name; same layout
+    "cls.predictions.bias": "cls/predictions/output_bias",
+    "cls.predictions.decoder.bias": "cls/predictions/output_bias",
+    "cls.seq_relationship.weight": "cls/seq_relationship/output_weights",
+    "cls.seq_relationship.bias": "cls/seq_relationship/output_bias",
+}
+_LAYER_NORM_LEAVES = {"gamma": "weight", "beta": "bias"}
+_IGNORED = ("embeddings.position_ids", "cls.predictions.decoder.weight")  # buffers / tied copies
+PICKLE_SNIPPET = (
+    "    import torch, safetensors.torch\n"
+    "    state = torch.load('pytorch_model.bin', map_location='cpu', weights_only=True)\n"
+    "    safetensors.torch.save_file({k: v.contiguous() for k, v in state.items()}, "
+    "'model.safetensors', metadata={'format': 'pt'})")
+
+
+def google_name(hf_name):
+    """(Google name, transposed) for a Hugging Face BERT tensor name."""
+    name = hf_name[len("bert."):] if hf_name.startswith("bert.") else hf_name
+    if name in _HEADS:
+        return _HEADS[name], False
+    parts = name.split(".")
+    scope = ["cls"] if parts[0] == "cls" else ["bert"]
+    parts = parts[1:] if parts[0] == "cls" else parts
+    path, index = [], 0
+    while index < len(parts) - 1:  # "layer", "3" -> "layer_3"
+        if parts[index] == "layer" and parts[index + 1].isdigit():
+            path.append(f"layer_{parts[index + 1]}")
+            index += 2
+        else:
+            path.append(parts[index])
+            index += 1
+    leaf = parts[-1]
+    if path and path[-1] == "LayerNorm":
+        return "/".join(scope + path + [{"weight": "gamma", "bias": "beta"}.get(leaf, leaf)]), False
+    if path and path[-1].endswith("_embeddings") and leaf == "weight":
+        return "/".join(scope + path), False
+    if leaf == "weight":
+        return "/".join(scope + path + ["kernel"]), True
+    return "/".join(scope + path + [leaf]), False
+
+
+def huggingface_name(google):
+    """(Hugging Face name, transposed) for a Google name, as BertForPreTraining saves it."""
+    for hf, goog in _HEADS.items():
+        if goog == google and hf != "cls.predictions.decoder.bias":
+            return hf, False
+    parts = google.split("/")
+    dotted = ".".join(p.replace("layer_", "layer.") if p.startswith("layer_") else p for p in parts[:-1])
+    leaf = parts[-1]
+    if leaf.endswith("_embeddings"):
+        return f"{dotted}.{leaf}.weight", False
+    if leaf in ("gamma", "beta"):
+        return f"{dotted}.{_LAYER_NORM_LEAVES[leaf]}", False
+    if leaf == "kernel":
+        return f"{dotted}.weight", True
+    return f"{dotted}.{leaf}", False
+
+
+def _read_raw(path, name):
+    """Reads one tensor whose dtype numpy lacks (BF16) straight from the safetensors layout."""
+    import ml_dtypes
+
+    with open(path, "rb") as f:
+        (header_size,) = struct.unpack("<Q", f.read(8))
+        info = json.loads(f.read(header_size))[name]
+        begin, end = info["data_offsets"]
+        f.seek(8 + header_size + begin)
+        data = f.read(end - begin)
+    dtype = {"BF16": ml_dtypes.bfloat16, "F8_E4M3": ml_dtypes.float8_e4m3fn}[info["dtype"]]
+    return np.frombuffer(data, dtype).reshape(info["shape"])
+
+
+def _safetensors_files(directory):
+    index_file = os.path.join(directory, INDEX_NAME)
+    if os.path.exists(os.path.join(directory, WEIGHTS_NAME)):
+        return [os.path.join(directory, WEIGHTS_NAME)]
+    if os.path.exists(index_file):
+        with open(index_file, encoding="utf-8") as f:
+            shards = sorted(set(json.load(f)["weight_map"].values()))
+        missing = [s for s in shards if not os.path.exists(os.path.join(directory, s))]
+        if missing:
+            raise FileNotFoundError(f"{index_file} lists shards {missing} that are missing from {directory}.")
+        return [os.path.join(directory, s) for s in shards]
+    if os.path.exists(os.path.join(directory, "pytorch_model.bin")):
+        raise ValueError(
+            f"{directory} has only pytorch_model.bin, a pickle; keras_bert never unpickles files "
+            "(loading a pickle can run arbitrary code). Convert it to safetensors once, in that "
+            f"folder, with:\n{PICKLE_SNIPPET}\nthen load the folder again.")
+    raise FileNotFoundError(f"No {WEIGHTS_NAME} in {directory}; {_LAYOUT}.")
+
+
+def _read_tensors(files):
+    from safetensors import SafetensorError, safe_open
+
+    tensors = {}
+    for path in files:
+        try:
+            with safe_open(path, framework="np") as f:
+                for name in f.keys():
+                    try:
+                        tensors[name] = f.get_tensor(name)
+                    except TypeError:  # BF16 / FP8: numpy has no such dtype
+                        tensors[name] = _read_raw(path, name)
+        except (SafetensorError, OSError, ValueError) as e:
+            raise ValueError(
+                f"{path} is corrupt or truncated and cannot be read ({type(e).__name__}: {e}). "
+                "Download or save it again.") from e
+    return tensors
+
+
+def read_huggingface_checkpoint(path):
+    """Reads a Hugging Face BERT folder (or its model.safetensors file).
+
+    Args:
+        path: the folder, or the `.safetensors` file inside it.
+
+    Returns:
+        A `CheckpointContents` in Google's names and layouts.
+
+    Example:
+        >>> contents = read_huggingface_checkpoint(minilm_dir)  # doctest: +SKIP
+        >>> contents.config.hidden_size  # doctest: +SKIP
+        384
+    """
+    directory = path if os.path.isdir(path) else os.path.dirname(path)
+    files = _safetensors_files(directory) if os.path.isdir(path) else [path]
+    config_file = os.path.join(directory, CONFIG_NAME)
+    if not os.path.exists(config_file):
+        raise FileNotFoundError(f"{directory} has {os.path.basename(files[0])} but no {CONFIG_NAME}; {_LAYOUT}.")
+    with open(config_file, encoding="utf-8") as f:
+        try:
+            raw_config = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{config_file} is not valid JSON: {e}") from e
+    if raw_config.get("model_type", "bert") != "bert":
+        raise ValueError(
+            f"{config_file} describes a {raw_config['model_type']!r} model; keras_bert loads "
+            "model_type 'bert' only.")
+    if raw_config.get("position_embedding_type", "absolute") != "absolute":
+        raise ValueError(
+            f"{config_file} uses position_embedding_type={raw_config['position_embedding_type']!r}; "
+            "keras_bert implements BERT's 'absolute' position embeddings only.")
+    config = BertConfig.from_source_dict(raw_config, source_path=config_file)
+    source = f"Hugging Face checkpoint {files[0] if len(files) == 1 else directory}"
+    tensors = _read_tensors(files)
+    weights, source_names = {}, {}
+    for name in sorted(tensors, key=lambda n: n.endswith("decoder.bias")):  # prefer cls.predictions.bias
+        if name.endswith(_IGNORED):
+            continue
+        goog, transposed = google_name(name)
+        if goog in weights:
+            continue
+        value = tensors[name].astype("float32") if tensors[name].dtype != np.float32 else tensors[name]
+        weights[goog] = np.ascontiguousarray(value.T) if transposed else value
+        source_names[goog] = (name, transposed)
+    decoder = next((n for n in tensors if n.endswith("cls.predictions.decoder.weight")), None)
+    table = weights.get("bert/embeddings/word_embeddings")
+    if decoder and table is not None and not np.array_equal(tensors[decoder].astype("float32"), table):
+        warnings.warn(
+            f"{source}: {decoder} differs from the word embeddings; keras_bert ties the MLM "
+            "projection to the word embeddings (as BERT does), so the untied decoder is ignored.",
+            UserWarning, stacklevel=2)
+    return CheckpointContents(config=config, weights=weights, source=source, source_names=source_names,
+                              vocab_file=find_vocab(directory), config_file=config_file)
+
+
+def write_huggingface_checkpoint(directory, config, weights, vocab_file=None):
+    """Writes config.json + model.safetensors (+ vocab.txt) as `BertForPreTraining` saves them.
+
+    Names carry the `bert.` prefix; `transformers.BertModel` and
+    `BertForPreTraining` both load the folder with `from_pretrained`.
+
+    Args:
+        directory: output directory (created if needed).
+        config: the `BertConfig`.
+        weights: dict Google name -> float32 numpy array (see `model_weights`).
+        vocab_file: optional vocab.txt to copy along.
+
+    Example:
+        >>> write_huggingface_checkpoint("/tmp/hf", config, model_weights(encoder))  # doctest: +SKIP
+    """
+    from safetensors.numpy import save_file
+
+    os.makedirs(directory, exist_ok=True)
+    tensors = {}
+    for name, value in weights.items():
+        hf_name, transposed = huggingface_name(name)
+        tensors[hf_name] = np.ascontiguousarray(value.T if transposed else value, dtype=np.float32)
+    has_heads = any(name.startswith("cls.") for name in tensors)
+    hf_config = dict(config.to_huggingface_dict(),
+                     architectures=["BertForPreTraining" if has_heads else "BertModel"])
+    with open(os.path.join(directory, CONFIG_NAME), "w", encoding="utf-8") as f:
+        json.dump(hf_config, f, indent=2, sort_keys=True)
+        f.write("\n")
+    save_file(tensors, os.path.join(directory, WEIGHTS_NAME), metadata={"format": "pt"})
+    if vocab_file:
+        copy_vocab(vocab_file, directory)
+    return directory

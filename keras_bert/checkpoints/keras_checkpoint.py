@@ -1,0 +1,89 @@
+"""This package's own format: keras_bert_config.json + {encoder,pretrainer}.weights.h5, or a .keras file."""
+
+import os
+
+import keras
+
+from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
+from keras_bert.checkpoints.vocab_file import copy_vocab, find_vocab
+from keras_bert.checkpoints.weight_map import find_encoder, model_weights
+from keras_bert.config import BertConfig
+from keras_bert.models.bert_encoder import BertEncoder
+from keras_bert.models.bert_pretrainer import BertPretrainer
+
+CONFIG_NAME = "keras_bert_config.json"
+ENCODER_WEIGHTS = "encoder.weights.h5"
+PRETRAINER_WEIGHTS = "pretrainer.weights.h5"
+_LAYOUT = (f"a keras_bert checkpoint directory must contain {CONFIG_NAME} and "
+           f"{ENCODER_WEIGHTS} or {PRETRAINER_WEIGHTS} (vocab.txt optional)")
+
+
+def _corrupt(path, error):
+    return ValueError(f"{path} is corrupt or truncated and cannot be read ({type(error).__name__}: "
+                      f"{str(error).splitlines()[0] if str(error) else ''}). Save it again.")
+
+
+def read_keras_checkpoint(path):
+    """Reads a directory written by `save_checkpoint(..., format="keras")` or a `.keras` file.
+
+    Args:
+        path: the directory, or a `.keras` file holding any model with a `BertEncoder`.
+
+    Returns:
+        A `CheckpointContents`.
+
+    Example:
+        >>> contents = read_keras_checkpoint("/tmp/my_bert")  # doctest: +SKIP
+    """
+    if path.endswith(".keras") and os.path.isfile(path):
+        try:
+            model = keras.saving.load_model(path, safe_mode=True)
+        except (OSError, ValueError, KeyError, EOFError) as e:
+            if "zip" in str(e).lower() or isinstance(e, (OSError, EOFError)):
+                raise _corrupt(path, e) from e
+            raise
+        target = model if isinstance(model, BertPretrainer) else find_encoder(model)
+        return CheckpointContents(config=target.config, weights=model_weights(target),
+                                  source=f"Keras model file {path}", config_file=path,
+                                  vocab_file=find_vocab(os.path.dirname(os.path.abspath(path))))
+    config_file = os.path.join(path, CONFIG_NAME)
+    weight_files = [os.path.join(path, n) for n in (PRETRAINER_WEIGHTS, ENCODER_WEIGHTS)]
+    weight_files = [f for f in weight_files if os.path.exists(f)]
+    if not os.path.exists(config_file) or not weight_files:
+        missing = CONFIG_NAME if not os.path.exists(config_file) else f"{ENCODER_WEIGHTS} or {PRETRAINER_WEIGHTS}"
+        raise FileNotFoundError(f"{path} lacks {missing}; {_LAYOUT}.")
+    config = BertConfig.from_json(config_file)
+    weights_file = weight_files[0]
+    model = BertEncoder(config)
+    if weights_file.endswith(PRETRAINER_WEIGHTS):
+        model = BertPretrainer(config, encoder=model)
+    try:
+        model.load_weights(weights_file)
+    except (OSError, ValueError, KeyError) as e:
+        raise _corrupt(weights_file, e) from e
+    return CheckpointContents(config=config, weights=model_weights(model),
+                              source=f"keras_bert checkpoint {weights_file}",
+                              vocab_file=find_vocab(path), config_file=config_file)
+
+
+def write_keras_checkpoint(path, model, vocab_file=None):
+    """Writes an encoder or pretrainer as keras_bert_config.json + weights (+ vocab.txt).
+
+    Args:
+        path: output directory (created if needed).
+        model: a `BertEncoder` or `BertPretrainer`.
+        vocab_file: optional vocab.txt to copy along.
+
+    Example:
+        >>> write_keras_checkpoint("/tmp/my_bert", encoder)  # doctest: +SKIP
+    """
+    os.makedirs(path, exist_ok=True)
+    find_encoder(model).config.to_json(os.path.join(path, CONFIG_NAME))
+    name = PRETRAINER_WEIGHTS if isinstance(model, BertPretrainer) else ENCODER_WEIGHTS
+    for stale in (PRETRAINER_WEIGHTS, ENCODER_WEIGHTS):
+        if os.path.exists(os.path.join(path, stale)):
+            os.remove(os.path.join(path, stale))
+    model.save_weights(os.path.join(path, name))
+    if vocab_file:
+        copy_vocab(vocab_file, path)
+    return path

@@ -1,0 +1,109 @@
+"""load_checkpoint: a Google TF1, Hugging Face or keras_bert checkpoint -> BertEncoder / BertPretrainer."""
+
+import os
+import warnings
+
+from keras_bert.checkpoints import google_checkpoint, huggingface_checkpoint, keras_checkpoint
+from keras_bert.checkpoints.vocab_file import check_vocab
+from keras_bert.checkpoints.weight_map import MLM, NSP, assign_weights
+from keras_bert.models.bert_encoder import BertEncoder
+from keras_bert.models.bert_pretrainer import BertPretrainer
+
+MODELS = ("encoder", "pretrainer")
+_FORMATS_HELP = (
+    "Expected one of: (a) a Google TF1 checkpoint directory (bert_config.json, "
+    "bert_model.ckpt.index, bert_model.ckpt.data-00000-of-00001, optional vocab.txt); "
+    "(b) a Hugging Face BERT folder (config.json, model.safetensors, optional vocab.txt); "
+    "(c) a directory written by keras_bert.save_checkpoint(..., format='keras') "
+    "(keras_bert_config.json, encoder.weights.h5 or pretrainer.weights.h5) or a .keras file.")
+
+
+def detect_format(path):
+    """"google", "huggingface" or "keras" for a checkpoint path; raises a clear error otherwise."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        if os.path.exists(path + ".index"):  # a TF checkpoint prefix, e.g. .../bert_model.ckpt
+            return "google"
+        raise FileNotFoundError(f"Checkpoint path {path} does not exist. {_FORMATS_HELP}")
+    if os.path.isfile(path):
+        name = os.path.basename(path)
+        if name.endswith(".keras"):
+            return "keras"
+        if name.endswith(".safetensors"):
+            return "huggingface"
+        if name.endswith(".index"):
+            return "google"
+        if name.endswith((".bin", ".pt", ".pth", ".pkl")):
+            raise ValueError(
+                f"{path} is a pickle; keras_bert never unpickles files (loading a pickle can run "
+                "arbitrary code). Convert it to safetensors once, in its folder, with:\n"
+                f"{huggingface_checkpoint.PICKLE_SNIPPET}\nthen load the folder.")
+        raise ValueError(f"Don't know how to read the file {path}. {_FORMATS_HELP}")
+    files = set(os.listdir(path))
+    if keras_checkpoint.CONFIG_NAME in files:
+        return "keras"
+    if {huggingface_checkpoint.WEIGHTS_NAME, huggingface_checkpoint.INDEX_NAME} & files:
+        return "huggingface"
+    if google_checkpoint.CONFIG_NAME in files or any(f.endswith(".index") for f in files):
+        return "google"
+    if huggingface_checkpoint.CONFIG_NAME in files:
+        return "huggingface"  # its reader explains what is missing (e.g. only pytorch_model.bin)
+    raise ValueError(
+        f"{path} is not a BERT checkpoint in a known format; it contains "
+        f"{sorted(files)[:12] or 'no files'}. {_FORMATS_HELP}")
+
+
+_READERS = {
+    "google": google_checkpoint.read_google_checkpoint,
+    "huggingface": huggingface_checkpoint.read_huggingface_checkpoint,
+    "keras": keras_checkpoint.read_keras_checkpoint,
+}
+
+
+def load_checkpoint(path, model="encoder", dtype=None):
+    """Loads a BERT checkpoint from Google, Hugging Face or keras_bert into a Keras model.
+
+    The format is detected from the files. Every weight's shape is checked
+    against the config, and vocab.txt (when present) against the embedding rows.
+    The vocab path is kept as `.vocab_file` on the returned model (and its
+    encoder), so `save_checkpoint` copies it along.
+
+    Args:
+        path: a Google TF1 checkpoint directory (or its `bert_model.ckpt` prefix),
+            a Hugging Face BERT folder (or its `model.safetensors`), a directory
+            written by `save_checkpoint(..., format="keras")`, or a `.keras` file.
+        model: "encoder" (returns a `BertEncoder`) or "pretrainer" (a
+            `BertPretrainer`; heads missing from the source are initialized
+            fresh, with a warning).
+        dtype: optional dtype policy for the new model (e.g. "mixed_bfloat16").
+
+    Returns:
+        A `BertEncoder` or `BertPretrainer` holding the checkpoint's weights.
+
+    Example:
+        >>> encoder = keras_bert.load_checkpoint(minilm_dir)  # doctest: +SKIP
+        >>> encoder.config.hidden_size  # doctest: +SKIP
+        384
+    """
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS}, got {model!r}.")
+    path = os.fspath(path)
+    contents = _READERS[detect_format(path)](path)
+    rows = contents.weights.get("bert/embeddings/word_embeddings")
+    if contents.vocab_file and rows is not None:
+        check_vocab(contents.vocab_file, rows.shape[0], contents.source)
+    encoder = BertEncoder(contents.config, dtype=dtype)
+    result = encoder
+    if model == "encoder":
+        assign_weights(encoder, contents)
+    else:
+        result = BertPretrainer(contents.config, encoder=encoder, dtype=dtype)
+        if any(name.startswith((MLM, NSP)) for name in contents.weights):
+            assign_weights(result, contents)  # warns itself if one of the heads is missing
+        else:
+            warnings.warn(
+                f"{contents.source} has no pretraining heads (cls/predictions, cls/seq_relationship); "
+                "the pretrainer's MLM and NSP heads are freshly initialized.", UserWarning, stacklevel=2)
+            assign_weights(encoder, contents)
+    result.vocab_file = encoder.vocab_file = contents.vocab_file
+    return result

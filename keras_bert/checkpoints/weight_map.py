@@ -1,0 +1,154 @@
+"""Maps keras_bert models to Google's TF1 checkpoint names, the canonical names of this package.
+
+Google's names and layouts are the hub every format converts through: Dense
+kernels are `[in, out]` in Keras and in Google's checkpoints alike; only the
+next-sentence weights are stored transposed (`output_weights` `[2, H]`).
+"""
+
+import warnings
+
+import keras
+import numpy as np
+
+from keras_bert.models.bert_encoder import BertEncoder
+from keras_bert.models.bert_pretrainer import BertPretrainer
+
+# Optional parts: a source may lack them (the model then keeps fresh weights).
+POOLER, MLM, NSP = "bert/pooler/", "cls/predictions/", "cls/seq_relationship/"
+_PART_NAMES = {POOLER: "pooler", MLM: "masked-LM head (cls/predictions)",
+               NSP: "next-sentence head (cls/seq_relationship)"}
+# Optimizer state and bookkeeping in training checkpoints; never model weights.
+_TRAINING_STATE = ("adam_m", "adam_v", "global_step", "Momentum", "beta1_power", "beta2_power")
+
+
+def find_encoder(model):
+    """The `BertEncoder` inside `model` (an encoder, a pretrainer or a task model)."""
+    if isinstance(model, BertEncoder):
+        return model
+    if isinstance(model, BertPretrainer):
+        return model.encoder
+    for layer in getattr(model, "layers", []):
+        if isinstance(layer, keras.Model):
+            try:
+                return find_encoder(layer)
+            except ValueError:
+                pass
+    raise ValueError(
+        f"{type(model).__name__} {getattr(model, 'name', '')!r} contains no BertEncoder; "
+        "pass a model built by keras_bert (build_encoder, build_pretrainer, build_classifier, ...).")
+
+
+def _dense(prefix, layer):
+    return [(prefix + "/kernel", layer.kernel, False), (prefix + "/bias", layer.bias, False)]
+
+
+def _layer_norm(prefix, layer):
+    return [(prefix + "/gamma", layer.gamma, False), (prefix + "/beta", layer.beta, False)]
+
+
+def model_variables(model):
+    """List of (Google name, Keras variable, transposed) for an encoder or a pretrainer.
+
+    `transposed` is True where Google stores the transpose of the Keras variable.
+    """
+    encoder = find_encoder(model)
+    embeddings = encoder.get_layer("embeddings")
+    entries = [
+        ("bert/embeddings/word_embeddings", embeddings.word_embeddings.embeddings, False),
+        ("bert/embeddings/token_type_embeddings", embeddings.token_type_embeddings.embeddings, False),
+        ("bert/embeddings/position_embeddings", embeddings.position_embeddings.embeddings, False),
+    ] + _layer_norm("bert/embeddings/LayerNorm", embeddings.layer_norm)
+    for index in range(encoder.config.num_layers):
+        block = encoder.get_layer(f"transformer_layer_{index}")
+        prefix = f"bert/encoder/layer_{index}"
+        entries += (_dense(prefix + "/attention/self/query", block.query)
+                    + _dense(prefix + "/attention/self/key", block.key)
+                    + _dense(prefix + "/attention/self/value", block.value)
+                    + _dense(prefix + "/attention/output/dense", block.attention_output)
+                    + _layer_norm(prefix + "/attention/output/LayerNorm", block.attention_layer_norm)
+                    + _dense(prefix + "/intermediate/dense", block.intermediate)
+                    + _dense(prefix + "/output/dense", block.output_dense)
+                    + _layer_norm(prefix + "/output/LayerNorm", block.output_layer_norm))
+    entries += _dense("bert/pooler/dense", encoder.get_layer("pooler").dense)
+    if isinstance(model, BertPretrainer):
+        mlm, nsp = model.get_layer("mlm_head"), model.get_layer("nsp_head")
+        entries += (_dense("cls/predictions/transform/dense", mlm.transform)
+                    + _layer_norm("cls/predictions/transform/LayerNorm", mlm.layer_norm)
+                    + [("cls/predictions/output_bias", mlm.output_bias, False),
+                       ("cls/seq_relationship/output_weights", nsp.dense.kernel, True),
+                       ("cls/seq_relationship/output_bias", nsp.dense.bias, False)])
+    return entries
+
+
+def model_weights(model):
+    """Dict Google name -> float32 numpy array (Google's layout) of an encoder or pretrainer."""
+    weights = {}
+    for name, variable, transposed in model_variables(model):
+        value = keras.ops.convert_to_numpy(keras.ops.cast(variable, "float32"))
+        weights[name] = np.ascontiguousarray(value.T if transposed else value)
+    return weights
+
+
+def is_training_state(name):
+    """True for optimizer slots and step counters (`.../adam_m`, `global_step`)."""
+    return any(part in name.split("/")[-1] for part in _TRAINING_STATE)
+
+
+def _shape_error(contents, name, got, expected):
+    config = contents.config
+    return ValueError(
+        f"{contents.source}: variable {contents.source_name(name)!r} has shape "
+        f"{contents.source_shape(name, got)} but the config ({contents.config_file}: "
+        f"vocab_size={config.vocab_size}, hidden_size={config.hidden_size}, "
+        f"intermediate_size={config.intermediate_size}, "
+        f"max_position_embeddings={config.max_position_embeddings}, "
+        f"type_vocab_size={config.type_vocab_size}) expects "
+        f"{contents.source_shape(name, expected)}. The config and the weights do not "
+        "belong together: use the config file that was saved with these weights.")
+
+
+def assign_weights(model, contents):
+    """Copies `contents.weights` into an encoder or pretrainer after checking every shape.
+
+    Raises ValueError naming the variable when a shape disagrees with the config
+    or an encoder weight is missing. Warns when the pooler or a pretraining head
+    is missing from the source (it keeps its fresh initialization) and when the
+    source has variables this model does not use.
+    """
+    entries = model_variables(model)
+    missing, updates = [], []
+    for name, variable, transposed in entries:
+        if name not in contents.weights:
+            missing.append(name)
+            continue
+        value = contents.weights[name]
+        expected = tuple(reversed(variable.shape)) if transposed else tuple(variable.shape)
+        if tuple(value.shape) != expected:
+            raise _shape_error(contents, name, value.shape, expected)
+        updates.append((variable, value.T if transposed else value))
+    optional = [part for part in (POOLER, MLM, NSP) if any(m.startswith(part) for m in missing)]
+    required = [m for m in missing if not m.startswith((POOLER, MLM, NSP))]
+    if required:
+        raise ValueError(
+            f"{contents.source} lacks {len(required)} encoder weight(s), e.g. "
+            f"{[contents.source_name(m) for m in required[:5]]}. Is it a BERT checkpoint with "
+            f"{contents.config.num_layers} layers, as its config says?")
+    for part in optional:
+        partial = [m for m in missing if m.startswith(part)]
+        present = [n for n, _, _ in entries if n.startswith(part) and n not in partial]
+        if present:
+            raise ValueError(
+                f"{contents.source} has part of the {_PART_NAMES[part]} but lacks "
+                f"{[contents.source_name(m) for m in partial]}; the checkpoint is incomplete.")
+        warnings.warn(
+            f"{contents.source} has no {_PART_NAMES[part]} weights; that part keeps its random "
+            "initialization and must be trained before use.", UserWarning, stacklevel=3)
+    for variable, value in updates:
+        variable.assign(keras.ops.cast(value, variable.dtype))
+    used = {name for name, _, _ in entries}
+    unused = [contents.source_name(n) for n in contents.weights
+              if n not in used and not n.startswith((POOLER, MLM, NSP))]
+    if unused:
+        warnings.warn(
+            f"{contents.source}: ignored {len(unused)} variable(s) that are not part of a BERT "
+            f"encoder or its pretraining heads, e.g. {unused[:5]}.", UserWarning, stacklevel=3)
