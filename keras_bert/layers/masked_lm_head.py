@@ -40,7 +40,9 @@ class MaskedLMHead(keras.layers.Layer):
         self.hidden_act = hidden_act
         self.initializer_range = initializer_range
         self.layer_norm_eps = layer_norm_eps
-        self.embedding_layer = embedding_layer
+        # Not tracked as a sublayer: the embedding matrix belongs to the encoder,
+        # so it is saved, counted and trained once, not twice.
+        object.__setattr__(self, "embedding_layer", embedding_layer)
         self.activation = get_activation(hidden_act)
         self.transform = keras.layers.Dense(
             hidden_size, kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),

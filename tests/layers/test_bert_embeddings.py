@@ -1,0 +1,40 @@
+import numpy as np
+import pytest
+
+from keras_bert.layers import BertEmbeddings
+from tests.layers.layer_checks import check_layer
+
+
+def make_layer(**overrides):
+    args = dict(vocab_size=50, hidden_size=16, max_position_embeddings=12, type_vocab_size=2,
+                dropout_rate=0.0)
+    args.update(overrides)
+    return BertEmbeddings(**args)
+
+
+def inputs(batch=3, seq=7):
+    rng = np.random.default_rng(0)
+    return [rng.integers(0, 50, (batch, seq)).astype("int32"),
+            rng.integers(0, 2, (batch, seq)).astype("int32")]
+
+
+def test_standard_layer_checks():
+    check_layer(make_layer, inputs(), (3, 7, 16))
+
+
+def test_sum_of_three_embeddings_then_layer_norm():
+    layer = make_layer()
+    ids, types = inputs()
+    out = np.asarray(layer(ids, types))
+    word = np.asarray(layer.word_embeddings.embeddings)
+    position = np.asarray(layer.position_embeddings.embeddings)
+    segment = np.asarray(layer.token_type_embeddings.embeddings)
+    summed = word[ids] + segment[types] + position[None, :ids.shape[1]]
+    mean, var = summed.mean(-1, keepdims=True), summed.var(-1, keepdims=True)
+    np.testing.assert_allclose(out, (summed - mean) / np.sqrt(var + 1e-12), atol=1e-5)
+
+
+def test_sequence_longer_than_positions_is_refused():
+    layer = make_layer()
+    with pytest.raises(ValueError, match="max_position_embeddings=12"):
+        layer(np.zeros((1, 13), "int32"), np.zeros((1, 13), "int32"))
