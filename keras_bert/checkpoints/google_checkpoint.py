@@ -72,7 +72,7 @@ def read_google_checkpoint(path):
         reader = tf.train.load_checkpoint(prefix)
         names = [n for n in reader.get_variable_to_shape_map() if not is_training_state(n)]
         weights = {name: reader.get_tensor(name) for name in sorted(names)}
-    except (tf.errors.OpError, ValueError) as e:
+    except (tf.errors.OpError, ValueError, IndexError) as e:
         raise ValueError(
             f"{source} is corrupt or truncated and cannot be read ({type(e).__name__}: "
             f"{str(e).splitlines()[0] if str(e) else ''}). Download or save it again.") from e
