@@ -1,0 +1,174 @@
+"""Dynamic masked-LM masking (BERT's 15 %, 80/10/10) with stateless random ops.
+
+Why not tensorflow-text's `RandomItemSelector` + `MaskValuesChooser` + `mask_language_model`
+(DESIGN.md rule 9)? Measured with tensorflow-text 2.21.1 (script in the docstring of
+`tests/text/test_masked_lm_masker.py`):
+
+* Not reproducible: they draw from stateful `tf.random.shuffle` / `tf.random.uniform`. With
+  `tf.random.set_seed(0)` and the same 200 batches, two runs of a `Dataset.map` gave different
+  masks in 4 of 200 batches with a serial map and in 127 of 200 with `num_parallel_calls`
+  (concurrent calls share the op's generator), so "same seed + same epoch -> same masks"
+  cannot hold. `shuffle_fn` is pluggable but gets no per-example seed, and
+  `MaskValuesChooser` has no hook at all.
+* Wrong count: the selector picks `ceil(n * rate)` tokens, BERT `max(1, round(n * rate))`;
+  over 20,000 sequences of 5-39 tokens that selected 17.2 % instead of 15.1 %.
+* Whole-word masking at `axis=2` counts words, BERT's counts word pieces.
+
+So selection and replacement are written here with `tf.random.stateless_*` ops, keyed by a
+`[2]` seed the caller derives from (seed, epoch, example group); vectorized over the batch.
+"""
+
+import tensorflow as tf
+
+
+class MaskedLmMasker(tf.Module):
+    """Masks token ids for masked-LM pretraining, reproducibly from a seed.
+
+    Of the maskable tokens of each sequence (all but `unselectable_ids`, e.g. `[CLS]`,
+    `[SEP]`, `[PAD]`), `min(max_predictions_per_seq, max(1, round(n * masked_lm_prob)))` are
+    selected at random (BERT's `create_pretraining_data.py` count, with `n` = maskable
+    tokens); each selected token becomes `[MASK]` with probability `mask_token_rate`, a
+    uniformly random id with probability `random_token_rate`, else stays unchanged. With
+    `is_continuation` (one bool per vocabulary id: the piece continues a word, `##...`) whole
+    words are selected: words are taken in random order while their pieces still fit the
+    count (where BERT skips a word that does not fit and tries the next, this stops).
+
+    Args:
+        vocab_size: ids for random replacement are drawn from `[0, vocab_size)`.
+        mask_id: the `[MASK]` id.
+        unselectable_ids: ids never selected (special tokens and padding).
+        max_predictions_per_seq: width of the `masked_lm_*` outputs; caps the count.
+        masked_lm_prob: share of maskable tokens selected.
+        mask_token_rate: share of selected tokens replaced by `[MASK]`.
+        random_token_rate: share of selected tokens replaced by a random id.
+        is_continuation: optional list of bools, one per id; enables whole-word masking.
+
+    Example:
+        >>> masker = MaskedLmMasker(30522, mask_id=103, unselectable_ids=[0, 101, 102])
+        >>> out = masker(tf.constant([[101, 7592, 2088, 999, 102, 0]]), seed=[0, 0])
+        >>> sorted(out)
+        ['input_word_ids', 'masked_lm_ids', 'masked_lm_positions', 'masked_lm_weights']
+    """
+
+    def __init__(self, vocab_size, mask_id, unselectable_ids, max_predictions_per_seq=20,
+                 masked_lm_prob=0.15, mask_token_rate=0.8, random_token_rate=0.1,
+                 is_continuation=None):
+        super().__init__(name="masked_lm_masker")
+        if not 0.0 < masked_lm_prob <= 1.0:
+            raise ValueError(f"masked_lm_prob must be in (0, 1], got {masked_lm_prob} (BERT: 0.15).")
+        if mask_token_rate < 0 or random_token_rate < 0 or mask_token_rate + random_token_rate > 1:
+            raise ValueError(
+                f"mask_token_rate={mask_token_rate} and random_token_rate={random_token_rate} must "
+                "be >= 0 and sum to <= 1 (BERT: 0.8 and 0.1).")
+        if int(max_predictions_per_seq) < 1:
+            raise ValueError(
+                f"max_predictions_per_seq must be >= 1, got {max_predictions_per_seq} (BERT: 20 "
+                "for seq_length 128, 80 for 512).")
+        if is_continuation is not None and len(is_continuation) != vocab_size:
+            raise ValueError(
+                f"is_continuation has {len(is_continuation)} entries but vocab_size is "
+                f"{vocab_size}; pass one bool per vocabulary id.")
+        self.vocab_size = int(vocab_size)
+        self.mask_id = int(mask_id)
+        self.unselectable_ids = [int(i) for i in unselectable_ids]
+        self.max_predictions_per_seq = int(max_predictions_per_seq)
+        self.masked_lm_prob = float(masked_lm_prob)
+        self.mask_token_rate = float(mask_token_rate)
+        self.random_token_rate = float(random_token_rate)
+        self.whole_word_masking = is_continuation is not None
+        self._is_continuation = (
+            tf.constant(list(is_continuation), tf.bool) if self.whole_word_masking else None)
+
+    @classmethod
+    def from_tokenizer(cls, tokenizer, max_predictions_per_seq=20, masked_lm_prob=0.15,
+                       whole_word_masking=False):
+        """A masker for a `keras_bert.text.Tokenizer`: `[CLS]`, `[SEP]`, `[PAD]` unselectable.
+
+        Args:
+            tokenizer: gives `vocab`, `vocab_size`, `mask_id`, `cls_id`, `sep_id`, `pad_id`.
+            max_predictions_per_seq: see the class.
+            masked_lm_prob: see the class.
+            whole_word_masking: select whole words (pieces after `##` go with their word).
+        """
+        is_continuation = ([token.startswith("##") for token in tokenizer.vocab]
+                           if whole_word_masking else None)
+        return cls(tokenizer.vocab_size, tokenizer.mask_id,
+                   [tokenizer.pad_id, tokenizer.cls_id, tokenizer.sep_id],
+                   max_predictions_per_seq=max_predictions_per_seq,
+                   masked_lm_prob=masked_lm_prob, is_continuation=is_continuation)
+
+    def __call__(self, input_word_ids, seed):
+        """Masks a batch: int `[batch, seq]` ids + `[2]` seed -> dict of masked ids and targets.
+
+        Returns `input_word_ids` (masked, int32 `[batch, seq]`), `masked_lm_positions`
+        (ascending, 0-padded), `masked_lm_ids` (original ids, 0-padded), both int32
+        `[batch, max_predictions_per_seq]`, and `masked_lm_weights` (float32, 1 on real
+        predictions, 0 on padding). The same ids and seed always give the same result.
+        """
+        ids = tf.cast(tf.convert_to_tensor(input_word_ids), tf.int32)
+        if ids.shape.rank != 2:
+            raise ValueError(f"input_word_ids must be [batch, seq], got shape {ids.shape}.")
+        seed = tf.cast(tf.convert_to_tensor(seed), tf.int64)
+        select_seed, action_seed, random_id_seed = tf.unstack(
+            tf.random.experimental.stateless_split(seed, 3))
+        seq = tf.shape(ids)[1]
+        maskable = tf.reduce_all(
+            tf.not_equal(ids[:, :, tf.newaxis], tf.constant(self.unselectable_ids, tf.int32)), -1)
+        selected = self._select(ids, maskable, select_seed)  # [b, s] bool
+
+        action = tf.random.stateless_uniform(tf.shape(ids), action_seed)
+        random_ids = tf.random.stateless_uniform(
+            tf.shape(ids), random_id_seed, minval=0, maxval=self.vocab_size, dtype=tf.int32)
+        to_mask = selected & (action < self.mask_token_rate)
+        to_random = selected & ~to_mask & (action < self.mask_token_rate + self.random_token_rate)
+        masked_ids = tf.where(to_mask, self.mask_id, tf.where(to_random, random_ids, ids))
+
+        # Selected positions first, in ascending order; the rest sort to the end as `seq`.
+        positions = tf.where(selected, tf.range(seq)[tf.newaxis, :], seq)
+        pad = tf.fill([tf.shape(ids)[0], tf.maximum(self.max_predictions_per_seq - seq, 0)], seq)
+        positions = tf.sort(tf.concat([positions, pad], 1), axis=1)[:, :self.max_predictions_per_seq]
+        valid = positions < seq
+        positions = tf.where(valid, positions, 0)
+        return {
+            "input_word_ids": masked_ids,
+            "masked_lm_positions": positions,
+            "masked_lm_ids": tf.where(valid, tf.gather(ids, positions, batch_dims=1), 0),
+            "masked_lm_weights": tf.cast(valid, tf.float32),
+        }
+
+    def _select(self, ids, maskable, seed):
+        """Returns the bool `[b, s]` selection: `k` maskable tokens (or whole words) per row."""
+        batch, seq = tf.shape(ids)[0], tf.shape(ids)[1]
+        num_maskable = tf.reduce_sum(tf.cast(maskable, tf.int32), 1)  # [b]
+        count = tf.maximum(1, tf.cast(tf.round(
+            tf.cast(num_maskable, tf.float32) * self.masked_lm_prob), tf.int32))
+        count = tf.where(num_maskable > 0, tf.minimum(count, self.max_predictions_per_seq), 0)
+
+        score = tf.random.stateless_uniform([batch, seq], seed)  # random order of candidates
+        if self.whole_word_masking:
+            # A word starts at a maskable piece that is not "##..." or follows a special token.
+            previous_maskable = tf.pad(maskable[:, :-1], [[0, 0], [1, 0]])
+            continues = tf.gather(self._is_continuation, ids) & previous_maskable
+            starts = maskable & ~continues
+            word = tf.cumsum(tf.cast(starts, tf.int32), axis=1) - 1  # word index per piece
+            row = tf.broadcast_to(tf.range(batch)[:, tf.newaxis], [batch, seq])
+            # Each piece takes its word's score: scatter starts' scores to [b, word], gather back.
+            start_index = tf.stack([tf.boolean_mask(row, starts), tf.boolean_mask(word, starts)], 1)
+            word_score = tf.scatter_nd(start_index, tf.boolean_mask(score, starts), [batch, seq])
+            score = tf.gather(word_score, tf.maximum(word, 0), batch_dims=1)
+        score = tf.where(maskable, score, 2.0)  # never before a maskable token
+
+        order = tf.argsort(score, axis=1, stable=True)  # pieces of a word stay together
+        sorted_maskable = tf.gather(maskable, order, batch_dims=1)
+        taken = tf.cumsum(tf.cast(sorted_maskable, tf.int32), axis=1)  # [b, s]
+        if self.whole_word_masking:
+            # A word fits if the running count at its last piece is within `count`.
+            sorted_word = tf.gather(word, order, batch_dims=1)
+            segment = tf.range(batch)[:, tf.newaxis] * seq + tf.maximum(sorted_word, 0)
+            at_word_end = tf.math.unsorted_segment_max(  # special tokens do not count
+                tf.reshape(tf.where(sorted_maskable, taken, 0), [-1]), tf.reshape(segment, [-1]),
+                batch * seq)
+            taken = tf.gather(at_word_end, segment)  # [b, s]
+        sorted_selected = sorted_maskable & (taken <= count[:, tf.newaxis])
+        # Undo the sort: position order[r, j] gets sorted_selected[r, j].
+        return tf.gather(sorted_selected, tf.argsort(order, axis=1), batch_dims=1)
