@@ -95,20 +95,24 @@ def write_vocab(vocab, path):
 
 
 def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens=SPECIAL_TOKENS,
-                max_lines=None, batch_size=1024):
-    """Learns a WordPiece vocabulary from text files with tensorflow-text.
+                max_lines=None, learn_params=None, batch_size=1024):
+    """Learns a WordPiece vocabulary from text files with tensorflow-text's learner.
 
-    Lines are normalized exactly as `Tokenizer(normalization="reference")` does
-    (BERT's cleaning, CJK spacing, lower case + accent stripping when `lower_case`), then
-    `tensorflow_text`'s `bert_vocab_from_dataset` learns the pieces.
+    Lines are normalized and split into words exactly as `Tokenizer(normalization="reference")`
+    does (so the pieces fit the tokenizer that will use them); the word counts go to
+    `tensorflow_text`'s `wordpiece_tokenizer_learner_lib.learn` (what `bert_vocab_from_dataset`
+    runs, minus its own, slightly different, word splitting).
 
     Args:
         files: text file paths (UTF-8, one sentence or paragraph per line).
-        vocab_size: target size; the result is close to it (the learner's search is approximate).
+        vocab_size: maximum size; the learner's threshold search lands within ~5% below it,
+            or lower on a small corpus where few pieces occur often enough.
         lower_case: learn an uncased vocabulary.
         output: if given, the `vocab.txt` path to write.
         reserved_tokens: tokens placed first, in order; `[PAD] [UNK] [CLS] [SEP] [MASK]` by default.
         max_lines: read at most this many non-empty lines (None: all).
+        learn_params: extra keyword arguments for the learner (e.g. `{"lower_thresh": 2}` to
+            admit rarer pieces on a small corpus).
         batch_size: lines per normalization batch.
 
     Returns:
@@ -117,10 +121,12 @@ def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens
     Example:
         >>> vocab = build_vocab(["a.txt", "b.txt"], vocab_size=2000, output="vocab.txt")
     """
-    import tensorflow as tf
-    from tensorflow_text.tools.wordpiece_vocab import bert_vocab_from_dataset
+    import collections
 
-    from keras_bert.text.tokenizer import normalize_reference
+    import tensorflow as tf
+    from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as learner
+
+    from keras_bert.text.tokenizer import normalize_reference, split_words_reference
 
     files = [os.fspath(f) for f in ([files] if isinstance(files, (str, os.PathLike)) else files)]
     if not files:
@@ -129,6 +135,10 @@ def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens
     if missing:
         raise ValueError(f"build_vocab: these input files do not exist: {missing[:5]}.")
     reserved_tokens = list(reserved_tokens)
+    missing_special = [t for t in SPECIAL_TOKENS if t not in reserved_tokens]
+    if missing_special:
+        raise ValueError(f"reserved_tokens must include {', '.join(missing_special)}; the "
+                         "Tokenizer needs all five BERT special tokens.")
     if vocab_size <= len(reserved_tokens):
         raise ValueError(
             f"vocab_size={vocab_size} leaves no room beside the {len(reserved_tokens)} reserved "
@@ -138,14 +148,14 @@ def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens
     if max_lines:
         dataset = dataset.take(max_lines)
     dataset = dataset.batch(batch_size).map(
-        lambda lines: normalize_reference(lines, lower_case=lower_case))
-    vocab = bert_vocab_from_dataset.bert_vocab_from_dataset(
-        dataset,
-        vocab_size=vocab_size,
-        reserved_tokens=reserved_tokens,
-        bert_tokenizer_params={"lower_case": False},  # already normalized above
-        learn_params={},
-    )
+        lambda lines: split_words_reference(normalize_reference(lines, lower_case)).flat_values)
+    counts = collections.Counter()
+    for words in dataset.as_numpy_iterator():
+        counts.update(words)
+    if not counts:
+        raise ValueError(f"build_vocab found no words in {files[:5]}; the files are empty.")
+    word_counts = [(word.decode("utf-8"), count) for word, count in counts.items()]
+    vocab = learner.learn(word_counts, vocab_size, reserved_tokens, **(learn_params or {}))
     if output:
         write_vocab(vocab, output)
     return vocab
