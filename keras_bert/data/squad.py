@@ -114,7 +114,7 @@ def squad_features(examples, tokenizer, seq_length=384, doc_stride=128, max_quer
         raise ValueError("squad_features needs at least one example; got none.")
     if doc_stride < 1:
         raise ValueError(f"doc_stride must be >= 1, got {doc_stride}.")
-    questions = tokenizer.tokenize(tf.constant([e.question for e in examples])).to_list()
+    questions = _to_lists(tokenizer.tokenize(tf.constant([e.question for e in examples])))
     contexts = _tokenize_contexts(sorted({e.context for e in examples}), tokenizer)
 
     rows = {name: [] for name in ("input_word_ids", "input_type_ids", "start_positions",
@@ -131,6 +131,7 @@ def squad_features(examples, tokenizer, seq_length=384, doc_stride=128, max_quer
                 f"{example.qas_id!r} ({len(query)} pieces) after [CLS] and two [SEP]; raise "
                 f"seq_length or lower max_query_length={max_query_length}.")
         windows = _windows(len(doc_ids), max_doc, doc_stride)
+        best_window = _max_context_windows(windows, len(doc_ids))
         doc_offset = len(query) + 2  # position of the first context piece: [CLS] query [SEP]
         for window_index, (window_start, window_length) in enumerate(windows):
             window_end = window_start + window_length  # exclusive
@@ -139,8 +140,8 @@ def squad_features(examples, tokenizer, seq_length=384, doc_stride=128, max_quer
             offsets = np.full([seq_length, 2], -1, np.int32)
             offsets[doc_offset:doc_offset + window_length] = doc_offsets[window_start:window_end]
             max_context = np.zeros([seq_length], bool)
-            for i in range(window_length):
-                max_context[doc_offset + i] = _is_max_context(windows, window_index, window_start + i)
+            max_context[doc_offset:doc_offset + window_length] = (
+                best_window[window_start:window_end] == window_index)
             start = end = 0
             if answer_span is not None and window_start <= answer_span[0] and answer_span[1] < window_end:
                 start = answer_span[0] - window_start + doc_offset
@@ -273,17 +274,32 @@ def _tokenize_contexts(contexts, tokenizer):
     flat = [c[s:e] for c, spans in zip(contexts, words) for s, e in spans]
     pieces = []  # per whitespace word: [basic tokens][pieces]
     for i in range(0, len(flat), _WORDS_PER_CALL):
-        pieces.extend(tokenizer.tokenize_words(tf.constant(flat[i:i + _WORDS_PER_CALL])).to_list())
+        pieces.extend(_to_lists(tokenizer.tokenize_words(tf.constant(flat[i:i + _WORDS_PER_CALL]))))
     result, k = {}, 0
+    word_offsets = {}  # word -> its pieces' spans relative to the word (words repeat a lot)
     for context, spans in zip(contexts, words):
         ids, offsets = [], []
         for start, end in spans:
             word_pieces = pieces[k]
             k += 1
             ids.extend(p for basic in word_pieces for p in basic)
-            offsets.extend(_piece_offsets(context[start:end], start, word_pieces, tokenizer))
-        result[context] = (ids, np.asarray(offsets, np.int32).reshape([-1, 2]))
+            word = context[start:end]
+            if word not in word_offsets:
+                word_offsets[word] = np.asarray(
+                    _piece_offsets(word, 0, word_pieces, tokenizer), np.int32).reshape([-1, 2])
+            offsets.append(word_offsets[word] + start)
+        offsets = np.concatenate(offsets) if offsets else np.zeros([0, 2], np.int32)
+        result[context] = (ids, offsets)  # ids: list; offsets: (pieces, 2)
     return result
+
+
+def _to_lists(ragged):
+    """Nested Python lists of a ragged tensor (RaggedTensor.to_list slices row by row: ~100x slower)."""
+    values = ragged.flat_values.numpy().tolist()
+    for splits in reversed(ragged.nested_row_splits):
+        splits = splits.numpy().tolist()
+        values = [values[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
+    return values
 
 
 def _piece_offsets(word, word_start, word_pieces, tokenizer):
@@ -391,14 +407,16 @@ def _windows(n_pieces, max_doc, doc_stride):
         start += min(length, doc_stride)
 
 
-def _is_max_context(windows, window_index, position):
-    """Whether `windows[window_index]` gives piece `position` its most context (run_squad.py)."""
-    best_score, best_index = None, None
-    for index, (start, length) in enumerate(windows):
-        end = start + length - 1
-        if position < start or position > end:
-            continue
-        score = min(position - start, end - position) + 0.01 * length
-        if best_score is None or score > best_score:
-            best_score, best_index = score, index
-    return best_index == window_index
+def _max_context_windows(windows, n_pieces):
+    """For every context piece, the window that gives it the most context (run_squad.py's rule).
+
+    A piece's score in a window is min(pieces left of it, pieces right of it) + 0.01 * window
+    length; the first window with the best score wins.
+    """
+    starts = np.asarray([start for start, _ in windows])[:, None]  # (windows, 1)
+    lengths = np.asarray([length for _, length in windows])[:, None]  # (windows, 1)
+    positions = np.arange(n_pieces)[None, :]  # (1, pieces)
+    ends = starts + lengths - 1
+    scores = np.minimum(positions - starts, ends - positions) + 0.01 * lengths  # (windows, pieces)
+    scores = np.where((positions >= starts) & (positions <= ends), scores, -np.inf)
+    return np.argmax(scores, axis=0)  # (pieces,)
