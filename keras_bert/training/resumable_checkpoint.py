@@ -1,0 +1,143 @@
+"""Atomic, resumable training checkpoints (model, optimizer, dropout RNG) with tf.train.CheckpointManager."""
+
+import glob
+import os
+import shutil
+
+import keras
+import tensorflow as tf
+
+
+def _by_path(variables, what):
+    """`{variable.path: variable}`, refusing duplicate paths (they would overwrite each other)."""
+    table = {}
+    for variable in variables:
+        if variable.path in table:
+            raise ValueError(f"Two {what} variables share the path {variable.path!r}; give the "
+                             "layers distinct names so each variable can be checkpointed.")
+        table[variable.path] = variable
+    return table
+
+
+class ResumableCheckpoint(keras.callbacks.Callback):
+    """Saves the whole training state at every epoch end; `restore()` resumes from the newest.
+
+    The state is every model variable (weights and the dropout layers' RNG state)
+    and every optimizer variable (step counter, moments, loss scale), keyed by
+    variable path, written with `tf.train.CheckpointManager`. TensorFlow writes a
+    checkpoint's files first and only then rewrites the small `checkpoint` index
+    file by atomic rename, so a checkpoint cut off mid-write (kill, full disk) is
+    never listed and the previous one stays the latest. `restore()` also
+    verifies what it reads and falls back to an older checkpoint if the newest
+    is unreadable (e.g. truncated after the fact).
+
+    Call `restore()` after building and compiling the model (it builds the
+    optimizer). Under MultiWorkerMirroredStrategy every worker must save; only
+    the chief keeps its files (`is_chief=False` writes to a scratch folder).
+
+    Args:
+        directory: folder for `ckpt-<step>.*` files and the `checkpoint` index.
+        model: the compiled model.
+        max_to_keep: checkpoints kept (>= 2 keeps a fallback).
+        is_chief: whether this worker keeps its checkpoints.
+        every_n_epochs: save at the end of every n-th epoch.
+        save_on_train_end: also save when `fit` ends (e.g. after the last step).
+
+    Example:
+        >>> checkpoint = ResumableCheckpoint("run/checkpoints", model)
+        >>> step = checkpoint.restore()  # 0 when starting fresh
+        >>> model.fit(dataset, callbacks=[checkpoint], ...)
+    """
+
+    def __init__(self, directory, model, max_to_keep=3, is_chief=True, every_n_epochs=1,
+                 save_on_train_end=True):
+        super().__init__()
+        if int(max_to_keep) < 1:
+            raise ValueError(f"max_to_keep must be >= 1, got {max_to_keep}.")
+        self.directory = os.fspath(directory)
+        self.max_to_keep = int(max_to_keep)
+        self.is_chief = bool(is_chief)
+        self.every_n_epochs = max(1, int(every_n_epochs))
+        self.save_on_train_end = save_on_train_end
+        self._model = model
+        self._manager = None
+        self.last_saved_step = None
+
+    def _setup(self):
+        if self._manager is not None:
+            return
+        model = self._model
+        if model.optimizer is None:
+            raise ValueError("ResumableCheckpoint needs a compiled model (model.compile(optimizer=...)).")
+        if not model.optimizer.built:
+            with model.distribute_strategy.scope():
+                model.optimizer.build(model.trainable_variables)
+        self._checkpoint = tf.train.Checkpoint(
+            model=_by_path(model.variables, "model"),
+            optimizer=_by_path(model.optimizer.variables, "optimizer"))
+        directory = self.directory
+        if not self.is_chief:
+            directory = os.path.join(self.directory, ".scratch_" + str(os.getpid()))
+        self._write_directory = directory
+        self._manager = tf.train.CheckpointManager(
+            self._checkpoint, directory, max_to_keep=self.max_to_keep, checkpoint_name="ckpt")
+
+    @property
+    def step(self):
+        return int(self._model.optimizer.iterations.numpy())
+
+    def checkpoints(self):
+        """Paths of the complete checkpoints, oldest first (from the atomic `checkpoint` index)."""
+        state = tf.train.get_checkpoint_state(self.directory)
+        if state is None:
+            return []
+        paths = list(state.all_model_checkpoint_paths) or [state.model_checkpoint_path]
+        return [p if os.path.isabs(p) else os.path.join(self.directory, p) for p in paths]
+
+    def restore(self):
+        """Loads the newest readable checkpoint; returns its step (0 if there is none).
+
+        Raises:
+            ValueError: checkpoints exist but none can be read into this model.
+        """
+        self._setup()
+        paths = self.checkpoints()
+        if self.is_chief:
+            # Leftovers of writes that were cut off; they are never listed, just clutter.
+            for stale in glob.glob(os.path.join(self.directory, "*_temp*")):
+                shutil.rmtree(stale, ignore_errors=True)
+        errors = []
+        for path in reversed(paths):
+            try:
+                self._checkpoint.read(path).assert_existing_objects_matched()
+            except (tf.errors.OpError, AssertionError, ValueError) as e:
+                errors.append(f"{os.path.basename(path)}: {type(e).__name__}: {str(e)[:300]}")
+                print(f"Checkpoint {path} is unreadable ({type(e).__name__}); trying an older one.")
+                continue
+            self.last_saved_step = self.step
+            return self.step
+        if errors:
+            raise ValueError(
+                f"None of the checkpoints in {self.directory} could be restored into this model:\n"
+                + "\n".join(errors) + "\nDelete the folder to start over, or point --output_dir "
+                "at the run these checkpoints belong to.")
+        return 0
+
+    def save(self):
+        """Writes a checkpoint numbered by the optimizer step; returns its path (chief) or None."""
+        self._setup()
+        step = self.step
+        path = self._manager.save(checkpoint_number=step)
+        self.last_saved_step = step
+        if not self.is_chief:
+            shutil.rmtree(self._write_directory, ignore_errors=True)
+            return None
+        return path
+
+    def on_epoch_end(self, epoch, logs=None):
+        if (epoch + 1) % self.every_n_epochs == 0:
+            self.save()
+
+    def on_train_end(self, logs=None):
+        if self.save_on_train_end and self.last_saved_step != self.step:
+            self.save()

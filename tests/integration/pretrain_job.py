@@ -1,0 +1,70 @@
+"""Runs `run_pretraining` in its own process, for the kill/resume and multi-worker tests.
+
+Usage: python -m tests.integration.pretrain_job OUTPUT_DIR JSON_OPTIONS
+JSON options: input ("synthetic" | "shakespeare"), steps, steps_per_epoch, batch,
+strategy, input_mode, dropout, hidden, layers, seed, vocab, seq_length, predictions,
+logical_cpus (split the CPU into that many logical devices first).
+"""
+
+import json
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+def main(argv):
+    output_dir, options = argv[0], json.loads(argv[1])
+    import tensorflow as tf
+
+    if options.get("logical_cpus"):
+        cpu = tf.config.list_physical_devices("CPU")[0]
+        tf.config.set_logical_device_configuration(
+            cpu, [tf.config.LogicalDeviceConfiguration()] * options["logical_cpus"])
+    from keras_bert.training import get_strategy, run_pretraining
+
+    strategy = get_strategy(options.get("strategy", "default"))  # first: MWMS must come early
+    from keras_bert import BertConfig
+
+    seq_length = options.get("seq_length", 16)
+    predictions = options.get("predictions", 3)
+    vocab_file = None
+    if options.get("input", "synthetic") == "synthetic":
+        from tests.training.synthetic import VOCAB_SIZE, synthetic_input
+
+        train_input = synthetic_input(seq_length, predictions, seed=options.get("seed", 0))
+        vocab_size = VOCAB_SIZE
+    else:
+        from keras_bert import Tokenizer
+        from keras_bert.data.corpus import shakespeare_files
+        from keras_bert.training import pretraining_input
+
+        vocab_file = options["vocab"]
+        tokenizer = Tokenizer(vocab_file)
+        files = shakespeare_files()[: options.get("files", 4)]
+        train_input = pretraining_input(
+            files, tokenizer, seq_length=seq_length, max_predictions_per_seq=predictions,
+            seed=options.get("seed", 0), short_seq_prob=options.get("short_seq_prob", 0.1))
+        vocab_size = tokenizer.vocab_size
+    hidden = options.get("hidden", 32)
+    config = BertConfig(vocab_size=vocab_size, hidden_size=hidden, num_layers=options.get("layers", 1),
+                        num_heads=2, intermediate_size=2 * hidden, max_position_embeddings=max(64, seq_length),
+                        dropout_rate=options.get("dropout", 0.1),
+                        attention_dropout_rate=options.get("dropout", 0.1))
+    result = run_pretraining(
+        output_dir, train_input, config, vocab_file=vocab_file,
+        global_batch_size=options.get("batch", 16), train_steps=options.get("steps", 60),
+        steps_per_epoch=options.get("steps_per_epoch", 10), learning_rate=options.get("lr", 1e-3),
+        strategy=strategy, input_mode=options.get("input_mode", "split"),
+        jit_compile=options.get("jit_compile", "auto"), seed=options.get("seed", 0),
+        steps_per_execution=options.get("steps_per_execution", 1), verbose=0, plot=False)
+    rows = [r for r in result["rows"] if r["kind"] == "train"]
+    summary = {"start_step": result["start_step"], "step": result["step"],
+               "losses": [[r["step"], r["loss"]] for r in rows]}
+    with open(os.path.join(output_dir, f"summary_{os.getpid()}.json"), "w") as f:
+        json.dump(summary, f)
+    print("DONE", json.dumps({k: summary[k] for k in ("start_step", "step")}), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
