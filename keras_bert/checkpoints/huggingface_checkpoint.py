@@ -171,7 +171,7 @@ def read_huggingface_checkpoint(path):
     tensors = _read_tensors(files)
     weights, source_names = {}, {}
     for name in sorted(tensors, key=lambda n: n.endswith("decoder.bias")):  # prefer cls.predictions.bias
-        if name.endswith(_IGNORED):
+        if name.endswith(_IGNORED) or tensors[name].dtype.kind in "iub":  # buffers, not weights
             continue
         goog, transposed = google_name(name)
         if goog in weights:

@@ -1,6 +1,7 @@
 """This package's own format: keras_bert_config.json + {encoder,pretrainer}.weights.h5, or a .keras file."""
 
 import os
+import zipfile
 
 import keras
 
@@ -36,12 +37,10 @@ def read_keras_checkpoint(path):
         >>> contents = read_keras_checkpoint("/tmp/my_bert")  # doctest: +SKIP
     """
     if path.endswith(".keras") and os.path.isfile(path):
-        try:
-            model = keras.saving.load_model(path, safe_mode=True)
-        except (OSError, ValueError, KeyError, EOFError) as e:
-            if "zip" in str(e).lower() or isinstance(e, (OSError, EOFError)):
-                raise _corrupt(path, e) from e
-            raise
+        if not zipfile.is_zipfile(path):  # Keras would report a truncated file as "File not found"
+            raise ValueError(f"{path} is corrupt or truncated: a .keras file is a zip archive and "
+                             "this one is not readable as one. Save it again.")
+        model = keras.saving.load_model(path, safe_mode=True)
         target = model if isinstance(model, BertPretrainer) else find_encoder(model)
         return CheckpointContents(config=target.config, weights=model_weights(target),
                                   source=f"Keras model file {path}", config_file=path,

@@ -9,7 +9,7 @@ from keras_bert.checkpoints.weight_map import MLM, NSP, assign_weights
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 
-MODELS = ("encoder", "pretrainer")
+MODELS = ("encoder", "pretrainer", "auto")
 _FORMATS_HELP = (
     "Expected one of: (a) a Google TF1 checkpoint directory (bert_config.json, "
     "bert_model.ckpt.index, bert_model.ckpt.data-00000-of-00001, optional vocab.txt); "
@@ -72,9 +72,10 @@ def load_checkpoint(path, model="encoder", dtype=None):
         path: a Google TF1 checkpoint directory (or its `bert_model.ckpt` prefix),
             a Hugging Face BERT folder (or its `model.safetensors`), a directory
             written by `save_checkpoint(..., format="keras")`, or a `.keras` file.
-        model: "encoder" (returns a `BertEncoder`) or "pretrainer" (a
+        model: "encoder" (returns a `BertEncoder`), "pretrainer" (a
             `BertPretrainer`; heads missing from the source are initialized
-            fresh, with a warning).
+            fresh, with a warning) or "auto" (a pretrainer if the source has
+            pretraining heads, else an encoder: what a converter wants).
         dtype: optional dtype policy for the new model (e.g. "mixed_bfloat16").
 
     Returns:
@@ -92,13 +93,16 @@ def load_checkpoint(path, model="encoder", dtype=None):
     rows = contents.weights.get("bert/embeddings/word_embeddings")
     if contents.vocab_file and rows is not None:
         check_vocab(contents.vocab_file, rows.shape[0], contents.source)
+    has_heads = any(name.startswith((MLM, NSP)) for name in contents.weights)
+    if model == "auto":
+        model = "pretrainer" if has_heads else "encoder"
     encoder = BertEncoder(contents.config, dtype=dtype)
     result = encoder
     if model == "encoder":
         assign_weights(encoder, contents)
     else:
         result = BertPretrainer(contents.config, encoder=encoder, dtype=dtype)
-        if any(name.startswith((MLM, NSP)) for name in contents.weights):
+        if has_heads:
             assign_weights(result, contents)  # warns itself if one of the heads is missing
         else:
             warnings.warn(

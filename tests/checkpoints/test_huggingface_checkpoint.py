@@ -116,3 +116,24 @@ def test_partial_head_is_an_error(hf_pretraining_dir, tmp_path):
     save_file(tensors, tmp_path / "partial" / "model.safetensors")
     with pytest.raises(ValueError, match=r"part of the masked-LM head.*cls.predictions.transform.dense.bias"):
         load_checkpoint(tmp_path / "partial", model="pretrainer")
+
+
+def test_tied_decoder_copy_is_accepted_and_untied_one_warns(hf_pretraining_dir, tmp_path):
+    import warnings
+
+    def with_decoder(scale):
+        def transform(tensors):
+            table = tensors["bert.embeddings.word_embeddings.weight"]
+            return dict(tensors, **{"cls.predictions.decoder.weight": table * scale,
+                                    "bert.embeddings.position_ids": np.arange(32, dtype="int64")[None]})
+        return transform
+
+    tensors = rewrite(hf_pretraining_dir, tmp_path / "tied", with_decoder(1.0))
+    save_file(tensors, tmp_path / "tied" / "model.safetensors")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_checkpoint(tmp_path / "tied", model="pretrainer")
+    tensors = rewrite(hf_pretraining_dir, tmp_path / "untied", with_decoder(2.0))
+    save_file(tensors, tmp_path / "untied" / "model.safetensors")
+    with pytest.warns(UserWarning, match="untied decoder is ignored"):
+        load_checkpoint(tmp_path / "untied", model="pretrainer")

@@ -73,3 +73,12 @@ def test_keras_directory_errors(hf_model_dir, tmp_path):
     (tmp_path / "encoder.weights.h5").unlink()
     with pytest.raises(FileNotFoundError, match="lacks encoder.weights.h5 or pretrainer.weights.h5"):
         load_checkpoint(tmp_path)
+
+
+def test_truncated_dot_keras_file(hf_model_dir, tmp_path):
+    path = save_checkpoint(load_checkpoint(hf_model_dir), tmp_path / "m.keras", format="keras")
+    data = open(path, "rb").read()
+    with open(path, "wb") as f:
+        f.write(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="corrupt or truncated"):
+        load_checkpoint(path)

@@ -1,0 +1,50 @@
+"""tools/convert_checkpoint.py, run as a user would (a subprocess)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import keras_bert
+from keras_bert.checkpoints import load_checkpoint
+from keras_bert.models import BertEncoder, BertPretrainer
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TOOL = os.path.join(ROOT, "tools", "convert_checkpoint.py")
+needs_exports = pytest.mark.skipif(
+    not hasattr(keras_bert, "load_checkpoint"),
+    reason="keras_bert/__init__.py does not re-export load_checkpoint/save_checkpoint/"
+           "compare_with_transformers yet (tools import only re-exported names)")
+
+
+def run_tool(*args):
+    path = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)  # works uninstalled too
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=path)
+    return subprocess.run([sys.executable, TOOL, *args], capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_auto_model_kind(hf_pretraining_dir, hf_model_dir):
+    assert isinstance(load_checkpoint(hf_pretraining_dir, model="auto"), BertPretrainer)
+    assert isinstance(load_checkpoint(hf_model_dir, model="auto"), BertEncoder)
+
+
+@pytest.mark.slow
+@needs_exports
+def test_convert_all_formats_with_parity(hf_pretraining_dir, tmp_path):
+    result = run_tool("--input", hf_pretraining_dir, "--output", str(tmp_path), "--format", "all",
+                      "--reference", hf_pretraining_dir)
+    assert result.returncode == 0, result.stderr[-3000:]
+    print(result.stdout)
+    assert "parity with transformers.BertModel" in result.stdout
+    assert result.stdout.count("weights identical") == 3
+    for fmt, name in (("google", "bert_model.ckpt.index"), ("huggingface", "model.safetensors"),
+                      ("keras", "pretrainer.weights.h5")):
+        assert os.path.exists(tmp_path / fmt / name)
+
+
+@needs_exports
+def test_bad_input_prints_error_not_traceback(tmp_path):
+    result = run_tool("--input", str(tmp_path / "missing"), "--output", str(tmp_path / "o"), "--format", "google")
+    assert result.returncode == 2
+    assert "error: Checkpoint path" in result.stderr and "Traceback" not in result.stderr

