@@ -1,0 +1,297 @@
+"""ServingModule: a Keras BERT model plus its tokenizer as a `tf.Module` with serving signatures."""
+
+import keras
+import tensorflow as tf
+import tensorflow_text as text
+
+from keras_bert.text.preprocessor import Preprocessor
+
+ID_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
+MASK_TOKEN = "[MASK]"
+
+
+def find_embeddings(model):
+    """The `BertEmbeddings` layer inside `model` (searched recursively), or None."""
+    for layer in model._flatten_layers(include_self=True, recursive=True):  # pylint: disable=protected-access
+        if type(layer).__name__ == "BertEmbeddings":
+            return layer
+    return None
+
+
+def infer_task(model):
+    """What a model computes, from its inputs and outputs.
+
+    Returns one of "pretrainer" (has `masked_lm_positions` input), "encoder"
+    (`sequence_output` + `pooled_output`), "classifier" (one `[b, classes]` logits
+    output), "token_classifier" (one `[b, s, labels]` output), "span_labeler"
+    (`start_logits` + `end_logits`) or "outputs" (any other dict of tensors).
+    """
+    input_names = set(model.input.keys()) if isinstance(model.input, dict) else set()
+    if "masked_lm_positions" in input_names:
+        return "pretrainer"
+    output = model.output
+    if isinstance(output, dict):
+        if {"sequence_output", "pooled_output"} <= set(output):
+            return "encoder"
+        if {"start_logits", "end_logits"} <= set(output):
+            return "span_labeler"
+        return "outputs"
+    if len(output.shape) == 2:
+        return "classifier"
+    if len(output.shape) == 3:
+        return "token_classifier"
+    raise ValueError(
+        f"Cannot export model {model.name!r}: its single output has shape {output.shape}; "
+        "expected logits [batch, classes] or [batch, seq, labels], or a dict of outputs.")
+
+
+def check_model(model):
+    """Raises a clear error unless `model` is a built Keras model with BERT's id inputs."""
+    if not isinstance(model, keras.Model):
+        raise TypeError(
+            f"Expected a keras.Model (e.g. from keras_bert.build_classifier), got {type(model).__name__}.")
+    if not model.built or not model.variables:
+        raise ValueError(
+            f"Model {model.name!r} is not built (it has no weights yet), so there is nothing to "
+            "export. Build it first: call it once on a batch, or use keras_bert's functional "
+            "builders (build_encoder, build_classifier, ...), which are built on creation.")
+    try:
+        inputs = model.input
+    except (AttributeError, ValueError):
+        inputs = None
+    missing = [n for n in ID_INPUTS if not isinstance(inputs, dict) or n not in inputs]
+    if missing:
+        raise ValueError(
+            f"Model {model.name!r} lacks the input(s) {missing}; exported models take a dict of "
+            f"int32 [batch, seq] {list(ID_INPUTS)} (the keras_bert / TF Hub convention).")
+
+
+class ServingModule(tf.Module):
+    """Wraps a Keras BERT model and (optionally) its tokenizer with `serve_ids` and `serve_text`.
+
+    `serve_ids` takes int32 `[batch, seq]` ids (dynamic batch and sequence);
+    `serve_text` takes raw strings `text_a` and optional `text_b` (`[batch]`), tokenizes
+    and packs them to `seq_length` in the graph (longer text is truncated, pairs share
+    the budget round-robin; an empty string gives `[CLS] [SEP]`) and runs the model.
+    Both return the task's outputs: classifier `logits`, `probabilities`; encoder
+    `pooled_output`, `sequence_output`; span labeler `start_logits`, `end_logits`;
+    pretrainer the top-k tokens at every `[MASK]`: `masked_lm_positions` `[b, p]` (-1 on
+    padded slots), `top_k_ids` `[b, p, k]` (-1 on padded slots), `top_k_probabilities`
+    and (SavedModel only) `top_k_tokens`.
+
+    Args:
+        model: a built Keras model with the three id inputs.
+        tokenizer: optional `keras_bert.text.Tokenizer`; its vocab size must equal the model's.
+        seq_length: packed length of the text signatures.
+        top_k: predictions per `[MASK]` (pretrainer).
+        mask_id: id of `[MASK]` for a pretrainer exported without a tokenizer.
+        runtime_checks: add graph asserts with readable messages (SavedModel only; TFLite and
+            ONNX drop assert ops).
+
+    Example:
+        >>> module = ServingModule(build_classifier(config, 2), Tokenizer("vocab.txt"))
+        >>> module.serve_text(tf.constant(["a fine film"]), tf.constant([], tf.string))["probabilities"]
+    """
+
+    def __init__(self, model, tokenizer=None, seq_length=128, top_k=5, mask_id=None,
+                 runtime_checks=True):
+        super().__init__(name="keras_bert_serving")
+        check_model(model)
+        self.task = infer_task(model)
+        embeddings = find_embeddings(model)
+        self.vocab_size = embeddings.vocab_size if embeddings is not None else None
+        self.max_length = embeddings.max_position_embeddings if embeddings is not None else None
+        if tokenizer is not None and self.vocab_size is not None and tokenizer.vocab_size != self.vocab_size:
+            raise ValueError(
+                f"The tokenizer's vocabulary ({tokenizer.vocab_path}) has {tokenizer.vocab_size} "
+                f"tokens but the model's word embeddings have {self.vocab_size} rows. Use the "
+                "vocab.txt the model was trained with.")
+        seq_length = int(seq_length)
+        if self.max_length is not None and seq_length > self.max_length:
+            raise ValueError(
+                f"seq_length={seq_length} exceeds the model's max_position_embeddings="
+                f"{self.max_length}; use seq_length <= {self.max_length}.")
+        if self.task == "pretrainer":
+            if mask_id is None and tokenizer is None:
+                raise ValueError(
+                    "Exporting a pretrainer needs the id of [MASK]: pass tokenizer= (or mask_id=).")
+            mask_id = tokenizer.mask_id if mask_id is None else int(mask_id)
+        self.mask_id = mask_id
+        self.seq_length = seq_length
+        self.top_k = min(int(top_k), self.vocab_size or int(top_k))
+        self.runtime_checks = runtime_checks
+        # Track the raw tf.Variables, not the Keras model: a SavedModel that tracks Keras 3
+        # objects loads in Python but fails in C++ (TF Serving's loader) with "Could not
+        # find variable ..." (keras-team/keras#20095). The model is called via a closure.
+        seen, variables = set(), []
+        for variable in model.variables:
+            value = getattr(variable, "value", variable)
+            if id(value) not in seen:
+                seen.add(id(value))
+                variables.append(value)
+        self.model_variables = variables
+        self._call_model = lambda inputs: model(inputs, training=False)
+        self.tokenizer = tokenizer
+        self.preprocessor = Preprocessor(tokenizer, seq_length) if tokenizer is not None else None
+        if tokenizer is not None and self.task == "pretrainer":
+            self.vocab_table = tf.lookup.StaticHashTable(
+                tf.lookup.TextFileInitializer(
+                    tokenizer.vocab_asset, tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER,
+                    tf.string, tf.lookup.TextFileIndex.WHOLE_LINE),
+                default_value="[UNK]")
+        ids_spec = {name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}
+        self.serve_ids = tf.function(self.outputs_from_ids, input_signature=[ids_spec])
+        if tokenizer is not None:
+            self.serve_text = tf.function(self._serve_text, input_signature=[
+                tf.TensorSpec([None], tf.string, name="text_a"),
+                tf.TensorSpec([None], tf.string, name="text_b")])
+
+    def signatures(self):
+        """`{"serving_default": raw text (if a tokenizer was given), "serve_ids": ids}`."""
+        signatures = {"serve_ids": self.serve_ids.get_concrete_function()}
+        if self.tokenizer is not None:
+            # text_b defaults to an empty vector: TF Serving fills it in when a request omits it.
+            signatures["serving_default"] = tf.function(
+                lambda text_a, text_b=tf.constant([], tf.string): self.serve_text(text_a, text_b),
+                input_signature=[tf.TensorSpec([None], tf.string, name="text_a"),
+                                 tf.TensorSpec([None], tf.string, name="text_b")])
+        else:
+            signatures["serving_default"] = signatures["serve_ids"]
+        return signatures
+
+    # ----- ids -> task outputs
+
+    def outputs_from_ids(self, inputs, vocab_tokens=True):
+        """Task outputs for a dict of int32 `[batch, seq]` ids (traceable, no tf.function)."""
+        inputs = {name: tf.cast(inputs[name], tf.int32) for name in ID_INPUTS}
+        if self.runtime_checks:
+            inputs = self._checked(inputs)
+        if self.task == "pretrainer":
+            return self._fill_mask(inputs, vocab_tokens)
+        outputs = self._call_model(inputs)
+        if self.task in ("classifier", "token_classifier"):
+            return {"logits": outputs, "probabilities": tf.nn.softmax(outputs, axis=-1)}
+        if self.task == "encoder":
+            return {"pooled_output": outputs["pooled_output"],
+                    "sequence_output": outputs["sequence_output"]}
+        return {name: value for name, value in outputs.items() if isinstance(value, tf.Tensor)}
+
+    def _checked(self, inputs):
+        ids = inputs["input_word_ids"]
+        checks = [tf.debugging.assert_equal(
+            tf.shape(inputs[name]), tf.shape(ids),
+            message=f"{name} must have the shape of input_word_ids [batch, seq]")
+            for name in ("input_mask", "input_type_ids")]
+        if self.max_length is not None:
+            checks.append(tf.debugging.assert_less_equal(
+                tf.shape(ids)[1], self.max_length,
+                message=f"sequence longer than the model's max_position_embeddings={self.max_length}"))
+        if self.vocab_size is not None:
+            checks.append(tf.debugging.assert_less(
+                ids, self.vocab_size, message=f"input_word_ids must be < vocab_size={self.vocab_size}"))
+        with tf.control_dependencies(checks):
+            return {name: tf.identity(value) for name, value in inputs.items()}
+
+    def _fill_mask(self, inputs, vocab_tokens):
+        ids, mask = inputs["input_word_ids"], inputs["input_mask"]
+        seq = tf.shape(ids)[1]
+        is_mask = tf.logical_and(tf.equal(ids, self.mask_id), tf.not_equal(mask, 0))  # (batch, seq)
+        counts = tf.reduce_sum(tf.cast(is_mask, tf.int32), axis=1)  # (batch,)
+        num_slots = tf.reduce_max(tf.concat([counts, [0]], axis=0))
+        # Masked positions first, in order: sort keys position (masked) or seq + position.
+        order = tf.range(seq)[tf.newaxis, :] + tf.where(is_mask, 0, seq)  # (batch, seq)
+        positions = -tf.math.top_k(-order, k=seq).values[:, :num_slots]  # (batch, slots)
+        valid = tf.range(num_slots)[tf.newaxis, :] < counts[:, tf.newaxis]  # (batch, slots)
+        positions = tf.where(valid, positions, 0)  # padded slots read [CLS]; masked out below
+        model_inputs = dict(inputs, masked_lm_positions=positions)
+        logits = self._call_model(model_inputs)["mlm_logits"]  # (batch, slots, vocab)
+        probabilities = tf.nn.softmax(logits, axis=-1)
+        top = tf.math.top_k(probabilities, k=self.top_k)  # (batch, slots, k)
+        valid_k = tf.broadcast_to(valid[:, :, tf.newaxis], tf.shape(top.indices))
+        outputs = {
+            "masked_lm_positions": tf.where(valid, positions, -1),
+            "top_k_ids": tf.where(valid_k, top.indices, -1),
+            "top_k_probabilities": tf.where(valid_k, top.values, 0.0),
+        }
+        if vocab_tokens and hasattr(self, "vocab_table"):
+            tokens = self.vocab_table.lookup(tf.cast(top.indices, tf.int64))
+            outputs["top_k_tokens"] = tf.where(valid_k, tokens, "")
+        return outputs
+
+    # ----- text -> task outputs
+
+    def _serve_text(self, text_a, text_b):
+        def single():
+            return self.preprocessor.pack([self.tokenize(text_a)])
+
+        def pair():
+            checks = [tf.debugging.assert_equal(
+                tf.size(text_b), tf.size(text_a),
+                message="text_b must hold one string per text_a string, or be left out")]
+            with tf.control_dependencies(checks):
+                return self.preprocessor.pack([self.tokenize(text_a), self.tokenize(text_b)])
+
+        inputs = tf.cond(tf.size(text_b) > 0, pair, single)
+        return self.outputs_from_ids(inputs)
+
+    def tokenize(self, texts):
+        """`[batch]` strings -> int32 ragged `[batch, (pieces)]`; a pretrainer keeps `[MASK]` as one id."""
+        if self.task != "pretrainer":
+            return self.tokenizer.tokenize(texts)
+        return tokenize_keeping_masks(self.tokenizer, texts, self.mask_id)
+
+
+def tokenize_keeping_masks(tokenizer, texts, mask_id):
+    """Tokenizes `[batch]` strings with the literal `[MASK]` kept as `mask_id` (not `[`, `mask`, `]`)."""
+    parts = tf.strings.split(texts, sep=MASK_TOKEN)  # (batch, (parts))
+    pieces = tf.cast(tokenizer.tokenize(parts.flat_values), tf.int32)  # (parts, (pieces))
+    # Every part but the last of its text is followed by one [MASK].
+    part_index = tf.range(tf.size(parts.flat_values, out_type=tf.int64))
+    is_last = tf.equal(part_index + 1, tf.gather(parts.row_splits[1:], parts.value_rowids()))
+    tail_lengths = 1 - tf.cast(is_last, tf.int64)
+    tails = tf.RaggedTensor.from_row_lengths(
+        tf.fill([tf.reduce_sum(tail_lengths)], tf.constant(mask_id, tf.int32)), tail_lengths)
+    parts_with_masks = tf.concat([pieces, tails], axis=1)  # (parts, (pieces))
+    return tf.RaggedTensor.from_row_splits(parts_with_masks, parts.row_splits).merge_dims(1, 2)
+
+
+def pack_dense(segments, seq_length, cls_id, sep_id, pad_id):
+    """`[CLS] A [SEP] (B [SEP])` packing with dense ops only, for TFLite.
+
+    `text.combine_segments` (used by `Preprocessor`) concatenates ragged rows with a
+    `RaggedGather`, which TFLite has no kernel for; this computes each output position's
+    source with `where`/`gather` instead. Segments must already be trimmed to fit.
+
+    Args:
+        segments: one or two int32 ragged `[batch, (pieces)]`.
+        seq_length: output length.
+        cls_id, sep_id, pad_id: special token ids.
+
+    Returns:
+        dict of int32 `[batch, seq_length]` `input_word_ids`, `input_mask`, `input_type_ids`.
+    """
+    lengths = [tf.cast(s.row_lengths(), tf.int32)[:, tf.newaxis] for s in segments]  # (batch, 1)
+    dense = [s.to_tensor(default_value=pad_id, shape=[None, seq_length]) for s in segments]
+    j = tf.range(seq_length, dtype=tf.int32)[tf.newaxis, :]  # (1, seq)
+    batch = tf.shape(dense[0])[0]
+    j = tf.broadcast_to(j, [batch, seq_length])  # (batch, seq)
+    end_a = 1 + lengths[0]  # position of A's [SEP]
+    in_a = tf.logical_and(j >= 1, j < end_a)
+    a_tokens = tf.gather(dense[0], tf.clip_by_value(j - 1, 0, seq_length - 1), batch_dims=1)
+    ids = tf.where(tf.equal(j, 0), cls_id, tf.where(in_a, a_tokens, tf.where(tf.equal(j, end_a), sep_id, pad_id)))
+    total = end_a + 1
+    types = tf.zeros_like(ids)
+    if len(segments) == 2:
+        end_b = end_a + 1 + lengths[1]
+        in_b = tf.logical_and(j > end_a, j < end_b)
+        b_tokens = tf.gather(dense[1], tf.clip_by_value(j - end_a - 1, 0, seq_length - 1), batch_dims=1)
+        ids = tf.where(in_b, b_tokens, tf.where(tf.equal(j, end_b), sep_id, ids))
+        types = tf.cast(tf.logical_and(j > end_a, j <= end_b), tf.int32)
+        total = end_b + 1
+    mask = tf.cast(j < total, tf.int32)
+    return {"input_word_ids": tf.cast(ids, tf.int32), "input_mask": mask, "input_type_ids": types}
+
+
+def trim_segments(segments, budget):
+    """Round-robin trims 1-2 ragged segments to `budget` pieces in all (tf-text has a TFLite kernel)."""
+    return text.RoundRobinTrimmer(budget).trim(segments)

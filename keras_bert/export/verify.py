@@ -1,0 +1,306 @@
+"""Parity checks: run an exported artifact in a fresh process and compare it with the Keras model.
+
+The artifact runs in a subprocess that imports neither keras nor keras_bert (SavedModel:
+tensorflow + tensorflow_text; ONNX: onnxruntime; TFLite: ai_edge_litert + tensorflow_text
+for the tokenizer kernels), so a passing check shows the file stands on its own.
+"""
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import tensorflow as tf
+
+from keras_bert.export.serving_module import ID_INPUTS, MASK_TOKEN
+
+# Real sentences for the checks: plain, accented, empty, and one far longer than any
+# seq_length (truncated in the graph).
+SAMPLE_TEXTS = (
+    "The quick brown fox jumps over the lazy dog.",
+    "Shall I compare thee to a summer's day? Thou art more lovely and more temperate.",
+    "",
+    "Héllo wörld: naïve café owners in Zürich said déjà vu!",
+    " ".join(["It was the best of times, it was the worst of times, it was the age of wisdom,"] * 40),
+    "BERT reads the whole sentence in both directions at once.",
+)
+SAMPLE_PAIRS = (
+    "A fast brown fox leaps over a sleepy dog.",
+    "Rough winds do shake the darling buds of May.",
+    "An empty first segment.",
+    "",
+    "short second segment",
+    " ".join(["and the whole thing repeats"] * 60),
+)
+SAMPLE_MASK_TEXTS = (
+    "The capital of France is [MASK].",
+    "To be, or not to [MASK], that is the [MASK].",
+    "A sentence without any mask token.",
+    "[MASK]",
+)
+
+SAVED_MODEL_TOLERANCE = 1e-5
+_PROBABILITY_OUTPUTS = ("logits", "probabilities", "start_logits", "end_logits")
+
+
+class ParityError(AssertionError):
+    """An exported artifact's outputs differ from the Keras model's beyond tolerance."""
+
+
+@dataclasses.dataclass
+class ParityRow:
+    """One output of one artifact compared with Keras."""
+
+    artifact: str
+    signature: str
+    output: str
+    max_abs_diff: float = float("nan")
+    agreement: float = float("nan")  # top-1 (argmax / first id) agreement, or exact-match rate
+    tolerance: float = None
+    min_agreement: float = None
+    ok: bool = True
+    note: str = ""
+
+
+@dataclasses.dataclass
+class ExportReport:
+    """Paths written by an export and the parity rows that check them."""
+
+    path: str
+    rows: list = dataclasses.field(default_factory=list)
+    extra: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def ok(self):
+        return all(row.ok for row in self.rows)
+
+    def table(self):
+        return format_table(self.rows)
+
+    def raise_if_failed(self):
+        failed = [row for row in self.rows if not row.ok]
+        if failed:
+            raise ParityError(
+                f"Export {self.path} does not match the Keras model:\n{format_table(failed)}")
+
+
+def format_table(rows):
+    """A fixed-width text table of parity rows."""
+    header = ("artifact", "signature", "output", "max_abs_diff", "top1_agree", "tolerance", "status")
+    lines = [header]
+    for r in rows:
+        tolerance = "-" if r.tolerance is None else f"{r.tolerance:.0e}"
+        if r.min_agreement is not None and r.tolerance is None:
+            tolerance = f"agree>={r.min_agreement:.2f}"
+        lines.append((
+            r.artifact, r.signature, r.output,
+            "-" if np.isnan(r.max_abs_diff) else f"{r.max_abs_diff:.2e}",
+            "-" if np.isnan(r.agreement) else f"{100 * r.agreement:.1f}%",
+            tolerance, ("ok" if r.ok else "FAIL") + (f" ({r.note})" if r.note else "")))
+    widths = [max(len(str(line[i])) for line in lines) for i in range(len(header))]
+    return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
+
+
+# ----- reference outputs from the Keras model
+
+def _softmax(x):
+    x = np.asarray(x, np.float64)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
+
+
+def keras_outputs(module, ids):
+    """The task outputs computed eagerly by the Keras model (numpy post-processing)."""
+    inputs = {name: tf.constant(ids[name], tf.int32) for name in ID_INPUTS}
+    if module.task == "pretrainer":
+        return _keras_fill_mask(module, inputs)
+    outputs = module._call_model(inputs)  # pylint: disable=protected-access
+    if module.task in ("classifier", "token_classifier"):
+        logits = np.asarray(outputs)
+        return {"logits": logits, "probabilities": _softmax(logits)}
+    if module.task == "encoder":
+        return {"pooled_output": np.asarray(outputs["pooled_output"]),
+                "sequence_output": np.asarray(outputs["sequence_output"])}
+    return {name: np.asarray(value) for name, value in outputs.items() if not isinstance(value, list)}
+
+
+def _keras_fill_mask(module, inputs):
+    ids, mask = inputs["input_word_ids"].numpy(), inputs["input_mask"].numpy()
+    is_mask = (ids == module.mask_id) & (mask != 0)
+    counts = is_mask.sum(axis=1)
+    slots = int(counts.max(initial=0))
+    positions = np.zeros((ids.shape[0], slots), np.int32)
+    for row in range(ids.shape[0]):
+        found = np.nonzero(is_mask[row])[0]
+        positions[row, :len(found)] = found
+    valid = np.arange(slots)[None, :] < counts[:, None]
+    logits = module._call_model(dict(inputs, masked_lm_positions=tf.constant(positions)))["mlm_logits"]  # pylint: disable=protected-access
+    probabilities = _softmax(np.asarray(logits))
+    top_ids = np.argsort(-probabilities, axis=-1, kind="stable")[..., :module.top_k].astype(np.int32)
+    top_p = np.take_along_axis(probabilities, top_ids, axis=-1)
+    outputs = {"masked_lm_positions": np.where(valid, positions, -1),
+               "top_k_ids": np.where(valid[..., None], top_ids, -1),
+               "top_k_probabilities": np.where(valid[..., None], top_p, 0.0).astype(np.float32)}
+    if module.tokenizer is not None:
+        vocab = np.array([t.encode("utf-8") for t in module.tokenizer.vocab], dtype=object)
+        outputs["top_k_tokens"] = np.where(valid[..., None], vocab[top_ids], b"").astype(object)
+    return outputs
+
+
+def tokenize_keeping_masks_eager(tokenizer, texts, mask_id):
+    """Python reference for the graph's `[MASK]`-aware tokenization: ragged int32 `[batch, (pieces)]`."""
+    rows = []
+    for text in texts:
+        parts = text.split(MASK_TOKEN)
+        pieces = tokenizer.tokenize(tf.constant(parts)).to_list()
+        row = []
+        for i, part in enumerate(pieces):
+            row += part + ([mask_id] if i < len(pieces) - 1 else [])
+        rows.append(row)
+    return tf.ragged.constant(rows, dtype=tf.int32, ragged_rank=1)
+
+
+def text_to_ids(module, text_a, text_b=None):
+    """Eager tokenization + packing (the Python path a Keras user runs) -> numpy ids."""
+    texts = [text_a] if text_b is None else [text_a, text_b]
+    if module.task == "pretrainer":
+        segments = [tokenize_keeping_masks_eager(module.tokenizer, list(t), module.mask_id) for t in texts]
+    else:
+        segments = [module.tokenizer.tokenize(tf.constant(list(t))) for t in texts]
+    return {name: value.numpy() for name, value in module.preprocessor.pack(segments).items()}
+
+
+def sample_ids(module, texts=None, seed=0):
+    """Id inputs for the checks: the sample texts tokenized (trimmed to their longest row), or random ids."""
+    if module.tokenizer is not None:
+        if texts is None:
+            texts = SAMPLE_MASK_TEXTS if module.task == "pretrainer" else SAMPLE_TEXTS
+        ids = text_to_ids(module, texts)
+        length = max(int(ids["input_mask"].sum(axis=1).max()), 2)
+        return {name: value[:, :length] for name, value in ids.items()}
+    rng = np.random.default_rng(seed)
+    batch, seq = 4, 16
+    vocab = module.vocab_size or 100
+    ids = rng.integers(5, vocab, size=(batch, seq)).astype(np.int32)
+    lengths = np.array([seq, seq - 3, 5, 2])
+    mask = (np.arange(seq)[None, :] < lengths[:, None]).astype(np.int32)
+    if module.task == "pretrainer":
+        ids[:, 1] = module.mask_id
+        ids[0, 4] = module.mask_id
+    ids[:, 0] = 2
+    types = ((np.arange(seq)[None, :] >= lengths[:, None] // 2) & (mask == 1)).astype(np.int32)
+    return {"input_word_ids": ids * mask, "input_mask": mask, "input_type_ids": types}
+
+
+def text_samples(module, texts=None):
+    """`[(label, {"text_a": ..., ["text_b": ...]}), ...]` for the text signatures."""
+    if module.task == "pretrainer":
+        texts = list(texts or SAMPLE_MASK_TEXTS)
+        return [("text_a", {"text_a": texts})]
+    texts = list(texts or SAMPLE_TEXTS)
+    pairs = [SAMPLE_PAIRS[i % len(SAMPLE_PAIRS)] for i in range(len(texts))]
+    return [("text_a", {"text_a": texts}), ("text_a+text_b", {"text_a": texts, "text_b": pairs})]
+
+
+# ----- comparison
+
+def compare(artifact, signature, reference, actual, tolerance, min_agreement=1.0):
+    """Rows comparing each reference output with the artifact's; see `ParityRow`."""
+    rows = []
+    for name, want in reference.items():
+        row = ParityRow(artifact, signature, name, tolerance=tolerance, min_agreement=min_agreement)
+        rows.append(row)
+        if name not in actual:
+            row.ok, row.note = False, f"missing; artifact has {sorted(actual)}"
+            continue
+        got = np.asarray(actual[name])
+        want = np.asarray(want)
+        if got.shape != want.shape:
+            row.ok, row.note = False, f"shape {got.shape} != Keras {want.shape}"
+            continue
+        if want.dtype.kind == "f":
+            row.max_abs_diff = float(np.max(np.abs(got.astype(np.float64) - want), initial=0.0))
+            if name in _PROBABILITY_OUTPUTS and want.size:
+                row.agreement = float(np.mean(np.argmax(got, -1) == np.argmax(want, -1)))
+            row.ok = bool(np.all(np.isfinite(got)))
+            if tolerance is not None:
+                row.ok = row.ok and row.max_abs_diff <= tolerance
+            elif min_agreement is not None and not np.isnan(row.agreement):
+                row.ok = row.ok and row.agreement >= min_agreement
+        else:
+            if name in ("top_k_ids", "top_k_tokens"):
+                got, want = got[..., :1], want[..., :1]
+            if want.dtype.kind in "SOU":
+                got = np.array([_as_bytes(x) for x in got.ravel()], dtype=object)
+                want = np.array([_as_bytes(x) for x in want.ravel()], dtype=object)
+            row.agreement = float(np.mean(got == want)) if want.size else 1.0
+            row.ok = row.agreement >= (1.0 if min_agreement is None else min_agreement)
+    return rows
+
+
+def _as_bytes(value):
+    return value.encode("utf-8") if isinstance(value, str) else bytes(value)
+
+
+# ----- running an artifact in a fresh process
+
+def run_artifact(fmt, path, calls, timeout=900):
+    """Runs `calls` (`[(signature, inputs dict)]`) on one artifact in a fresh process.
+
+    Returns:
+        (list of output dicts, one per call; info dict: `imported`, which of keras,
+        keras_bert, tensorflow, tensorflow_text the worker ended up importing).
+    """
+    worker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "verify_worker.py")
+    with open(worker, encoding="utf-8") as f:
+        source = f.read()
+    results = []
+    with tempfile.TemporaryDirectory(prefix="keras_bert_verify_") as tmp:
+        job_calls = []
+        for i, (signature, inputs) in enumerate(calls):
+            in_path, out_path = os.path.join(tmp, f"in{i}.npz"), os.path.join(tmp, f"out{i}.npz")
+            np.savez(in_path, **{k: _to_numpy(v) for k, v in inputs.items()})
+            job_calls.append({"signature": signature, "inputs": in_path, "outputs": out_path})
+        job = {"format": fmt, "path": os.path.abspath(path), "calls": job_calls}
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+        env.pop("PYTHONPATH", None)
+        proc = subprocess.run([sys.executable, "-c", source, json.dumps(job)], cwd=tmp, env=env,
+                              capture_output=True, text=True, timeout=timeout, check=False)
+        if proc.returncode != 0:
+            raise RuntimeError(
+                f"Running the exported {fmt} artifact {path} in a fresh process failed "
+                f"(exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+        info = json.loads(proc.stdout.strip().splitlines()[-1])
+        for call in job_calls:
+            with np.load(call["outputs"], allow_pickle=True) as data:
+                results.append({name: data[name] for name in data.files})
+    return results, info
+
+
+def _to_numpy(value):
+    value = np.asarray(value)
+    if value.dtype.kind in "UO":
+        return np.array([_as_bytes(v) for v in value.ravel()], dtype=bytes).reshape(value.shape)
+    return value
+
+
+def check_saved_model(module, export_dir, sample_texts=None):
+    """Both signatures of a SavedModel, in a fresh process, against Keras (tolerance 1e-5)."""
+    ids = sample_ids(module, sample_texts)
+    calls, references = [("serve_ids", ids)], [("serve_ids", keras_outputs(module, ids))]
+    if module.tokenizer is not None:
+        for label, texts in text_samples(module, sample_texts):
+            ref_ids = text_to_ids(module, texts["text_a"], texts.get("text_b"))
+            calls.append(("serving_default", texts))
+            references.append((f"serving_default[{label}]", keras_outputs(module, ref_ids)))
+    results, info = run_artifact("savedmodel", export_dir, calls)
+    rows = []
+    for (label, reference), actual in zip(references, results):
+        rows += compare("savedmodel", label, reference, actual, SAVED_MODEL_TOLERANCE)
+    if {"keras", "keras_bert"} & set(info["imported"]):
+        rows.append(ParityRow("savedmodel", "-", "hermetic load", ok=False,
+                              note=f"loading imported {info['imported']}"))
+    return rows
