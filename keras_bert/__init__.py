@@ -1,5 +1,6 @@
 """keras_bert: BERT for TensorFlow/Keras. Public API: explicit re-exports only."""
 
+from keras_bert.checkpoints import compare_with_transformers, load_checkpoint, save_checkpoint
 from keras_bert.config import PRESETS, BertConfig
 from keras_bert.layers import (
     BertEmbeddings,
