@@ -18,5 +18,6 @@ from keras_bert.models import (
     build_span_labeler,
     build_token_classifier,
 )
+from keras_bert.text import Preprocessor, Tokenizer, build_vocab
 
 __version__ = "0.1.0"
