@@ -11,8 +11,6 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from keras_bert.text import build_vocab  # noqa: E402
-
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -29,6 +27,8 @@ def main(argv=None):
                         help="lowest piece count the learner searches from (tensorflow-text's "
                              "lower_thresh, default 10); lower it for small corpora.")
     args = parser.parse_args(argv)
+    from keras_bert.text import build_vocab  # after parsing: --help stays fast (no TensorFlow)
+
     learn_params = {"lower_thresh": args.min_count} if args.min_count else None
     try:
         vocab = build_vocab(args.files, args.vocab_size, lower_case=args.lower_case,

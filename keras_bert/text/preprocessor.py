@@ -3,6 +3,7 @@
 import tensorflow as tf
 import tensorflow_text as text
 
+# Only round_robin converts to TFLite: the other two trimmers use UnsortedSegmentSum.
 TRUNCATIONS = {
     "round_robin": text.RoundRobinTrimmer,  # one piece at a time from each segment in turn
     "waterfall": text.WaterfallTrimmer,  # fill A first, B gets what is left
@@ -75,14 +76,31 @@ class Preprocessor(tf.Module):
         segments = [tf.cast(s, tf.int32) for s in segments]
         budget = self.seq_length - len(segments) - 1  # room left after [CLS] and one [SEP] each
         trimmed = TRUNCATIONS[self.truncation](budget).trim(segments)
-        word_ids, type_ids = text.combine_segments(
-            trimmed, start_of_sequence_id=self.tokenizer.cls_id,
-            end_of_segment_id=self.tokenizer.sep_id)  # [b, (tokens)]
-        shape = [None, self.seq_length]
-        # RaggedTensor.to_tensor, not text.pad_model_inputs: it converts to TFLite without Flex ops.
+        return self._combine(trimmed)
+
+    def _combine(self, segments):
+        # Does what `text.combine_segments` + `RaggedTensor.to_tensor` do, with dense ops only:
+        # combine_segments concatenates ragged tensors, which lowers to RaggedGather, an op that
+        # TFLite cannot run (measured: the converted model fails to prepare). Checked equal to
+        # combine_segments in tests/text/test_preprocessor.py.
+        position = tf.range(self.seq_length, dtype=tf.int32)[tf.newaxis, :]  # (1, seq)
+        batch = segments[0].nrows(out_type=tf.int32)
+        word_ids = tf.fill([batch, self.seq_length], tf.constant(self.tokenizer.pad_id, tf.int32))
+        word_ids = tf.where(position == 0, self.tokenizer.cls_id, word_ids)  # (batch, seq)
+        type_ids = tf.zeros_like(word_ids)
+        start = tf.ones([batch, 1], tf.int32)  # where the current segment begins
+        for type_id, segment in enumerate(segments):
+            length = tf.cast(segment.row_lengths(), tf.int32)[:, tf.newaxis]  # (batch, 1)
+            dense = segment.to_tensor(shape=[None, self.seq_length])  # (batch, seq)
+            index = tf.clip_by_value(position - start, 0, self.seq_length - 1)  # (batch, seq)
+            pieces = tf.gather(dense, index, batch_dims=1)  # (batch, seq): piece at position
+            inside = (position >= start) & (position < start + length)
+            word_ids = tf.where(inside, pieces, word_ids)
+            word_ids = tf.where(position == start + length, self.tokenizer.sep_id, word_ids)
+            type_ids = tf.where(inside | (position == start + length), type_id, type_ids)
+            start = start + length + 1
         return {
-            "input_word_ids": tf.cast(word_ids, tf.int32).to_tensor(
-                default_value=self.tokenizer.pad_id, shape=shape),
-            "input_mask": tf.ones_like(word_ids, tf.int32).to_tensor(default_value=0, shape=shape),
-            "input_type_ids": tf.cast(type_ids, tf.int32).to_tensor(default_value=0, shape=shape),
+            "input_word_ids": word_ids,
+            "input_mask": tf.cast(position < start, tf.int32),
+            "input_type_ids": type_ids,
         }

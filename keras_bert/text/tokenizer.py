@@ -182,8 +182,12 @@ class Tokenizer(tf.Module):
         Args:
             texts: `tf.string` tensor (or Python str / list of str) of rank 0 or 1.
         """
-        words = self.tokenize_words(texts)
-        return words.merge_dims(-2, -1)
+        texts = self._as_strings(texts)
+        if texts.shape.rank == 0:
+            return self.tokenize(texts[tf.newaxis])[0]
+        if self.normalization == "fast":
+            return self._wordpiece.tokenize(texts)  # [b, (p)]
+        return self.tokenize_words(texts).merge_dims(1, 2)  # [b, (w), (p)] -> [b, (p)]
 
     def tokenize_words(self, texts):
         """Text to ids grouped by word: `[batch]` -> int32 `[batch, (words), (pieces)]`.
@@ -205,8 +209,10 @@ class Tokenizer(tf.Module):
         starts = tf.logical_not(tf.gather(self._is_suffix, pieces.flat_values))
         word_starts = tf.cast(tf.reshape(tf.where(starts), [-1]), tf.int64)
         words = tf.RaggedTensor.from_row_starts(pieces.flat_values, word_starts)  # [words, (p)]
-        words_per_text = tf.math.unsorted_segment_sum(
-            tf.cast(starts, tf.int64), pieces.value_rowids(), pieces.nrows())
+        # Words per text = word starts between consecutive row splits (cumsum, not a segment
+        # sum: TFLite has no builtin for int64 segment sums).
+        starts_before = tf.concat([[0], tf.cumsum(tf.cast(starts, tf.int64))], axis=0)
+        words_per_text = tf.experimental.numpy.diff(tf.gather(starts_before, pieces.row_splits))
         return tf.RaggedTensor.from_row_lengths(words, words_per_text)  # [b, (w), (p)]
 
     def detokenize(self, ids):
