@@ -252,7 +252,7 @@ class Tokenizer(tf.Module):
     def _as_strings(texts):
         if isinstance(texts, tf.RaggedTensor):
             raise ValueError("Tokenizer expects a dense tf.string tensor of rank 0 or 1, got a RaggedTensor.")
-        texts = tf.convert_to_tensor(texts)
+        texts = tf.convert_to_tensor(texts, dtype_hint=tf.string)
         if texts.dtype != tf.string:
             raise ValueError(f"Tokenizer expects tf.string text, got dtype {texts.dtype.name}.")
         if texts.shape.rank not in (0, 1):
