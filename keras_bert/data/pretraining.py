@@ -1,0 +1,204 @@
+"""The pretraining input pipeline: raw text files -> masked NSP batches, all inside tf.data.
+
+Stages (every one TensorFlow ops; no Python generator or `py_function`):
+
+1. files (sharded by `input_context`, reshuffled each epoch) are read and tokenized whole,
+   in parallel, and split into documents of sentences (`documents.py`), or read from the
+   TFRecord cache (`document_cache.py`);
+2. documents are grouped `DOCUMENTS_PER_GROUP` at a time; a `scan` hands each group the
+   previous one as well, and random B segments are drawn from the documents of both;
+3. each group becomes packed NSP instances (`nsp.py`) and is masked (`MaskedLmMasker`),
+   with stateless random ops keyed by (seed, input pipeline, epoch, group): the same seed
+   gives the same batches, every epoch gets new instances and masks;
+4. instances are shuffled, batched (static shapes) and prefetched.
+"""
+
+import logging
+
+import tensorflow as tf
+
+from keras_bert.data import document_cache
+from keras_bert.data.documents import (INPUT_FORMATS, count_documents, detect_input_format,
+                                       resolve_files, tokenize_documents)
+from keras_bert.data.nsp import create_instances
+from keras_bert.text.masked_lm_masker import MaskedLmMasker
+
+DOCUMENTS_PER_GROUP = 16
+_EPOCHS_FOREVER = 2**62
+
+logger = logging.getLogger(__name__)
+
+
+def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_seq=20,
+                        batch_size=32, masked_lm_prob=0.15, short_seq_prob=0.1,
+                        next_sentence=True, whole_word_masking=False, seed=0,
+                        input_format="auto", repeat=True, shuffle_buffer=10000,
+                        input_context=None, cache_dir=None):
+    """Builds BERT pretraining batches (NSP pairs + dynamic masking) from raw text files.
+
+    Args:
+        files: text files: a path, a glob pattern or a list of them.
+        tokenizer: a `keras_bert.text.Tokenizer`.
+        seq_length: tokens per example, `[CLS] A [SEP] B [SEP]` + padding (>= 5; >= 3 without NSP).
+        max_predictions_per_seq: masked positions per example (BERT: 20 at 128, 80 at 512).
+        batch_size: examples per batch; with `input_context` the global batch size, of which
+            each input pipeline makes `input_context.get_per_replica_batch_size(batch_size)`.
+        masked_lm_prob: share of non-special tokens to predict.
+        short_seq_prob: probability that an example aims at a random shorter length.
+        next_sentence: make A/B pairs with NSP labels; if False, one segment per example and
+            no `next_sentence_labels`.
+        whole_word_masking: mask all pieces of a word together.
+        seed: seeds every random choice; the same seed gives the same batches.
+        input_format: `"bert"` (a sentence per line, blank line between documents),
+            `"plain"` (a paragraph is a sentence, a file is a document) or `"auto"`
+            (`detect_input_format` on the first files).
+        repeat: cycle through the corpus forever, with new pairs and masks each epoch.
+        shuffle_buffer: examples in the shuffle buffer.
+        input_context: a `tf.distribute.InputContext`; files are sharded across its input
+            pipelines (`input_pipeline_id` takes files `id, id + n, ...`).
+        cache_dir: if given, tokenized documents are cached there as TFRecords (built now,
+            for the missing files) and read from there.
+
+    Returns:
+        A `tf.data.Dataset` of `(features, labels)`: features `input_word_ids`, `input_mask`,
+        `input_type_ids` (int32 `[batch, seq_length]`), `masked_lm_positions` (int32
+        `[batch, max_predictions_per_seq]`); labels `masked_lm_ids` (int32), `masked_lm_weights`
+        (float32, 0 on padded slots), `next_sentence_labels` (int32 `[batch]`, 0: B follows
+        A, 1: B is random).
+
+    Raises:
+        ValueError: bad arguments, missing files, too few files for the input pipelines, or
+            (with `next_sentence`) a corpus of one document.
+
+    Example:
+        >>> tokenizer = Tokenizer("vocab.txt")
+        >>> dataset = pretraining_dataset(shakespeare_files(), tokenizer, batch_size=8)
+        >>> features, labels = next(iter(dataset))
+        >>> features["input_word_ids"].shape
+        TensorShape([8, 128])
+    """
+    seq_length, max_predictions_per_seq = int(seq_length), int(max_predictions_per_seq)
+    _check_arguments(seq_length, max_predictions_per_seq, batch_size, short_seq_prob,
+                     next_sentence, input_format, shuffle_buffer)
+    paths = resolve_files(files)
+    file_indices = list(range(len(paths)))
+    pipeline_id = 0
+    if input_context is not None:
+        num_pipelines, pipeline_id = input_context.num_input_pipelines, input_context.input_pipeline_id
+        if len(paths) < num_pipelines:
+            raise ValueError(
+                f"{len(paths)} input file(s) cannot be sharded across {num_pipelines} input "
+                f"pipelines (one file per pipeline at least); split the corpus into >= "
+                f"{num_pipelines} files.")
+        paths, file_indices = paths[pipeline_id::num_pipelines], file_indices[pipeline_id::num_pipelines]
+        batch_size = input_context.get_per_replica_batch_size(batch_size)
+    if input_format == "auto":
+        input_format = detect_input_format(paths)
+        logger.info("pretraining_dataset: input_format='auto' chose %r", input_format)
+    if next_sentence and count_documents(paths, input_format) < 2:
+        where = f"input pipeline {pipeline_id}'s files" if input_context is not None else "the corpus"
+        raise ValueError(
+            f"{where} ({len(paths)} file(s), input_format={input_format!r}) hold(s) a single "
+            "document with text, but next-sentence prediction draws its random B segments from "
+            "other documents. Pass more documents (more files; or, with input_format='bert', "
+            "blank lines between documents) or next_sentence=False.")
+
+    cache_files = None
+    if cache_dir is not None:
+        cache_files = document_cache.cache_paths(paths, tokenizer, input_format, cache_dir)
+        document_cache.build_cache(paths, file_indices, cache_files, tokenizer, input_format)
+
+    masker = MaskedLmMasker.from_tokenizer(tokenizer, max_predictions_per_seq, masked_lm_prob,
+                                           whole_word_masking)
+    base_key = tf.constant([seed, pipeline_id], tf.int64)
+    sources = tf.constant(cache_files or paths)
+    source_indices = tf.constant(file_indices, tf.int64)
+
+    def documents_of_epoch(epoch):
+        """Documents `(pieces [sentences, (pieces)], document_id)`, files reshuffled per epoch."""
+        key = tf.random.experimental.stateless_fold_in(base_key, epoch)
+        order = tf.argsort(tf.random.stateless_uniform([tf.size(sources)], key))
+        files = tf.data.Dataset.from_tensor_slices(
+            (tf.gather(sources, order), tf.gather(source_indices, order)))
+        if cache_files is not None:
+            return files.interleave(
+                lambda path, _: document_cache.read_cached_documents(path),
+                cycle_length=min(4, len(paths)), num_parallel_calls=tf.data.AUTOTUNE,
+                deterministic=True)
+
+        def read(path, file_index):
+            pieces = tokenize_documents(tf.io.read_file(path), tokenizer, input_format)
+            ids = document_cache.document_id(file_index, tf.range(pieces.nrows()))
+            return pieces, ids
+        return files.map(read, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
+
+    def groups_of_epoch(epoch):
+        groups = documents_of_epoch(epoch).batch(DOCUMENTS_PER_GROUP).enumerate()
+        return groups.map(lambda index, group: (epoch, index) + _flatten_group(*group))
+
+    num_epochs = _EPOCHS_FOREVER if repeat else 1
+    dataset = tf.data.Dataset.range(num_epochs).flat_map(groups_of_epoch)
+    empty = (tf.zeros([0], tf.int32), tf.zeros([0], tf.int32), tf.zeros([0], tf.int32),
+             tf.zeros([0], tf.int64))
+    dataset = dataset.scan(empty, lambda previous, element: (element[2:], element + previous))
+
+    def examples(epoch, index, *pools):
+        current, previous = pools[:4], pools[4:]
+        pool = [tf.concat([c, p], 0) for c, p in zip(current, previous)]
+        key = tf.random.experimental.stateless_fold_in(
+            tf.random.experimental.stateless_fold_in(base_key, epoch), index + 1)
+        nsp_key, mask_key = tf.unstack(tf.random.experimental.stateless_split(key, 2))
+        instances = create_instances(
+            *pool, num_documents=tf.size(current[3]), seed=nsp_key, seq_length=seq_length,
+            cls_id=tokenizer.cls_id, sep_id=tokenizer.sep_id, short_seq_prob=short_seq_prob,
+            next_sentence=next_sentence)
+        masked = masker(instances["input_word_ids"], mask_key)
+        features = {
+            "input_word_ids": masked["input_word_ids"],
+            "input_mask": instances["input_mask"],
+            "input_type_ids": instances["input_type_ids"],
+            "masked_lm_positions": masked["masked_lm_positions"],
+        }
+        labels = {"masked_lm_ids": masked["masked_lm_ids"],
+                  "masked_lm_weights": masked["masked_lm_weights"]}
+        if next_sentence:
+            labels["next_sentence_labels"] = instances["next_sentence_labels"]
+        return features, labels
+
+    dataset = dataset.map(examples, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
+    shuffle_seed = int(tf.random.stateless_uniform(
+        [], tf.random.experimental.stateless_fold_in(base_key, -1), minval=0, maxval=2**31 - 1,
+        dtype=tf.int64))
+    dataset = dataset.shuffle(shuffle_buffer, seed=shuffle_seed, reshuffle_each_iteration=False)
+    dataset = dataset.batch(batch_size, drop_remainder=True)
+    return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def _flatten_group(pieces, document_ids):
+    """`[documents, (sentences), (pieces)]` -> flat pieces, sentence lengths, sentences per document, ids."""
+    return (pieces.flat_values,
+            tf.cast(pieces.values.row_lengths(), tf.int32),
+            tf.cast(pieces.row_lengths(), tf.int32),
+            document_ids)
+
+
+def _check_arguments(seq_length, max_predictions_per_seq, batch_size, short_seq_prob,
+                     next_sentence, input_format, shuffle_buffer):
+    minimum = 5 if next_sentence else 3
+    if seq_length < minimum:
+        layout = "[CLS] A [SEP] B [SEP]" if next_sentence else "[CLS] A [SEP]"
+        raise ValueError(
+            f"seq_length={seq_length} is too small: an example is {layout}, which needs at least "
+            f"{minimum} positions with one token per segment. Use e.g. 128 (BERT) or 512.")
+    if max_predictions_per_seq < 1:
+        raise ValueError(
+            f"max_predictions_per_seq must be >= 1, got {max_predictions_per_seq}; BERT uses 20 "
+            "for seq_length 128 (about seq_length * masked_lm_prob).")
+    if int(batch_size) < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}.")
+    if not 0.0 <= short_seq_prob <= 1.0:
+        raise ValueError(f"short_seq_prob must be in [0, 1], got {short_seq_prob} (BERT: 0.1).")
+    if input_format not in INPUT_FORMATS:
+        raise ValueError(f"input_format={input_format!r} is not one of {INPUT_FORMATS}.")
+    if int(shuffle_buffer) < 1:
+        raise ValueError(f"shuffle_buffer must be >= 1 (1 = no shuffling), got {shuffle_buffer}.")
