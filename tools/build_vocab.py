@@ -27,7 +27,7 @@ def main(argv=None):
                         help="lowest piece count the learner searches from (tensorflow-text's "
                              "lower_thresh, default 10); lower it for small corpora.")
     args = parser.parse_args(argv)
-    from keras_bert.text import build_vocab  # after parsing: --help stays fast (no TensorFlow)
+    from keras_bert import build_vocab  # after parsing: --help stays fast (no TensorFlow)
 
     learn_params = {"lower_thresh": args.min_count} if args.min_count else None
     try:
