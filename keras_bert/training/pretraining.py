@@ -1,5 +1,6 @@
 """run_pretraining: BERT pretraining with `model.fit` under a tf.distribute strategy, resumable."""
 
+import contextlib
 import json
 import math
 import os
@@ -27,33 +28,27 @@ def pretraining_input(files, tokenizer, **dataset_kwargs):
     """The `train_input` for `run_pretraining` from text files, via `keras_bert.data.pretraining_dataset`.
 
     Args:
-        files: text files (BERT's one-sentence-per-line format or plain text).
+        files: text files (BERT's one-sentence-per-line format or plain text), a glob or a list.
         tokenizer: a `keras_bert.Tokenizer`.
         **dataset_kwargs: more `pretraining_dataset` arguments (seq_length,
             max_predictions_per_seq, seed, short_seq_prob, ...).
 
     Returns:
-        `fn(batch_size, input_context)` returning an endless dataset of batches.
+        `fn(global_batch_size, input_context)` returning an endless dataset of batches.
 
     Example:
         >>> train_input = pretraining_input(files, tokenizer, seq_length=128, seed=0)
     """
     from keras_bert.data.pretraining import pretraining_dataset
 
-    files = [os.fspath(f) for f in files]
-    if not files:
+    if isinstance(files, (list, tuple)) and not files:
         raise ValueError("The pretraining corpus is empty: no text files were given. Pass text "
                          "files (one sentence per line, a blank line between documents).")
-    missing = [f for f in files if not os.path.isfile(f)]
-    if missing:
-        raise ValueError(f"Corpus files not found: {missing[:5]}.")
-    if not any(os.path.getsize(f) for f in files):
-        raise ValueError(f"The pretraining corpus is empty: all {len(files)} files have 0 bytes.")
+    dataset_kwargs = dict(dataset_kwargs, repeat=True)
 
-    def train_input(batch_size, input_context=None):
-        dataset = pretraining_dataset(files, tokenizer, batch_size=batch_size,
-                                      input_context=input_context, **dataset_kwargs)
-        return dataset.repeat()
+    def train_input(global_batch_size, input_context=None):
+        return pretraining_dataset(files, tokenizer, batch_size=global_batch_size,
+                                   input_context=input_context, **dataset_kwargs)
 
     return train_input
 
@@ -94,6 +89,43 @@ def _write_json(path, value):
     os.replace(tmp, path)
 
 
+@contextlib.contextmanager
+def _keras_mwms_workaround(model, strategy):
+    """Lets Keras 3.15 `fit` run under MultiWorkerMirroredStrategy (keras-team/keras#20585).
+
+    Two Keras bugs, both only with the collective multi-worker strategy:
+    1. `fit` "symbolically builds" a model made in a strategy scope with
+       `strategy.reduce("MEAN", batch)` on a nested batch, which the collective
+       all-reduce cannot take. With the model's own strategy unset, Keras skips
+       it and takes the strategy from the enclosing `strategy.scope()`;
+       everything the step needs was built in that scope.
+    2. Each step's logs (scalars, already synchronized across replicas) are
+       reduced with `strategy.reduce("MEAN", v, axis=0)`, which fails on scalars.
+       The step functions return them with shape [1] instead; the mean of equal
+       values is the value.
+    """
+    if not isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
+        yield
+        return
+    saved = model._distribute_strategy  # pylint: disable=protected-access
+    model._distribute_strategy = None  # pylint: disable=protected-access
+    for name in ("train_step", "test_step"):
+        if not getattr(getattr(model, name), "_keras_bert_rank1", False):
+            setattr(model, name, _rank1_logs(getattr(model, name)))
+    try:
+        yield
+    finally:
+        model._distribute_strategy = saved  # pylint: disable=protected-access
+
+
+def _rank1_logs(step_fn):
+    def step(data):
+        return {k: tf.reshape(v, [1]) if v.shape.rank == 0 else v
+                for k, v in step_fn(data).items()}
+    step._keras_bert_rank1 = True  # pylint: disable=protected-access
+    return step
+
+
 def _distributed_input(strategy, train_input, global_batch_size, start_step, input_mode):
     """The training dataset, positioned after the `start_step` batches already trained on."""
     if strategy.num_replicas_in_sync == 1 or input_mode == "split":
@@ -106,9 +138,8 @@ def _distributed_input(strategy, train_input, global_batch_size, start_step, inp
     def dataset_fn(context):
         # Each input pipeline (one per worker) reads its own share of the files; its
         # replicas take turns, so it has served replicas-per-pipeline batches a step.
-        per_replica = context.get_per_replica_batch_size(global_batch_size)
         consumed = start_step * (context.num_replicas_in_sync // context.num_input_pipelines)
-        return train_input(per_replica, context).skip(consumed)
+        return train_input(global_batch_size, context).skip(consumed)
 
     return strategy.distribute_datasets_from_function(dataset_fn)
 
@@ -133,8 +164,11 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
 
     Args:
         output_dir: run folder (created if needed).
-        train_input: `fn(batch_size, input_context)` returning an endless, deterministic
-            `tf.data.Dataset` of `(features, labels)` batches, e.g. `pretraining_input(...)`.
+        train_input: `fn(global_batch_size, input_context)` returning an endless,
+            deterministic `tf.data.Dataset` of `(features, labels)` batches, e.g.
+            `pretraining_input(...)`. Without an input context a batch holds
+            `global_batch_size` examples; with one, this pipeline's share
+            (`input_context.get_per_replica_batch_size(global_batch_size)`).
         config: `BertConfig`, preset name or dict (ignored with `init_checkpoint`).
         init_checkpoint: start from this checkpoint (any format `load_checkpoint` reads).
         vocab_file: vocab.txt copied next to the final model.
@@ -253,9 +287,11 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
             validation = eval_input(global_batch_size, None).take(eval_steps)
         initial_epoch = start_step // steps_per_epoch
         epochs = initial_epoch + math.ceil((train_steps - start_step) / steps_per_epoch)
-        model.fit(dataset, epochs=epochs, initial_epoch=initial_epoch,
-                  steps_per_epoch=steps_per_epoch, validation_data=validation,
-                  validation_steps=eval_steps or None, callbacks=all_callbacks, verbose=verbose)
+        with strategy.scope(), _keras_mwms_workaround(model, strategy):
+            model.fit(dataset, epochs=epochs, initial_epoch=initial_epoch,
+                      steps_per_epoch=steps_per_epoch, validation_data=validation,
+                      validation_steps=eval_steps or None, callbacks=all_callbacks,
+                      verbose=verbose)
     step = int(model.optimizer.iterations.numpy())
     if chief:
         save_checkpoint(model, os.path.join(output_dir, "final"), format="keras",

@@ -24,6 +24,10 @@ def main(argv):
     from keras_bert.training import get_strategy, run_pretraining
 
     strategy = get_strategy(options.get("strategy", "default"))  # first: MWMS must come early
+    if options.get("debug"):
+        import keras
+
+        keras.config.disable_traceback_filtering()
     from keras_bert import BertConfig
 
     seq_length = options.get("seq_length", 16)

@@ -44,7 +44,10 @@ def synthetic_input(seq_length=16, predictions=3, seed=0):
         return features, labels
 
     def train_input(batch_size, input_context=None):
-        pipeline = 0 if input_context is None else input_context.input_pipeline_id
+        pipeline = 0
+        if input_context is not None:  # batch_size is global, as in pretraining_dataset
+            pipeline = input_context.input_pipeline_id
+            batch_size = input_context.get_per_replica_batch_size(batch_size)
         dataset = tf.data.Dataset.range(2**62)
         return dataset.map(lambda i: example(i, pipeline)).batch(batch_size, drop_remainder=True)
 
