@@ -95,13 +95,16 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
     if input_format == "auto":
         input_format = detect_input_format(paths)
         logger.info("pretraining_dataset: input_format='auto' chose %r", input_format)
-    if next_sentence and count_documents(paths, input_format) < 2:
-        where = f"input pipeline {pipeline_id}'s files" if input_context is not None else "the corpus"
+    num_documents = count_documents(paths, input_format, limit=2)
+    where = (f"Input pipeline {pipeline_id}'s files" if input_context is not None
+             else "The input files") + f" ({len(paths)}, input_format={input_format!r})"
+    if num_documents == 0:
+        raise ValueError(f"{where} hold no text (empty or whitespace only); pass text files.")
+    if next_sentence and num_documents < 2:
         raise ValueError(
-            f"{where} ({len(paths)} file(s), input_format={input_format!r}) hold(s) a single "
-            "document with text, but next-sentence prediction draws its random B segments from "
-            "other documents. Pass more documents (more files; or, with input_format='bert', "
-            "blank lines between documents) or next_sentence=False.")
+            f"{where} hold a single document, but next-sentence prediction draws its random B "
+            "segments from other documents. Pass more documents (more files; or, with "
+            "input_format='bert', blank lines between documents) or next_sentence=False.")
 
     cache_files = None
     if cache_dir is not None:
