@@ -3,11 +3,13 @@
 import tensorflow as tf
 import tensorflow_text as text
 
-# Only round_robin converts to TFLite: the other two trimmers use UnsortedSegmentSum.
+# Round robin (one piece from A, one from B, ...) keeps exactly what BERT's `truncate_seq_pair`
+# keeps (pop from the longer segment, ties from B), hence also the "longest_first" name; its
+# trimmer converts to TFLite, the others (UnsortedSegmentSum) do not.
 TRUNCATIONS = {
-    "round_robin": text.RoundRobinTrimmer,  # one piece at a time from each segment in turn
-    "waterfall": text.WaterfallTrimmer,  # fill A first, B gets what is left
-    "longest_first": text.ShrinkLongestTrimmer,  # drop from the currently longest segment
+    "round_robin": text.RoundRobinTrimmer,
+    "longest_first": text.RoundRobinTrimmer,
+    "waterfall": text.WaterfallTrimmer,  # A keeps all it can, B gets what is left
 }
 
 
@@ -17,8 +19,10 @@ class Preprocessor(tf.Module):
     Args:
         tokenizer: a `keras_bert.text.Tokenizer`.
         seq_length: output length (>= 2; >= 3 for text pairs). Longer inputs are truncated.
-        truncation: how pairs share the budget: `"round_robin"` (each segment keeps about
-            half; BERT's pair truncation), `"waterfall"` (A first) or `"longest_first"`.
+        truncation: how pairs share the budget: `"round_robin"` (alias `"longest_first"`):
+            a short segment is kept whole, two long ones split it evenly, A taking the odd
+            piece — BERT's `truncate_seq_pair` (HF's Rust `longest_first` gives the odd piece
+            to the longer segment instead). `"waterfall"`: A keeps all it can, B the rest.
 
     Example:
         >>> preprocessor = Preprocessor(Tokenizer("vocab.txt"), seq_length=8)
