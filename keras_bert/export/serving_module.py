@@ -286,9 +286,11 @@ def pack_dense(segments, seq_length, cls_id, sep_id, pad_id):
         in_b = tf.logical_and(j > end_a, j < end_b)
         b_tokens = tf.gather(dense[1], tf.clip_by_value(j - end_a - 1, 0, seq_length - 1), batch_dims=1)
         ids = tf.where(in_b, b_tokens, tf.where(tf.equal(j, end_b), sep_id, ids))
-        types = tf.cast(tf.logical_and(j > end_a, j <= end_b), tf.int32)
+        # where(), not cast(bool): the converter folds Embedding's `ids < 0` check on a cast
+        # bool into a bool ZerosLike, which TFLite lacks.
+        types = tf.where(tf.logical_and(j > end_a, j <= end_b), 1, 0)
         total = end_b + 1
-    mask = tf.cast(j < total, tf.int32)
+    mask = tf.where(j < total, 1, 0)
     return {"input_word_ids": tf.cast(ids, tf.int32), "input_mask": mask, "input_type_ids": types}
 
 

@@ -1,0 +1,161 @@
+"""ONNX export with tf2onnx, rewritten so ONNX Runtime's BERT optimizer fuses it, verified in onnxruntime."""
+
+import collections
+import os
+
+import tensorflow as tf
+
+from keras_bert.export import verify
+from keras_bert.export.graph_rewrites import export_tracing
+from keras_bert.export.onnx_rewrites import rewrite_for_ort_fusion
+from keras_bert.export.serving_module import ID_INPUTS, ServingModule
+
+TOLERANCE = 1e-4
+FUSED_OPS = ("Attention", "SkipLayerNormalization", "BiasGelu", "FastGelu", "Gelu", "EmbedLayerNormalization")
+_ALLOWED_CUSTOM_DOMAINS = ("com.microsoft",)
+
+
+class OnnxConversionError(RuntimeError):
+    """tf2onnx produced a graph with ops that are not ONNX (or ONNX Runtime contrib) ops."""
+
+
+def check_ops(model, allow_contrib=False):
+    """Raises `OnnxConversionError` naming every node that is not a known ONNX op.
+
+    tf2onnx "succeeds" on unsupported TensorFlow ops by copying them into the graph
+    under their TF names; onnxruntime then refuses the file. Known-op check: the ONNX
+    op schema registry (plus `com.microsoft` ops after the ORT optimizer).
+    """
+    import onnx  # pylint: disable=import-outside-toplevel
+
+    bad = collections.Counter()
+    for node in model.graph.node:
+        domain = node.domain or ""
+        if domain in ("", "ai.onnx", "ai.onnx.ml"):
+            if not onnx.defs.has(node.op_type, domain if domain != "ai.onnx" else ""):
+                bad[f"{node.op_type}"] += 1
+        elif not (allow_contrib and domain in _ALLOWED_CUSTOM_DOMAINS):
+            bad[f"{domain}.{node.op_type}"] += 1
+    if bad:
+        raise OnnxConversionError(
+            f"The ONNX graph contains ops that are not ONNX ops: {dict(bad)}. tf2onnx copied "
+            "TensorFlow ops it could not convert; onnxruntime cannot run this file. Rewrite "
+            "those ops in the model (DESIGN.md lists known ones, e.g. Erfc from keras gelu).")
+
+
+def _name_dynamic_axes(model):
+    for value in list(model.graph.input) + list(model.graph.output):
+        dims = value.type.tensor_type.shape.dim
+        for index, dim in enumerate(dims):
+            if not dim.HasField("dim_value"):
+                dim.dim_param = ("batch", "sequence", "dim_2")[min(index, 2)]
+
+
+def fused_op_counts(model):
+    """`{op: count}` for the fused ONNX Runtime ops present in an ONNX model."""
+    counts = collections.Counter(node.op_type for node in model.graph.node)
+    return {op: counts.get(op, 0) for op in FUSED_OPS}
+
+
+def onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sample_texts=None,
+         tokenizer=None, verify_export=True):
+    """Exports the id-level model to ONNX and checks it in onnxruntime (fresh process).
+
+    Writes `model.onnx`: int32 `input_word_ids`, `input_mask`, `input_type_ids` with
+    dynamic `batch` and `sequence` axes, the task outputs of `ServingModule` (no
+    tokenizer: tensorflow-text ops have no ONNX equivalent). The TF graph is traced with
+    `graph_rewrites.export_tracing` and the ONNX graph rewritten by
+    `onnx_rewrites.rewrite_for_ort_fusion`, so that with `optimize=True`
+    `model_optimized.onnx` (ONNX Runtime's BERT optimizer) has the fused Attention,
+    SkipLayerNormalization, BiasGelu and EmbedLayerNormalization ops.
+
+    Args:
+        model: a built Keras model (encoder, classifier, span labeler or pretrainer).
+        output_dir: folder for the .onnx files (created).
+        opset: ONNX opset (>= 17: LayerNormalization).
+        optimize: also write the ORT-optimized model.
+        overwrite: replace existing files.
+        sample_texts: texts for the parity check (needs `tokenizer`; else random ids).
+        tokenizer: optional tokenizer, only to build realistic check inputs.
+        verify_export: run both files in onnxruntime in a fresh process and compare with
+            Keras (tolerance 1e-4).
+
+    Returns:
+        `verify.ExportReport`; `extra` holds `files`, `fused_ops` and `rewrites`.
+
+    Example:
+        >>> report = onnx(load_checkpoint(minilm_dir), "savedmodels/minilm/onnx/1")
+        >>> report.extra["fused_ops"]["Attention"]
+        6
+    """
+    import onnx as onnx_lib  # pylint: disable=import-outside-toplevel
+    import tf2onnx  # pylint: disable=import-outside-toplevel
+
+    if opset < 17:
+        raise ValueError(f"opset={opset} is too old; use opset >= 17 (LayerNormalization).")
+    module = ServingModule(model, tokenizer, runtime_checks=False)
+    output_dir = os.path.abspath(os.fspath(output_dir))
+    files = {"onnx": os.path.join(output_dir, "model.onnx")}
+    if optimize:
+        files["onnx_optimized"] = os.path.join(output_dir, "model_optimized.onnx")
+    existing = [p for p in files.values() if os.path.exists(p)]
+    if existing and not overwrite:
+        raise FileExistsError(f"{existing} already exist(s); pass overwrite=True (--overwrite) to replace.")
+    os.makedirs(output_dir, exist_ok=True)
+
+    spec = [{name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}]
+    function = tf.function(lambda inputs: module.outputs_from_ids(inputs, vocab_tokens=False),
+                           input_signature=spec)
+    with export_tracing():
+        function.get_concrete_function()
+    proto, _ = tf2onnx.convert.from_function(function, input_signature=spec, opset=opset)
+    check_ops(proto)
+    rewrites = rewrite_for_ort_fusion(proto)
+    _name_dynamic_axes(proto)
+    onnx_lib.save(proto, files["onnx"])
+    report = verify.ExportReport(output_dir, extra={"files": files, "rewrites": rewrites})
+    if optimize:
+        from onnxruntime.transformers.optimizer import optimize_model  # pylint: disable=import-outside-toplevel
+
+        config = module_config(model)
+        optimized = optimize_model(files["onnx"], model_type="bert", num_heads=config.num_heads,
+                                   hidden_size=config.hidden_size)
+        check_ops(optimized.model, allow_contrib=True)
+        optimized.save_model_to_file(files["onnx_optimized"])
+        report.extra["fused_ops"] = fused_op_counts(optimized.model)
+    if verify_export:
+        report.rows += check_onnx(module, files, sample_texts)
+        report.raise_if_failed()
+    return report
+
+
+def module_config(model):
+    """The `BertConfig` of the encoder inside `model`."""
+    for layer in model._flatten_layers(include_self=True, recursive=True):  # pylint: disable=protected-access
+        if hasattr(layer, "config") and hasattr(layer.config, "num_heads"):
+            return layer.config
+    raise ValueError(f"No BertEncoder found inside model {model.name!r}; cannot read num_heads.")
+
+
+def check_onnx(module, files, sample_texts=None, id_batches=None):
+    """Each ONNX file in onnxruntime (fresh process, no TF / keras) against Keras, tolerance 1e-4.
+
+    Args:
+        module: the `ServingModule` of the exported model.
+        files: `{label: path}`.
+        sample_texts: texts for the default check inputs.
+        id_batches: optional list of id dicts to run instead (e.g. a shape sweep).
+    """
+    batches = id_batches or [verify.sample_ids(module, sample_texts)]
+    references = [verify.keras_outputs(module, ids) for ids in batches]
+    rows = []
+    for label, path in files.items():
+        results, info = verify.run_artifact("onnx", path, [("", ids) for ids in batches])
+        for ids, reference, actual in zip(batches, references, results):
+            shape = "x".join(str(d) for d in ids["input_word_ids"].shape)
+            rows += verify.compare(label, f"ids[{shape}]", reference, actual, TOLERANCE,
+                                   input_mask=ids["input_mask"])
+        if {"keras", "keras_bert", "tensorflow"} & set(info["imported"]):
+            rows.append(verify.ParityRow(label, "-", "hermetic load", ok=False,
+                                         note=f"imported {info['imported']}"))
+    return rows

@@ -1,0 +1,204 @@
+"""TFLite export: float32, float16 and dynamic-range int8 id-level models, plus a tokenizer-in-graph model."""
+
+import os
+
+import tensorflow as tf
+import tensorflow_text as text
+
+from keras_bert.export import verify
+from keras_bert.export.graph_rewrites import newaxis_as_expand_dims
+from keras_bert.export.serving_module import ID_INPUTS, ServingModule, pack_dense, trim_segments
+from keras_bert.text.preprocessor import Preprocessor
+from keras_bert.text.tokenizer import Tokenizer
+
+QUANTIZATIONS = ("float32", "float16", "int8")
+# Keras parity per variant: max abs diff for float weights; top-1 agreement for int8.
+TOLERANCES = {"float32": 1e-4, "float16": 1e-2, "int8": None}
+INT8_MIN_AGREEMENT = 0.99
+
+
+def _convert(functions, module, quantization):
+    converter = tf.lite.TFLiteConverter.from_concrete_functions(functions, module)
+    # Builtins plus tensorflow-text's TFLite custom ops; no Select-TF (Flex) ops, which the
+    # Python interpreter and most mobile runtimes lack (DESIGN.md, known traps).
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
+    converter.allow_custom_ops = True
+    if quantization == "float16":
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.target_spec.supported_types = [tf.float16]
+    elif quantization == "int8":
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]  # weights int8, activations dynamic
+    elif quantization != "float32":
+        raise ValueError(f"quantization must be one of {QUANTIZATIONS}, got {quantization!r}.")
+    try:
+        content = converter.convert()
+    except Exception as error:  # the converter's own message names the failing op
+        raise RuntimeError(
+            f"TFLite conversion ({quantization}) failed without Select-TF ops; an op in the graph "
+            f"has no TFLite builtin or tensorflow-text kernel: {error}") from error
+    check_ops_resolve(content)
+    return content
+
+
+def check_ops_resolve(content):
+    """Raises if the model has a custom op that neither TFLite nor tensorflow-text can run.
+
+    With `allow_custom_ops=True` the converter keeps any op it cannot lower as a custom op
+    and "succeeds"; the file then fails only when an interpreter prepares it.
+    """
+    from ai_edge_litert.interpreter import InterpreterWithCustomOps  # pylint: disable=import-outside-toplevel
+
+    interpreter = InterpreterWithCustomOps(
+        model_content=content, custom_op_registerers=text.tflite_registrar.SELECT_TFTEXT_OPS)
+    try:
+        interpreter.allocate_tensors()
+    except RuntimeError as error:
+        if "unresolved custom op" in str(error):
+            raise RuntimeError(
+                f"The TFLite model contains an op no interpreter can run (it was kept as a custom "
+                f"op): {error}. Rewrite that op in the model or the export graph.") from None
+        raise
+
+
+def fast_tokenizer(tokenizer):
+    """The TFLite-convertible twin of `tokenizer` (`normalization="fast"`, same vocabulary)."""
+    if tokenizer.normalization == "fast":
+        return tokenizer
+    return Tokenizer(tokenizer.vocab_path, lower_case=tokenizer.lower_case, normalization="fast",
+                     max_chars_per_word=tokenizer.max_chars_per_word)
+
+
+class _TextModule(tf.Module):
+    """`serve_text(text_a)` and `serve_text_pair(text_a, text_b)`, written for the TFLite converter."""
+
+    def __init__(self, module, tokenizer):
+        super().__init__(name="keras_bert_tflite_text")
+        self.serving = module
+        self.tokenizer = tokenizer
+        seq_length = module.seq_length
+
+        def pack(texts):
+            # FastBertTokenizer directly: Tokenizer.tokenize regroups pieces into words with
+            # UnsortedSegmentSum (no TFLite kernel), and the word grouping is not needed here.
+            segments = [tf.cast(tokenizer._wordpiece.tokenize(t), tf.int32) for t in texts]  # pylint: disable=protected-access
+            segments = trim_segments(segments, seq_length - len(segments) - 1)
+            return pack_dense(segments, seq_length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id)
+
+        def outputs(inputs):
+            result = module.outputs_from_ids(inputs, vocab_tokens=False)
+            result.update(inputs)  # the ids, to check the in-graph tokenizer
+            return result
+
+        def serve_text(text_a):
+            return outputs(pack([text_a]))
+
+        def serve_text_pair(text_a, text_b):
+            return outputs(pack([text_a, text_b]))
+
+        spec = lambda name: tf.TensorSpec([None], tf.string, name=name)  # noqa: E731
+        self.serve_text = tf.function(serve_text, input_signature=[spec("text_a")])
+        self.serve_text_pair = tf.function(serve_text_pair, input_signature=[spec("text_a"), spec("text_b")])
+
+
+def tflite(model, output_dir, tokenizer=None, seq_length=128, quantizations=QUANTIZATIONS,
+           text=True, overwrite=False, sample_texts=None, verify_export=True):
+    """Converts a Keras BERT model to TFLite files and checks each in a fresh process.
+
+    Writes `model_<quantization>.tflite` (signature `serving_default`: int32
+    `input_word_ids`, `input_mask`, `input_type_ids`, dynamic batch and sequence) for each
+    quantization: "float32", "float16" (weights stored as float16) and "int8" (dynamic
+    range: int8 weights, activations quantized on the fly). With a tokenizer and
+    `text=True` it also writes `text_float32.tflite`, tokenizer in graph: signatures
+    `serve_text` (`text_a`) and `serve_text_pair` (`text_a`, `text_b`), string `[batch]`
+    in, the task outputs plus the packed ids out. The in-graph tokenizer is the
+    `normalization="fast"` variant of `tokenizer` (FastBertTokenizer; converts without
+    Select-TF ops); it differs from the reference normalization on rare characters (see
+    `Tokenizer`). Load with `ai_edge_litert.interpreter.InterpreterWithCustomOps(...,
+    custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS)`.
+
+    Args:
+        model: a built Keras model (encoder, classifier, span labeler or pretrainer).
+        output_dir: folder for the .tflite files (created).
+        tokenizer: optional `keras_bert.text.Tokenizer` for the text model.
+        seq_length: packed length of the text model.
+        quantizations: subset of ("float32", "float16", "int8").
+        text: also write the tokenizer-in-graph model (not for pretrainers).
+        overwrite: replace existing files.
+        sample_texts: texts for the parity check.
+        verify_export: run each file in a subprocess and compare with Keras.
+
+    Returns:
+        `verify.ExportReport`; `report.extra["files"]` maps variant -> path.
+
+    Example:
+        >>> report = tflite(classifier, "savedmodels/sst2/tflite/1", tokenizer=Tokenizer("vocab.txt"))
+        >>> print(report.table())
+    """
+    module = ServingModule(model, tokenizer, seq_length=seq_length, runtime_checks=False)
+    bad = [q for q in quantizations if q not in QUANTIZATIONS]
+    if bad:
+        raise ValueError(f"Unknown quantization(s) {bad}; expected a subset of {QUANTIZATIONS}.")
+    output_dir = os.path.abspath(os.fspath(output_dir))
+    planned = {q: os.path.join(output_dir, f"model_{q}.tflite") for q in quantizations}
+    text = text and tokenizer is not None and module.task != "pretrainer"
+    if text:
+        planned["text_float32"] = os.path.join(output_dir, "text_float32.tflite")
+    existing = [p for p in planned.values() if os.path.exists(p)]
+    if existing and not overwrite:
+        raise FileExistsError(f"{existing} already exist(s); pass overwrite=True (--overwrite) to replace.")
+    os.makedirs(output_dir, exist_ok=True)
+    report = verify.ExportReport(output_dir, extra={"files": planned, "sizes": {}})
+    with newaxis_as_expand_dims():
+        ids_function = module.serve_ids.get_concrete_function()
+    for quantization in quantizations:
+        content = _convert([ids_function], module, quantization)
+        _write(planned[quantization], content)
+        report.extra["sizes"][quantization] = len(content)
+    if text:
+        text_module = _TextModule(module, fast_tokenizer(tokenizer))
+        with newaxis_as_expand_dims():
+            functions = [text_module.serve_text.get_concrete_function(),
+                         text_module.serve_text_pair.get_concrete_function()]
+        content = _convert(functions, text_module, "float32")
+        _write(planned["text_float32"], content)
+        report.extra["sizes"]["text_float32"] = len(content)
+        report.extra["text_module"] = text_module
+    if verify_export:
+        report.rows += check_tflite(module, planned, sample_texts, report.extra.get("text_module"))
+        report.raise_if_failed()
+    return report
+
+
+def _write(path, content):
+    with open(path, "wb") as f:
+        f.write(content)
+
+
+def check_tflite(module, files, sample_texts=None, text_module=None):
+    """Each TFLite file in a fresh process against Keras; the text model's ids against Python's tokenizer."""
+    ids = verify.sample_ids(module, sample_texts)
+    reference = verify.keras_outputs(module, ids)
+    rows = []
+    for variant, path in files.items():
+        if variant == "text_float32":
+            continue
+        (actual,), _ = verify.run_artifact("tflite", path, [("serving_default", ids)])
+        tolerance = TOLERANCES[variant]
+        min_agreement = INT8_MIN_AGREEMENT if tolerance is None else 1.0
+        rows += verify.compare(f"tflite_{variant}", "serving_default", reference, actual, tolerance,
+                               min_agreement, input_mask=ids["input_mask"])
+    if text_module is not None and "text_float32" in files:
+        calls, references = [], []
+        python_preprocessor = Preprocessor(text_module.tokenizer, module.seq_length)
+        for label, texts in verify.text_samples(module, sample_texts):
+            pair = "text_b" in texts
+            segments = [texts["text_a"]] + ([texts["text_b"]] if pair else [])
+            ref_ids = {k: v.numpy() for k, v in python_preprocessor(*[tf.constant(s) for s in segments]).items()}
+            reference = dict(verify.keras_outputs(module, ref_ids), **ref_ids)
+            calls.append(("serve_text_pair" if pair else "serve_text", texts))
+            references.append((f"serve_text[{label}]", reference, ref_ids["input_mask"]))
+        results, _ = verify.run_artifact("tflite", files["text_float32"], calls)
+        for (label, reference, mask), actual in zip(references, results):
+            rows += verify.compare("tflite_text_float32", label, reference, actual, TOLERANCES["float32"],
+                                   input_mask=mask)
+    return rows
