@@ -139,31 +139,37 @@ RELOAD = """
 import json, sys
 import tensorflow as tf
 import tensorflow_text  # registers the tokenizer ops; keras_bert is not imported
-texts = json.loads(sys.argv[2])
-module = tf.saved_model.load(sys.argv[1])
-pairs = module.pairs(tf.constant(texts["a"]), tf.constant(texts["b"]))
-single = module.single(tf.constant(texts["a"]))
-print(json.dumps({"pairs": {k: v.numpy().tolist() for k, v in pairs.items()},
-                  "single": {k: v.numpy().tolist() for k, v in single.items()}}))
+texts = json.loads(sys.argv[1])
+results = {}
+for export_dir in sys.argv[2:]:
+    module = tf.saved_model.load(export_dir)
+    pairs = module.pairs(tf.constant(texts["a"]), tf.constant(texts["b"]))
+    single = module.single(tf.constant(texts["a"]))
+    results[export_dir] = {"pairs": {k: v.numpy().tolist() for k, v in pairs.items()},
+                           "single": {k: v.numpy().tolist() for k, v in single.items()}}
+print(json.dumps(results))
 """
 
 
-@pytest.mark.parametrize("normalization", ["reference", "fast"])
-def test_saved_model_reloaded_in_a_fresh_process(vocab_path, tmp_path, hard_cases, play_lines, normalization):
-    tokenizer = Tokenizer(vocab_path, normalization=normalization)
-    module = _Serving(Preprocessor(tokenizer, seq_length=32))
-    export_dir = str(tmp_path / "preprocessor")
-    tf.saved_model.save(module, export_dir)
-    assert os.path.isfile(os.path.join(export_dir, "assets", "vocab.txt"))  # the vocab_asset travels
+@pytest.mark.slow
+def test_saved_model_reloaded_in_a_fresh_process(vocab_path, tmp_path, hard_cases, play_lines):
     a = play_lines[:20] + hard_cases
     b = list(reversed(a))
-    result = subprocess.run([sys.executable, "-c", RELOAD, export_dir, json.dumps({"a": a, "b": b})],
+    modules = {}
+    for normalization in ["reference", "fast"]:
+        module = _Serving(Preprocessor(Tokenizer(vocab_path, normalization=normalization), seq_length=32))
+        export_dir = str(tmp_path / normalization)
+        tf.saved_model.save(module, export_dir)
+        assert os.path.isfile(os.path.join(export_dir, "assets", "vocab.txt"))  # the vocab_asset travels
+        modules[export_dir] = module
+    result = subprocess.run([sys.executable, "-c", RELOAD, json.dumps({"a": a, "b": b}), *modules],
                             capture_output=True, text=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
     assert result.returncode == 0, result.stderr[-3000:]
     reloaded = json.loads(result.stdout.strip().splitlines()[-1])
-    for key, eager in [("pairs", module.preprocessor(a, b)), ("single", module.preprocessor(a))]:
-        for name in NAMES:
-            assert reloaded[key][name] == eager[name].numpy().tolist(), (key, name)
+    for export_dir, module in modules.items():
+        for key, eager in [("pairs", module.preprocessor(a, b)), ("single", module.preprocessor(a))]:
+            for name in NAMES:
+                assert reloaded[export_dir][key][name] == eager[name].numpy().tolist(), (export_dir, key, name)
 
 
 def test_fast_preprocessor_converts_to_tflite(vocab_path):
