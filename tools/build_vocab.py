@@ -14,15 +14,18 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("files", nargs="+", help="UTF-8 text files, one sentence or paragraph per line.")
-    parser.add_argument("--vocab_size", type=int, default=30522, help="maximum vocabulary size (default 30522).")
+    parser.add_argument("files", nargs="+",
+                        help="UTF-8 text files, one sentence or paragraph per line.")
+    parser.add_argument("--vocab_size", type=int, default=30522,
+                        help="maximum vocabulary size (default 30522).")
     case = parser.add_mutually_exclusive_group()
     case.add_argument("--lower_case", dest="lower_case", action="store_true", default=True,
                       help="learn an uncased vocabulary (default).")
     case.add_argument("--no_lower_case", dest="lower_case", action="store_false",
                       help="learn a cased vocabulary.")
     parser.add_argument("--output", required=True, help="path of the vocab.txt to write.")
-    parser.add_argument("--max_lines", type=int, default=None, help="read at most this many non-empty lines.")
+    parser.add_argument("--max_lines", type=int, default=None,
+                        help="read at most this many non-empty lines.")
     parser.add_argument("--min_count", type=int, default=None,
                         help="lowest piece count the learner searches from (tensorflow-text's "
                              "lower_thresh, default 10); lower it for small corpora.")

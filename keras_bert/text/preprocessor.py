@@ -27,7 +27,8 @@ class Preprocessor(tf.Module):
     Example:
         >>> preprocessor = Preprocessor(Tokenizer("vocab.txt"), seq_length=8)
         >>> preprocessor(tf.constant(["Hello world"]), tf.constant(["Hi"]))["input_word_ids"]
-        <tf.Tensor: shape=(1, 8), dtype=int32, numpy=array([[101, 7592, 2088, 102, 7632, 102, 0, 0]], ...)>
+        <tf.Tensor: shape=(1, 8), dtype=int32,
+        numpy=array([[ 101, 7592, 2088,  102, 7632,  102,    0,    0]], dtype=int32)>
     """
 
     def __init__(self, tokenizer, seq_length=128, truncation="round_robin"):
@@ -45,7 +46,7 @@ class Preprocessor(tf.Module):
         self.truncation = truncation
 
     def __call__(self, text_a, text_b=None):
-        """Tokenizes and packs `text_a` (and `text_b`): `[batch]` strings -> dict of int32 `[batch, seq_length]`.
+        """Tokenizes and packs `text_a` (and `text_b`): `[batch]` strings -> int32 `[batch, seq_length]`.
 
         Scalar strings give `[seq_length]` outputs (handy in an unbatched `tf.data.Dataset.map`).
         """
@@ -70,7 +71,8 @@ class Preprocessor(tf.Module):
             segments = [segments]
         segments = list(segments)
         if len(segments) not in (1, 2):
-            raise ValueError(f"pack expects 1 or 2 segments (text A, optional text B), got {len(segments)}.")
+            raise ValueError(
+                f"pack expects 1 or 2 segments (text A, optional text B), got {len(segments)}.")
         if len(segments) == 2 and self.seq_length < 3:
             raise ValueError(
                 f"seq_length={self.seq_length} is too small for a text pair: [CLS] A [SEP] B "

@@ -115,14 +115,15 @@ class Tokenizer(tf.Module):
         vocab_path: path to a BERT `vocab.txt`; it needs `[PAD] [UNK] [CLS] [SEP] [MASK]`.
         lower_case: lowercase and strip accents (uncased models).
         normalization: `"reference"` reproduces Hugging Face's `BertTokenizerFast` (and
-            Google's BERT), with regex string ops (TensorFlow/SavedModel; in TFLite they need
-            Select-TF ops). Ids match on all tested text and every single code point; the only
-            known difference is ~137 letters of scripts added in Unicode 13-16 whose case
-            mapping or decomposition ICU and Rust disagree on (absent from BERT vocabularies). `"fast"` uses `FastBertTokenizer`'s built-in
-            normalization (TFLite builtins + tf-text custom ops only), which differs on rare
-            characters: NFKC case folding (`ß`->`ss`, `™`->`tm`, `…`->`...`, fullwidth forms
-            and ligatures folded), control characters become spaces instead of vanishing,
-            and the word-length limit counts UTF-8 bytes instead of characters.
+            Google's BERT) with regex string ops (TensorFlow/SavedModel; in TFLite they need
+            Select-TF ops). Ids match on all tested text and on every single code point; the
+            one known difference is ~137 letters of scripts added in Unicode 13-16 whose case
+            mapping or decomposition ICU and Rust disagree on (absent from BERT vocabularies).
+            `"fast"` uses `FastBertTokenizer`'s built-in normalization (TFLite builtins +
+            tf-text custom ops only), which differs on rare characters: NFKC case folding
+            (`ß`->`ss`, `™`->`tm`, `…`->`...`, fullwidth forms and ligatures folded), control
+            characters become spaces instead of vanishing, and the word-length limit counts
+            UTF-8 bytes instead of characters. On 25,407 Shakespeare lines both agree with HF.
         max_chars_per_word: longer words become `[UNK]` (BERT: 100).
 
     Example:
@@ -150,7 +151,7 @@ class Tokenizer(tf.Module):
         self.max_chars_per_word = int(max_chars_per_word)
         self.pad_id, self.unk_id = ids["[PAD]"], ids["[UNK]"]
         self.cls_id, self.sep_id, self.mask_id = ids["[CLS]"], ids["[SEP]"], ids["[MASK]"]
-        self._index = {token: i for i, token in reversed(list(enumerate(self.vocab)))}
+        self._index = {token: i for i, token in enumerate(self.vocab)}
         self.vocab_asset = tf.saved_model.Asset(self.vocab_path)
         if normalization == "reference":
             # Words are split by our own ops, so WordPiece sees one word at a time. Its byte
@@ -247,13 +248,15 @@ class Tokenizer(tf.Module):
         """Python helper: the token with id `id` (IndexError if out of range)."""
         id = int(id)
         if not 0 <= id < self.vocab_size:
-            raise IndexError(f"Token id {id} is out of range; the vocabulary has {self.vocab_size} tokens.")
+            raise IndexError(
+                f"Token id {id} is out of range; the vocabulary has {self.vocab_size} tokens.")
         return self.vocab[id]
 
     @staticmethod
     def _as_strings(texts):
         if isinstance(texts, tf.RaggedTensor):
-            raise ValueError("Tokenizer expects a dense tf.string tensor of rank 0 or 1, got a RaggedTensor.")
+            raise ValueError(
+                "Tokenizer expects a dense tf.string tensor of rank 0 or 1, got a RaggedTensor.")
         texts = tf.convert_to_tensor(texts, dtype_hint=tf.string)
         if texts.dtype != tf.string:
             raise ValueError(f"Tokenizer expects tf.string text, got dtype {texts.dtype.name}.")

@@ -60,6 +60,7 @@ def test_build_vocab_errors(tmp_path, shakespeare_files):
         build_vocab([str(empty)], 100)
 
 
+@pytest.mark.slow
 def test_build_vocab_cli(shakespeare_files, tmp_path):
     tool = os.path.join(REPO, "tools", "build_vocab.py")
     help_text = subprocess.run([sys.executable, tool, "--help"], capture_output=True, text=True)
