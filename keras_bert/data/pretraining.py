@@ -117,6 +117,9 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
     sources = tf.constant(cache_files or paths)
     source_indices = tf.constant(file_indices, tf.int64)
 
+    # Every function below is plain TensorFlow with no Python control flow on tensors, so
+    # AutoGraph is skipped: building the pipeline traces half as fast with it.
+    @_no_autograph
     def documents_of_epoch(epoch):
         """Documents `(pieces [sentences, (pieces)], document_id)`, files reshuffled per epoch."""
         key = tf.random.experimental.stateless_fold_in(base_key, epoch)
@@ -125,26 +128,30 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
             (tf.gather(sources, order), tf.gather(source_indices, order)))
         if cache_files is not None:
             return files.interleave(
-                lambda path, _: document_cache.read_cached_documents(path),
+                _no_autograph(lambda path, _: document_cache.read_cached_documents(path)),
                 cycle_length=min(4, len(paths)), num_parallel_calls=tf.data.AUTOTUNE,
                 deterministic=True)
 
+        @_no_autograph
         def read(path, file_index):
             pieces = tokenize_documents(tf.io.read_file(path), tokenizer, input_format)
             ids = document_cache.document_id(file_index, tf.range(pieces.nrows()))
             return pieces, ids
         return files.map(read, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
 
+    @_no_autograph
     def groups_of_epoch(epoch):
         groups = documents_of_epoch(epoch).batch(DOCUMENTS_PER_GROUP).enumerate()
-        return groups.map(lambda index, group: (epoch, index) + _flatten_group(*group))
+        return groups.map(_no_autograph(lambda index, group: (epoch, index) + _flatten_group(*group)))
 
     num_epochs = _EPOCHS_FOREVER if repeat else 1
     dataset = tf.data.Dataset.range(num_epochs).flat_map(groups_of_epoch)
     empty = (tf.zeros([0], tf.int32), tf.zeros([0], tf.int32), tf.zeros([0], tf.int32),
              tf.zeros([0], tf.int64))
-    dataset = dataset.scan(empty, lambda previous, element: (element[2:], element + previous))
+    dataset = dataset.scan(
+        empty, _no_autograph(lambda previous, element: (element[2:], element + previous)))
 
+    @_no_autograph
     def examples(epoch, index, *pools):
         current, previous = pools[:4], pools[4:]
         pool = [tf.concat([c, p], 0) for c, p in zip(current, previous)]
@@ -175,6 +182,9 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
     dataset = dataset.shuffle(shuffle_buffer, seed=shuffle_seed, reshuffle_each_iteration=False)
     dataset = dataset.batch(batch_size, drop_remainder=True)
     return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+_no_autograph = tf.autograph.experimental.do_not_convert
 
 
 def _flatten_group(pieces, document_ids):
