@@ -32,7 +32,8 @@ def next_version(model_dir):
 
 
 def saved_model(model, export_dir, tokenizer=None, seq_length=128, overwrite=False, top_k=5,
-                mask_id=None, sample_texts=None, verify_export=True):
+                mask_id=None, sample_texts=None, verify_export=True,
+                raise_on_failure=True):
     """Writes a SavedModel (tag `serve`) that TF Serving loads, and checks it in a fresh process.
 
     Signatures: `serving_default` takes raw text (`text_a`, optional `text_b`, string
@@ -54,6 +55,7 @@ def saved_model(model, export_dir, tokenizer=None, seq_length=128, overwrite=Fal
         top_k: predictions per `[MASK]` for a pretrainer.
         mask_id: `[MASK]` id for a pretrainer exported without tokenizer.
         sample_texts: texts used for the parity check (default: built-in sentences).
+        raise_on_failure: raise `verify.ParityError` when a check fails (else only report it).
         verify_export: reload in a subprocess and compare with Keras (raises `ParityError`).
 
     Returns:
@@ -79,5 +81,6 @@ def saved_model(model, export_dir, tokenizer=None, seq_length=128, overwrite=Fal
     report = verify.ExportReport(export_dir)
     if verify_export:
         report.rows += verify.check_saved_model(module, export_dir, sample_texts)
-        report.raise_if_failed()
+        if raise_on_failure:
+            report.raise_if_failed()
     return report

@@ -2,7 +2,6 @@
 
 import keras
 import tensorflow as tf
-import tensorflow_text as text
 
 from keras_bert.text.preprocessor import Preprocessor
 
@@ -87,6 +86,8 @@ class ServingModule(tf.Module):
         mask_id: id of `[MASK]` for a pretrainer exported without a tokenizer.
         runtime_checks: add graph asserts with readable messages (SavedModel only; TFLite and
             ONNX drop assert ops).
+        string_outputs: include the pretrainer's `top_k_tokens` (a vocabulary lookup table;
+            SavedModel only).
 
     Example:
         >>> module = ServingModule(build_classifier(config, 2), Tokenizer("vocab.txt"))
@@ -94,7 +95,7 @@ class ServingModule(tf.Module):
     """
 
     def __init__(self, model, tokenizer=None, seq_length=128, top_k=5, mask_id=None,
-                 runtime_checks=True):
+                 runtime_checks=True, string_outputs=True):
         super().__init__(name="keras_bert_serving")
         check_model(model)
         self.task = infer_task(model)
@@ -133,7 +134,7 @@ class ServingModule(tf.Module):
         self._call_model = lambda inputs: model(inputs, training=False)
         self.tokenizer = tokenizer
         self.preprocessor = Preprocessor(tokenizer, seq_length) if tokenizer is not None else None
-        if tokenizer is not None and self.task == "pretrainer":
+        if tokenizer is not None and self.task == "pretrainer" and string_outputs:
             self.vocab_table = tf.lookup.StaticHashTable(
                 tf.lookup.TextFileInitializer(
                     tokenizer.vocab_asset, tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER,
@@ -161,13 +162,13 @@ class ServingModule(tf.Module):
 
     # ----- ids -> task outputs
 
-    def outputs_from_ids(self, inputs, vocab_tokens=True):
+    def outputs_from_ids(self, inputs):
         """Task outputs for a dict of int32 `[batch, seq]` ids (traceable, no tf.function)."""
         inputs = {name: tf.cast(inputs[name], tf.int32) for name in ID_INPUTS}
         if self.runtime_checks:
             inputs = self._checked(inputs)
         if self.task == "pretrainer":
-            return self._fill_mask(inputs, vocab_tokens)
+            return self._fill_mask(inputs)
         outputs = self._call_model(inputs)
         if self.task in ("classifier", "token_classifier"):
             return {"logits": outputs, "probabilities": tf.nn.softmax(outputs, axis=-1)}
@@ -192,7 +193,7 @@ class ServingModule(tf.Module):
         with tf.control_dependencies(checks):
             return {name: tf.identity(value) for name, value in inputs.items()}
 
-    def _fill_mask(self, inputs, vocab_tokens):
+    def _fill_mask(self, inputs):
         ids, mask = inputs["input_word_ids"], inputs["input_mask"]
         seq = tf.shape(ids)[1]
         is_mask = tf.logical_and(tf.equal(ids, self.mask_id), tf.not_equal(mask, 0))  # (batch, seq)
@@ -213,7 +214,7 @@ class ServingModule(tf.Module):
             "top_k_ids": tf.where(valid_k, top.indices, -1),
             "top_k_probabilities": tf.where(valid_k, top.values, 0.0),
         }
-        if vocab_tokens and hasattr(self, "vocab_table"):
+        if hasattr(self, "vocab_table"):
             tokens = self.vocab_table.lookup(tf.cast(top.indices, tf.int64))
             outputs["top_k_tokens"] = tf.where(valid_k, tokens, "")
         return outputs
@@ -253,47 +254,3 @@ def tokenize_keeping_masks(tokenizer, texts, mask_id):
         tf.fill([tf.reduce_sum(tail_lengths)], tf.constant(mask_id, tf.int32)), tail_lengths)
     parts_with_masks = tf.concat([pieces, tails], axis=1)  # (parts, (pieces))
     return tf.RaggedTensor.from_row_splits(parts_with_masks, parts.row_splits).merge_dims(1, 2)
-
-
-def pack_dense(segments, seq_length, cls_id, sep_id, pad_id):
-    """`[CLS] A [SEP] (B [SEP])` packing with dense ops only, for TFLite.
-
-    `text.combine_segments` (used by `Preprocessor`) concatenates ragged rows with a
-    `RaggedGather`, which TFLite has no kernel for; this computes each output position's
-    source with `where`/`gather` instead. Segments must already be trimmed to fit.
-
-    Args:
-        segments: one or two int32 ragged `[batch, (pieces)]`.
-        seq_length: output length.
-        cls_id, sep_id, pad_id: special token ids.
-
-    Returns:
-        dict of int32 `[batch, seq_length]` `input_word_ids`, `input_mask`, `input_type_ids`.
-    """
-    lengths = [tf.cast(s.row_lengths(), tf.int32)[:, tf.newaxis] for s in segments]  # (batch, 1)
-    dense = [s.to_tensor(default_value=pad_id, shape=[None, seq_length]) for s in segments]
-    j = tf.range(seq_length, dtype=tf.int32)[tf.newaxis, :]  # (1, seq)
-    batch = tf.shape(dense[0])[0]
-    j = tf.broadcast_to(j, [batch, seq_length])  # (batch, seq)
-    end_a = 1 + lengths[0]  # position of A's [SEP]
-    in_a = tf.logical_and(j >= 1, j < end_a)
-    a_tokens = tf.gather(dense[0], tf.clip_by_value(j - 1, 0, seq_length - 1), batch_dims=1)
-    ids = tf.where(tf.equal(j, 0), cls_id, tf.where(in_a, a_tokens, tf.where(tf.equal(j, end_a), sep_id, pad_id)))
-    total = end_a + 1
-    types = tf.zeros_like(ids)
-    if len(segments) == 2:
-        end_b = end_a + 1 + lengths[1]
-        in_b = tf.logical_and(j > end_a, j < end_b)
-        b_tokens = tf.gather(dense[1], tf.clip_by_value(j - end_a - 1, 0, seq_length - 1), batch_dims=1)
-        ids = tf.where(in_b, b_tokens, tf.where(tf.equal(j, end_b), sep_id, ids))
-        # where(), not cast(bool): the converter folds Embedding's `ids < 0` check on a cast
-        # bool into a bool ZerosLike, which TFLite lacks.
-        types = tf.where(tf.logical_and(j > end_a, j <= end_b), 1, 0)
-        total = end_b + 1
-    mask = tf.where(j < total, 1, 0)
-    return {"input_word_ids": tf.cast(ids, tf.int32), "input_mask": mask, "input_type_ids": types}
-
-
-def trim_segments(segments, budget):
-    """Round-robin trims 1-2 ragged segments to `budget` pieces in all (tf-text has a TFLite kernel)."""
-    return text.RoundRobinTrimmer(budget).trim(segments)

@@ -112,11 +112,14 @@ def _softmax(x):
     return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
 
 
-def keras_outputs(module, ids):
-    """The task outputs computed eagerly by the Keras model (numpy post-processing)."""
+def keras_outputs(module, ids, tokens=True):
+    """The task outputs computed eagerly by the Keras model (numpy post-processing).
+
+    `tokens=False` leaves out the pretrainer's `top_k_tokens` (SavedModel-only output).
+    """
     inputs = {name: tf.constant(ids[name], tf.int32) for name in ID_INPUTS}
     if module.task == "pretrainer":
-        return _keras_fill_mask(module, inputs)
+        return _keras_fill_mask(module, inputs, tokens)
     outputs = module._call_model(inputs)  # pylint: disable=protected-access
     if module.task in ("classifier", "token_classifier"):
         logits = np.asarray(outputs)
@@ -127,7 +130,7 @@ def keras_outputs(module, ids):
     return {name: np.asarray(value) for name, value in outputs.items() if not isinstance(value, list)}
 
 
-def _keras_fill_mask(module, inputs):
+def _keras_fill_mask(module, inputs, tokens):
     ids, mask = inputs["input_word_ids"].numpy(), inputs["input_mask"].numpy()
     is_mask = (ids == module.mask_id) & (mask != 0)
     counts = is_mask.sum(axis=1)
@@ -144,7 +147,7 @@ def _keras_fill_mask(module, inputs):
     outputs = {"masked_lm_positions": np.where(valid, positions, -1),
                "top_k_ids": np.where(valid[..., None], top_ids, -1),
                "top_k_probabilities": np.where(valid[..., None], top_p, 0.0).astype(np.float32)}
-    if module.tokenizer is not None:
+    if tokens and module.tokenizer is not None:
         vocab = np.array([t.encode("utf-8") for t in module.tokenizer.vocab], dtype=object)
         outputs["top_k_tokens"] = np.where(valid[..., None], vocab[top_ids], b"").astype(object)
     return outputs

@@ -1,0 +1,113 @@
+"""One call that exports a model to SavedModel, TFLite and ONNX under `savedmodels/<name>/`."""
+
+import os
+import re
+
+import keras
+
+from keras_bert.export import verify
+from keras_bert.export.onnx import onnx as export_onnx
+from keras_bert.export.saved_model import next_version, saved_model
+from keras_bert.export.serving_config import write_models_config
+from keras_bert.export.tflite import tflite as export_tflite
+
+FORMATS = ("savedmodel", "tflite", "onnx")
+
+
+def load_model(path):
+    """A Keras model from a `.keras` file (any keras_bert model) or a checkpoint directory.
+
+    Checkpoint directories (Google TF1, Hugging Face, keras_bert) load with
+    `keras_bert.load_checkpoint(path, model="auto")`: a pretrainer if the checkpoint has
+    the pretraining heads, else an encoder.
+    """
+    from keras_bert.checkpoints import load_checkpoint  # pylint: disable=import-outside-toplevel
+
+    path = os.fspath(path)
+    if path.endswith(".keras"):
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"Model file {path} does not exist.")
+        return keras.saving.load_model(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(
+            f"{path} does not exist; pass a .keras file or a checkpoint directory "
+            "(Google bert_model.ckpt*, Hugging Face model.safetensors, or keras_bert).")
+    return load_checkpoint(path, model="auto")
+
+
+def find_vocab(model, path=None):
+    """The vocab.txt that belongs to a model: `model.vocab_file` (set by load_checkpoint) or next to `path`."""
+    for candidate in (getattr(model, "vocab_file", None),
+                      os.path.join(os.path.dirname(os.path.abspath(path)) if path and path.endswith(".keras")
+                                   else (path or ""), "vocab.txt")):
+        if candidate and os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def export_paths(base_dir, name, version):
+    """`{format: path}`: `<base>/<name>/<version>` (SavedModel), `<base>/<name>/tflite/<version>`, `.../onnx/<version>`."""
+    model_dir = os.path.join(base_dir, name)
+    return {"savedmodel": os.path.join(model_dir, str(version)),
+            "tflite": os.path.join(model_dir, "tflite", str(version)),
+            "onnx": os.path.join(model_dir, "onnx", str(version))}
+
+
+def export_model(model, name, formats=FORMATS, tokenizer=None, version=None, base_dir="savedmodels",
+                 seq_length=128, overwrite=False, sample_texts=None):
+    """Exports `model` to each of `formats`, checks every artifact against Keras, updates models.config.
+
+    All checks run (none stops the others); the caller decides what to do with failures:
+    `all(r.ok for r in reports.values())`.
+
+    Args:
+        model: a built Keras model.
+        name: TF Serving model name (letters, digits, `_`, `.`, `-`).
+        formats: subset of ("savedmodel", "tflite", "onnx").
+        tokenizer: `keras_bert.text.Tokenizer` for the raw-text signatures.
+        version: integer version; default: one more than the highest exported.
+        base_dir: the `savedmodels` folder.
+        seq_length: packed length of the text signatures.
+        overwrite: replace an existing version.
+        sample_texts: texts for the parity checks.
+
+    Returns:
+        `{format: verify.ExportReport}`.
+
+    Example:
+        >>> reports = export_model(classifier, "sst2", tokenizer=Tokenizer("vocab.txt"))
+        >>> print(verify.format_table([r for rep in reports.values() for r in rep.rows]))
+    """
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name or ""):
+        raise ValueError(f"Model name {name!r} must be letters, digits, '_', '.' or '-' (TF Serving's rule).")
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        raise ValueError(f"Unknown format(s) {unknown}; expected a subset of {FORMATS}.")
+    if version is None:
+        version = next_version(os.path.join(base_dir, name))
+    version = int(version)
+    if version < 1:
+        raise ValueError(f"version must be a positive integer, got {version}.")
+    paths = export_paths(base_dir, name, version)
+    existing = [paths[f] for f in formats if os.path.exists(paths[f])]
+    if existing and not overwrite:
+        raise FileExistsError(
+            f"Version {version} of {name!r} already exists ({', '.join(existing)}). Pass a new "
+            "--version, or --overwrite to replace it.")
+    common = dict(overwrite=overwrite, sample_texts=sample_texts, raise_on_failure=False)
+    reports = {}
+    if "savedmodel" in formats:
+        reports["savedmodel"] = saved_model(model, paths["savedmodel"], tokenizer=tokenizer,
+                                            seq_length=seq_length, **common)
+        write_models_config(base_dir)
+    if "tflite" in formats:
+        reports["tflite"] = export_tflite(model, paths["tflite"], tokenizer=tokenizer,
+                                          seq_length=seq_length, **common)
+    if "onnx" in formats:
+        reports["onnx"] = export_onnx(model, paths["onnx"], tokenizer=tokenizer, **common)
+    return reports
+
+
+def parity_table(reports):
+    """One table of every parity row in `{format: ExportReport}`."""
+    return verify.format_table([row for report in reports.values() for row in report.rows])
