@@ -22,6 +22,7 @@ INPUT_FORMATS = ("auto", "bert", "plain")
 
 _BLOCK_BREAK = r"\n[ \t\f\v]*(?:\n[ \t\f\v]*)+"  # one or more blank lines after a line end
 _SEPARATOR = "\x1e"  # ASCII record separator: a control character the tokenizer drops anyway
+_TEXT = re.compile("[^\\s\\x00-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u2060\\ufeff\\ufffd]")
 _SENTENCE_END = re.compile(r"""[.!?"'\u201d\u2019)\]]\s*$""")
 
 
@@ -141,18 +142,28 @@ def tokenize_documents(text, tokenizer, input_format):
     return tf.ragged.boolean_mask(pieces, pieces.row_lengths() > 0)
 
 
-def count_documents(files, input_format, limit=2):
+def count_documents(files, input_format, limit=2, chunk_bytes=1 << 20):
     """Python helper: counts documents with some text in `files`, stopping at `limit`.
 
-    Used before building a pipeline to refuse a corpus with one document (NSP needs a
-    second document to draw random sentences from). Reads whole files, stopping early.
+    Used before building a pipeline to refuse an empty corpus, or one of one document with
+    next-sentence prediction (which draws random sentences from a second document). "Text"
+    is anything but whitespace and control/format characters. Reads the first `chunk_bytes`
+    of each file and the rest only if that did not reach `limit`.
     """
     count = 0
     for path in files:
         with open(path, "rb") as f:
-            text = f.read().decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
-        blocks = [b for b in re.split(_BLOCK_BREAK, text) if b.strip()]
-        count += (1 if blocks else 0) if input_format == "plain" else len(blocks)
+            head = f.read(chunk_bytes)
+            found = _count_blocks(head, input_format)
+            if count + found < limit and len(head) == chunk_bytes:
+                found = _count_blocks(head + f.read(), input_format)
+        count += found
         if count >= limit:
             break
     return count
+
+
+def _count_blocks(data, input_format):
+    text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    blocks = [b for b in re.split(_BLOCK_BREAK, text) if _TEXT.search(b)]
+    return min(len(blocks), 1) if input_format == "plain" else len(blocks)

@@ -77,7 +77,7 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
         >>> features["input_word_ids"].shape
         TensorShape([8, 128])
     """
-    seq_length, max_predictions_per_seq = int(seq_length), int(max_predictions_per_seq)
+    seq_length, max_predictions_per_seq, seed = int(seq_length), int(max_predictions_per_seq), int(seed)
     _check_arguments(seq_length, max_predictions_per_seq, batch_size, short_seq_prob,
                      next_sentence, input_format, shuffle_buffer)
     paths = resolve_files(files)

@@ -66,6 +66,10 @@ def test_count_documents(tmp_path):
     assert count_documents([str(bert)], "bert", limit=10) == 2
     assert count_documents([str(bert)], "plain", limit=10) == 1
     assert count_documents([str(empty), str(bert)], "plain", limit=10) == 1
+    invisible = tmp_path / "invisible.txt"
+    invisible.write_text("\x07\n\u200b\n\n\ufeff", encoding="utf-8")
+    assert count_documents([str(invisible)], "bert") == 0
+    assert count_documents([str(bert)] * 5, "bert", limit=3) == 4  # stops once the limit is reached
 
 
 def test_resolve_files(tmp_path):

@@ -243,3 +243,17 @@ def test_cache_dir(plays, tokenizer, tmp_path):
     np.testing.assert_array_equal(pieces.flat_values.numpy(), expected.flat_values.numpy())
     np.testing.assert_array_equal(pieces.row_lengths().numpy(), expected.row_lengths().numpy())
     assert int(document_id) == 0
+
+
+def test_feeds_the_keras_pretrainer(plays, tokenizer):
+    from keras_bert.config import BertConfig
+    from keras_bert.models.bert_pretrainer import BertPretrainer
+
+    config = BertConfig(hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
+                        max_position_embeddings=32)
+    model = BertPretrainer(config)
+    model.compile(optimizer="adam")
+    dataset = pretraining_dataset(plays[:2], tokenizer, seq_length=32, max_predictions_per_seq=5,
+                                  batch_size=4, shuffle_buffer=50)
+    history = model.fit(dataset, steps_per_epoch=3, epochs=1, verbose=0)
+    assert np.isfinite(history.history["loss"]).all()
