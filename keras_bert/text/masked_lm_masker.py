@@ -111,33 +111,35 @@ class MaskedLmMasker(tf.Module):
         seed = tf.cast(tf.convert_to_tensor(seed), tf.int64)
         select_seed, action_seed, random_id_seed = tf.unstack(
             tf.random.experimental.stateless_split(seed, 3))
-        seq = tf.shape(ids)[1]
+        batch, seq = tf.shape(ids)[0], tf.shape(ids)[1]
         maskable = tf.reduce_all(
             tf.not_equal(ids[:, :, tf.newaxis], tf.constant(self.unselectable_ids, tf.int32)), -1)
-        selected = self._select(ids, maskable, select_seed)  # [b, s] bool
-
-        action = tf.random.stateless_uniform(tf.shape(ids), action_seed)
-        random_ids = tf.random.stateless_uniform(
-            tf.shape(ids), random_id_seed, minval=0, maxval=self.vocab_size, dtype=tf.int32)
-        to_mask = selected & (action < self.mask_token_rate)
-        to_random = selected & ~to_mask & (action < self.mask_token_rate + self.random_token_rate)
-        masked_ids = tf.where(to_mask, self.mask_id, tf.where(to_random, random_ids, ids))
-
-        # Selected positions first, in ascending order; the rest sort to the end as `seq`.
-        positions = tf.where(selected, tf.range(seq)[tf.newaxis, :], seq)
-        pad = tf.fill([tf.shape(ids)[0], tf.maximum(self.max_predictions_per_seq - seq, 0)], seq)
+        positions = self._select(ids, maskable, select_seed)  # [b, p], `seq` on empty slots
+        # Ascending, empty slots last, exactly max_predictions_per_seq wide.
+        pad = tf.fill([batch, tf.maximum(self.max_predictions_per_seq - tf.shape(positions)[1], 0)], seq)
         positions = tf.sort(tf.concat([positions, pad], 1), axis=1)[:, :self.max_predictions_per_seq]
         valid = positions < seq
         positions = tf.where(valid, positions, 0)
+        targets = tf.where(valid, tf.gather(ids, positions, batch_dims=1), 0)
+
+        # Per prediction slot: [MASK], a random id, or the original id.
+        shape = tf.shape(positions)
+        action = tf.random.stateless_uniform(shape, action_seed)
+        random_ids = tf.random.stateless_uniform(
+            shape, random_id_seed, minval=0, maxval=self.vocab_size, dtype=tf.int32)
+        new_ids = tf.where(action < self.mask_token_rate, self.mask_id, tf.where(
+            action < self.mask_token_rate + self.random_token_rate, random_ids, targets))
+        rows = tf.broadcast_to(tf.range(batch)[:, tf.newaxis], shape)
+        index = tf.boolean_mask(tf.stack([rows, positions], -1), valid)  # [selected, 2]
         return {
-            "input_word_ids": masked_ids,
+            "input_word_ids": tf.tensor_scatter_nd_update(ids, index, tf.boolean_mask(new_ids, valid)),
             "masked_lm_positions": positions,
-            "masked_lm_ids": tf.where(valid, tf.gather(ids, positions, batch_dims=1), 0),
+            "masked_lm_ids": targets,
             "masked_lm_weights": tf.cast(valid, tf.float32),
         }
 
     def _select(self, ids, maskable, seed):
-        """Returns the bool `[b, s]` selection: `k` maskable tokens (or whole words) per row."""
+        """Positions of `k` random maskable tokens (or whole words) per row, `seq` where unused."""
         batch, seq = tf.shape(ids)[0], tf.shape(ids)[1]
         num_maskable = tf.reduce_sum(tf.cast(maskable, tf.int32), 1)  # [b]
         count = tf.maximum(1, tf.cast(tf.round(
@@ -157,18 +159,21 @@ class MaskedLmMasker(tf.Module):
             word_score = tf.scatter_nd(start_index, tf.boolean_mask(score, starts), [batch, seq])
             score = tf.gather(word_score, tf.maximum(word, 0), batch_dims=1)
         score = tf.where(maskable, score, 2.0)  # never before a maskable token
+        if not self.whole_word_masking:
+            # The k lowest scores; top_k over at most max_predictions_per_seq slots.
+            width = tf.minimum(seq, self.max_predictions_per_seq)
+            _, lowest = tf.math.top_k(-score, k=width)  # [b, width]
+            return tf.where(tf.range(width)[tf.newaxis, :] < count[:, tf.newaxis], lowest, seq)
 
         order = tf.argsort(score, axis=1, stable=True)  # pieces of a word stay together
         sorted_maskable = tf.gather(maskable, order, batch_dims=1)
         taken = tf.cumsum(tf.cast(sorted_maskable, tf.int32), axis=1)  # [b, s]
-        if self.whole_word_masking:
-            # A word fits if the running count at its last piece is within `count`.
-            sorted_word = tf.gather(word, order, batch_dims=1)
-            segment = tf.range(batch)[:, tf.newaxis] * seq + tf.maximum(sorted_word, 0)
-            at_word_end = tf.math.unsorted_segment_max(  # special tokens do not count
-                tf.reshape(tf.where(sorted_maskable, taken, 0), [-1]), tf.reshape(segment, [-1]),
-                batch * seq)
-            taken = tf.gather(at_word_end, segment)  # [b, s]
+        # A word fits if the running count at its last piece is within `count`.
+        sorted_word = tf.gather(word, order, batch_dims=1)
+        segment = tf.range(batch)[:, tf.newaxis] * seq + tf.maximum(sorted_word, 0)
+        at_word_end = tf.math.unsorted_segment_max(  # special tokens do not count
+            tf.reshape(tf.where(sorted_maskable, taken, 0), [-1]), tf.reshape(segment, [-1]),
+            batch * seq)
+        taken = tf.gather(at_word_end, segment)  # [b, s]
         sorted_selected = sorted_maskable & (taken <= count[:, tf.newaxis])
-        # Undo the sort: position order[r, j] gets sorted_selected[r, j].
-        return tf.gather(sorted_selected, tf.argsort(order, axis=1), batch_dims=1)
+        return tf.where(sorted_selected, order, seq)  # positions, in random order
