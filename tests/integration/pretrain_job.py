@@ -3,7 +3,8 @@
 Usage: python -m tests.integration.pretrain_job OUTPUT_DIR JSON_OPTIONS
 JSON options: input ("synthetic" | "shakespeare"), steps, steps_per_epoch, batch,
 strategy, input_mode, dropout, hidden, layers, seed, vocab, seq_length, predictions,
-logical_cpus (split the CPU into that many logical devices first).
+logical_cpus (split the CPU into that many logical devices first), stop_after (end
+the process early at that step, as if interrupted), debug.
 """
 
 import json
@@ -21,7 +22,7 @@ def main(argv):
         cpu = tf.config.list_physical_devices("CPU")[0]
         tf.config.set_logical_device_configuration(
             cpu, [tf.config.LogicalDeviceConfiguration()] * options["logical_cpus"])
-    from keras_bert.training import get_strategy, run_pretraining
+    from keras_bert.training import StepLimit, get_strategy, run_pretraining
 
     strategy = get_strategy(options.get("strategy", "default"))  # first: MWMS must come early
     if options.get("debug"):
@@ -58,6 +59,7 @@ def main(argv):
     result = run_pretraining(
         output_dir, train_input, config, vocab_file=vocab_file,
         global_batch_size=options.get("batch", 16), train_steps=options.get("steps", 60),
+        callbacks=[StepLimit(options["stop_after"])] if options.get("stop_after") else (),
         steps_per_epoch=options.get("steps_per_epoch", 10), learning_rate=options.get("lr", 1e-3),
         strategy=strategy, input_mode=options.get("input_mode", "split"),
         jit_compile=options.get("jit_compile", "auto"), seed=options.get("seed", 0),

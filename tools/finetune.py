@@ -1,0 +1,78 @@
+"""Fine-tune a BERT checkpoint on classification, sentence pairs, token classification or SQuAD.
+
+    python tools/finetune.py --checkpoint path/to/bert --task classification \\
+        --train_file train.csv --eval_file dev.csv --text_a sentence --label label
+    python tools/finetune.py --checkpoint bert/ --task pair_classification \\
+        --train_file train.tsv --eval_file dev.tsv --text_a premise --text_b hypothesis
+    python tools/finetune.py --checkpoint bert/ --task token_classification \\
+        --train_file eng.train --eval_file eng.testa
+    python tools/finetune.py --checkpoint bert/ --task squad --seq_length 384 \\
+        --train_file train-v1.1.json --eval_file dev-v1.1.json
+
+The checkpoint may be a Google TF1 checkpoint, a Hugging Face BERT folder or a keras_bert
+checkpoint (e.g. runs/pretrain/final from tools/pretrain.py); its vocab.txt is used.
+Writes --output_dir/model.keras and --output_dir/metrics.json, and prints the metrics
+(accuracy / macro F1 and the majority baseline; token accuracy / F1; SQuAD EM / F1).
+"""
+
+import argparse
+import json
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n", 1)[1])
+    parser.add_argument("--checkpoint", required=True, help="checkpoint folder or file")
+    parser.add_argument("--task", required=True, choices=("classification", "pair_classification",
+                                                          "token_classification", "squad"))
+    parser.add_argument("--train_file", required=True)
+    parser.add_argument("--eval_file")
+    parser.add_argument("--text_a", default="sentence", help="column of the (first) text")
+    parser.add_argument("--text_b", help="column of the second text (pair classification)")
+    parser.add_argument("--label", default="label", help="column of the label")
+    parser.add_argument("--labels", nargs="*", help="label vocabulary, in id order")
+    parser.add_argument("--seq_length", type=int, default=128)
+    parser.add_argument("--batch_size", type=int, default=32)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--learning_rate", type=float, default=3e-5)
+    parser.add_argument("--doc_stride", type=int, default=128)
+    parser.add_argument("--max_query_length", type=int, default=64)
+    parser.add_argument("--output_dir", default="runs/finetune")
+    parser.add_argument("--strategy", default="auto",
+                        choices=("auto", "cpu", "default", "mirrored", "multi_worker", "tpu"))
+    parser.add_argument("--mixed_precision", choices=("off", "bf16", "fp16"), default="off")
+    parser.add_argument("--jit_compile", choices=("auto", "on", "off"), default="auto")
+    parser.add_argument("--seed", type=int, default=0)
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    from keras_bert.training import finetune_task, get_strategy
+
+    strategy = get_strategy(args.strategy)
+    result = finetune_task(
+        args.task, args.checkpoint, args.train_file, args.eval_file, text_a=args.text_a,
+        text_b=args.text_b, label=args.label, labels=args.labels, seq_length=args.seq_length,
+        batch_size=args.batch_size, epochs=args.epochs, learning_rate=args.learning_rate,
+        doc_stride=args.doc_stride, max_query_length=args.max_query_length,
+        output_dir=args.output_dir, strategy=strategy, mixed_precision=args.mixed_precision,
+        jit_compile=args.jit_compile, seed=args.seed)
+    os.makedirs(args.output_dir, exist_ok=True)
+    with open(os.path.join(args.output_dir, "metrics.json"), "w", encoding="utf-8") as f:
+        json.dump(result["metrics"], f, indent=2)
+    print(f"Model: {os.path.join(args.output_dir, 'model.keras')}")
+    if result["metrics"]:
+        print("Evaluation on", args.eval_file + ":",
+              ", ".join(f"{k} {v:.4f}" for k, v in result["metrics"].items()))
+    return result
+
+
+if __name__ == "__main__":
+    main()
