@@ -152,10 +152,12 @@ class ServingModule(tf.Module):
         signatures = {"serve_ids": self.serve_ids.get_concrete_function()}
         if self.tokenizer is not None:
             # text_b defaults to an empty vector: TF Serving fills it in when a request omits it.
-            signatures["serving_default"] = tf.function(
-                lambda text_a, text_b=tf.constant([], tf.string): self.serve_text(text_a, text_b),
-                input_signature=[tf.TensorSpec([None], tf.string, name="text_a"),
-                                 tf.TensorSpec([None], tf.string, name="text_b")])
+            def serving_default(text_a, text_b=tf.constant([], tf.string)):
+                return self.serve_text(text_a, text_b)
+
+            signatures["serving_default"] = tf.function(serving_default, input_signature=[
+                tf.TensorSpec([None], tf.string, name="text_a"),
+                tf.TensorSpec([None], tf.string, name="text_b")])
         else:
             signatures["serving_default"] = signatures["serve_ids"]
         return signatures

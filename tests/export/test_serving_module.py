@@ -1,0 +1,88 @@
+"""ServingModule: task detection, input checks and the in-graph [MASK]-aware tokenization."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_bert
+from keras_bert.export import ServingModule
+from keras_bert.export.serving_module import infer_task, tokenize_keeping_masks
+from keras_bert.export.verify import sample_ids, tokenize_keeping_masks_eager
+from tests.export.helpers import randomize
+
+
+def test_infer_task(tiny_config):
+    assert infer_task(keras_bert.build_encoder(tiny_config)) == "encoder"
+    assert infer_task(keras_bert.build_classifier(tiny_config, 2)) == "classifier"
+    assert infer_task(keras_bert.build_token_classifier(tiny_config, 5)) == "token_classifier"
+    assert infer_task(keras_bert.build_span_labeler(tiny_config)) == "span_labeler"
+    assert infer_task(keras_bert.build_pretrainer(tiny_config)) == "pretrainer"
+
+
+def test_unbuilt_model_is_refused():
+    class Unbuilt(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(2)
+
+        def call(self, inputs):
+            return self.dense(inputs["input_word_ids"])
+
+    with pytest.raises(ValueError, match="not built"):
+        ServingModule(Unbuilt())
+    with pytest.raises(TypeError, match="keras.Model"):
+        ServingModule(lambda x: x)
+
+
+def test_model_without_id_inputs_is_refused():
+    inputs = keras.Input((4,))
+    with pytest.raises(ValueError, match="input_word_ids"):
+        ServingModule(keras.Model(inputs, keras.layers.Dense(2)(inputs)))
+
+
+def test_vocab_mismatch_names_both_sizes(tokenizer):
+    config = keras_bert.BertConfig(vocab_size=tokenizer.vocab_size + 7, hidden_size=16, num_layers=1,
+                                   num_heads=2, intermediate_size=32)
+    with pytest.raises(ValueError, match=rf"{tokenizer.vocab_size} tokens.*{tokenizer.vocab_size + 7} rows"):
+        ServingModule(keras_bert.build_classifier(config, 2), tokenizer)
+
+
+def test_seq_length_beyond_positions_is_refused(tokenizer):
+    config = keras_bert.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=16, num_layers=1,
+                                   num_heads=2, intermediate_size=32, max_position_embeddings=64)
+    with pytest.raises(ValueError, match="max_position_embeddings=64"):
+        ServingModule(keras_bert.build_encoder(config), tokenizer, seq_length=128)
+
+
+def test_pretrainer_needs_mask_id(tiny_config):
+    with pytest.raises(ValueError, match=r"\[MASK\]"):
+        ServingModule(keras_bert.build_pretrainer(tiny_config))
+
+
+def test_mask_aware_tokenization_matches_python(tokenizer):
+    texts = ["The capital of France is [MASK].", "[MASK] [MASK] twice", "no mask", "", "[MASK]"]
+    graph = tokenize_keeping_masks(tokenizer, tf.constant(texts), tokenizer.mask_id).to_list()
+    eager = tokenize_keeping_masks_eager(tokenizer, texts, tokenizer.mask_id).to_list()
+    assert graph == eager
+    assert graph[0][-2:] == [tokenizer.mask_id, tokenizer.token_to_id(".")]
+    assert graph[1][:2] == [tokenizer.mask_id, tokenizer.mask_id]
+    assert graph[4] == [tokenizer.mask_id]
+    assert tokenizer.mask_id not in graph[2]
+
+
+def test_fill_mask_outputs_in_graph_match_keras(tiny_config, tokenizer):
+    module = ServingModule(randomize(keras_bert.build_pretrainer(tiny_config), seed=3), tokenizer, top_k=3)
+    ids = sample_ids(module)
+    graph = module.serve_ids(**{"inputs": {k: tf.constant(v) for k, v in ids.items()}})
+    positions = graph["masked_lm_positions"].numpy()
+    # Each [MASK] position, in order, then -1 padding; top-k ids sorted by probability.
+    for row in range(positions.shape[0]):
+        expected = np.nonzero((ids["input_word_ids"][row] == tokenizer.mask_id) & (ids["input_mask"][row] == 1))[0]
+        assert list(positions[row][:len(expected)]) == list(expected)
+        assert np.all(positions[row][len(expected):] == -1)
+        assert np.all(graph["top_k_ids"].numpy()[row][len(expected):] == -1)
+    probabilities = graph["top_k_probabilities"].numpy()
+    assert np.all(np.diff(probabilities, axis=-1) <= 0)
+    tokens = graph["top_k_tokens"].numpy()
+    assert tokens[0, 0, 0].decode() == tokenizer.vocab[graph["top_k_ids"].numpy()[0, 0, 0]]
