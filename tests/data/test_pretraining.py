@@ -257,3 +257,16 @@ def test_feeds_the_keras_pretrainer(plays, tokenizer):
                                   batch_size=4, shuffle_buffer=50)
     history = model.fit(dataset, steps_per_epoch=3, epochs=1, verbose=0)
     assert np.isfinite(history.history["loss"]).all()
+
+
+def test_iterator_checkpoint_resumes_exactly(plays, tokenizer, tmp_path):
+    dataset = pretraining_dataset(plays[:2], tokenizer, batch_size=8, shuffle_buffer=200)
+    iterator = iter(dataset)
+    for _ in range(3):
+        next(iterator)
+    path = tf.train.Checkpoint(iterator=iterator).save(str(tmp_path / "input"))
+    expected = [next(iterator)[0]["input_word_ids"].numpy() for _ in range(2)]
+    resumed = iter(dataset)
+    tf.train.Checkpoint(iterator=resumed).restore(path)
+    for batch in expected:
+        np.testing.assert_array_equal(next(resumed)[0]["input_word_ids"].numpy(), batch)
