@@ -2,6 +2,7 @@
 
 from keras_bert.data.classification import classification_dataset
 from keras_bert.data.corpus import shakespeare_files
+from keras_bert.data.pretraining import pretraining_dataset
 from keras_bert.data.squad import squad_dataset, squad_examples, squad_features, squad_postprocess
 from keras_bert.data.squad_example import SquadExample
 from keras_bert.data.squad_metrics import f1_score, normalize_answer, squad_evaluate

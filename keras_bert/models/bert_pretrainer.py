@@ -16,7 +16,7 @@ class BertPretrainer(keras.Model):
     Outputs: `mlm_logits` `[b, p, vocab]` and `nsp_logits` `[b, 2]` (class 0: B
     follows A). Labels (`y` in `fit`): `masked_lm_ids` `[b, p]`,
     `masked_lm_weights` `[b, p]` (0 on padded prediction slots) and
-    `next_sentence_labels` `[b]`.
+    `next_sentence_labels` `[b]` (optional: without it the NSP loss is left out).
 
     Loss: mean MLM cross-entropy over the real masked positions plus mean NSP
     cross-entropy. Like Google's BERT, each replica averages over its own
@@ -73,7 +73,8 @@ class BertPretrainer(keras.Model):
         weights = ops.cast(y["masked_lm_weights"], "float32")
         # Each loss object scales itself for tf.distribute (1 / replicas).
         loss = self._mlm_loss_fn(y["masked_lm_ids"], mlm_logits, sample_weight=weights)
-        loss = loss + self._nsp_loss_fn(ops.reshape(y["next_sentence_labels"], (-1,)), nsp_logits)
+        if "next_sentence_labels" in y:  # absent when the data has no NSP (RoBERTa-style)
+            loss = loss + self._nsp_loss_fn(ops.reshape(y["next_sentence_labels"], (-1,)), nsp_logits)
         for extra in self.losses:  # regularizers, if any
             loss = loss + self._aggregate_additional_loss(extra)
         return loss
@@ -82,13 +83,14 @@ class BertPretrainer(keras.Model):
         mlm_logits = ops.cast(y_pred["mlm_logits"], "float32")
         nsp_logits = ops.cast(y_pred["nsp_logits"], "float32")
         weights = ops.cast(y["masked_lm_weights"], "float32")
-        nsp_labels = ops.reshape(y["next_sentence_labels"], (-1,))
         per_slot = keras.losses.sparse_categorical_crossentropy(
             y["masked_lm_ids"], mlm_logits, from_logits=True)
         self.mlm_loss_tracker.update_state(
             ops.sum(per_slot * weights) / ops.maximum(ops.sum(weights), 1e-5))
-        self.nsp_loss_tracker.update_state(ops.mean(
-            keras.losses.sparse_categorical_crossentropy(nsp_labels, nsp_logits, from_logits=True)))
         self.mlm_accuracy.update_state(y["masked_lm_ids"], mlm_logits, sample_weight=weights)
-        self.nsp_accuracy.update_state(nsp_labels, nsp_logits)
+        if "next_sentence_labels" in y:
+            nsp_labels = ops.reshape(y["next_sentence_labels"], (-1,))
+            self.nsp_loss_tracker.update_state(ops.mean(
+                keras.losses.sparse_categorical_crossentropy(nsp_labels, nsp_logits, from_logits=True)))
+            self.nsp_accuracy.update_state(nsp_labels, nsp_logits)
         return super().compute_metrics(x, y, y_pred, sample_weight)

@@ -145,3 +145,12 @@ def test_task_models_output_shapes():
 def test_builders_reject_wrong_config_types():
     with pytest.raises(TypeError, match="BertConfig, a preset name or a dict"):
         keras_bert.build_encoder(42)
+
+
+def test_pretrainer_without_nsp_labels_trains_on_mlm_alone():
+    model = keras_bert.build_pretrainer(TINY)
+    model.compile(optimizer="sgd")
+    x, y = pretraining_batch()
+    y = {k: v for k, v in y.items() if k != "next_sentence_labels"}
+    metrics = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert abs(metrics["loss"] - metrics["mlm_loss"]) < 1e-5
