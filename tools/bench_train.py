@@ -1,0 +1,221 @@
+"""Training-step speed: keras_bert vs keras-hub vs Hugging Face, same config, same process run.
+
+    python tools/benchmark.py train            # or: python tools/bench_train.py
+    python tools/bench_train.py --steps 20 --only ours_xla,keras_hub_xla
+
+One pretraining step (forward, MLM + NSP loss, backward, AdamW update) of a BERT with
+4 layers, hidden 256, 4 heads, intermediate 1024, vocab 30522, sequence 128, batch 32,
+20 masked positions, float32, on synthetic batches. Peers: keras-hub `BertBackbone` +
+`MaskedLMHead` + an NSP dense layer (with and without XLA) and Hugging Face
+`BertForPreTraining` (PyTorch, CPU). Prints sequences/second, the ratios the issue
+targets (ours with XLA >= 1.2x keras-hub with XLA, >= 2x BertForPreTraining), the XLA
+on/off ratio and model FLOPs utilisation against a float32 matmul peak measured in the
+same run. Numbers are noisy when other processes share the CPU.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+CONTESTANTS = ("ours_xla", "ours_no_xla", "keras_hub_xla", "keras_hub_no_xla", "hf_torch")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n", 1)[1])
+    parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--heads", type=int, default=4)
+    parser.add_argument("--vocab_size", type=int, default=30522)
+    parser.add_argument("--seq_length", type=int, default=128)
+    parser.add_argument("--batch_size", type=int, default=32)
+    parser.add_argument("--predictions", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=10, help="timed steps per contestant")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed steps (compilation) first")
+    parser.add_argument("--only", help="comma-separated subset of " + ",".join(CONTESTANTS))
+    return parser.parse_args(argv)
+
+
+def synthetic_batch(args, seed=0):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    b, s, p = args.batch_size, args.seq_length, args.predictions
+    ids = rng.integers(1000, args.vocab_size, (b, s)).astype("int32")
+    positions = np.sort(np.stack([rng.choice(np.arange(1, s - 1), p, replace=False) for _ in range(b)]),
+                        axis=1).astype("int32")
+    return {
+        "input_word_ids": ids, "input_mask": np.ones((b, s), "int32"),
+        "input_type_ids": (np.arange(s)[None, :] >= s // 2).astype("int32").repeat(b, 0),
+        "masked_lm_positions": positions,
+        "masked_lm_ids": np.take_along_axis(ids, positions, 1),
+        "masked_lm_weights": np.ones((b, p), "float32"),
+        "next_sentence_labels": rng.integers(0, 2, (b,)).astype("int32"),
+    }
+
+
+def model_flops_per_sequence(args):
+    """Training FLOPs of one sequence: 6 * dense params * tokens + attention + MLM head."""
+    h, s, p, layers = args.hidden, args.seq_length, args.predictions, args.layers
+    dense_params = layers * (4 * h * h + 2 * h * 4 * h) + h * h  # blocks + pooler
+    attention = layers * 2 * 2 * s * s * h  # QK^T and PV, forward
+    head = p * (h * h + args.vocab_size * h)  # MLM transform + tied vocab projection
+    return 6 * dense_params * s + 3 * attention + 6 * head + 6 * h * 2
+
+
+def _time(step, args):
+    for _ in range(args.warmup):
+        step()
+    start = time.perf_counter()
+    for _ in range(args.steps):
+        step()
+    return args.steps * args.batch_size / (time.perf_counter() - start)
+
+
+def bench_ours(args, batch, jit_compile):
+    import keras
+
+    import keras_bert
+    from keras_bert.training import create_optimizer
+
+    keras.utils.set_random_seed(0)
+    config = keras_bert.BertConfig(vocab_size=args.vocab_size, hidden_size=args.hidden,
+                                   num_layers=args.layers, num_heads=args.heads,
+                                   intermediate_size=4 * args.hidden)
+    model = keras_bert.build_pretrainer(config)
+    model.compile(optimizer=create_optimizer(1e-4), jit_compile=jit_compile)
+    x = {k: batch[k] for k in ("input_word_ids", "input_mask", "input_type_ids", "masked_lm_positions")}
+    y = {k: batch[k] for k in ("masked_lm_ids", "masked_lm_weights", "next_sentence_labels")}
+    return _time(lambda: model.train_on_batch(x, y), args)
+
+
+def bench_keras_hub(args, batch, jit_compile):
+    import keras
+    import keras_hub
+
+    keras.utils.set_random_seed(0)
+    backbone = keras_hub.models.BertBackbone(
+        vocabulary_size=args.vocab_size, num_layers=args.layers, num_heads=args.heads,
+        hidden_dim=args.hidden, intermediate_dim=4 * args.hidden, max_sequence_length=512)
+    mlm_head = keras_hub.layers.MaskedLMHead(vocabulary_size=args.vocab_size,
+                                             token_embedding=backbone.token_embedding,
+                                             intermediate_activation="gelu")
+    inputs = {"token_ids": keras.Input((None,), dtype="int32", name="token_ids"),
+              "segment_ids": keras.Input((None,), dtype="int32", name="segment_ids"),
+              "padding_mask": keras.Input((None,), dtype="int32", name="padding_mask"),
+              "mask_positions": keras.Input((None,), dtype="int32", name="mask_positions")}
+    outputs = backbone({k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")})
+    mlm = mlm_head(outputs["sequence_output"], mask_positions=inputs["mask_positions"])
+    nsp = keras.layers.Dense(2, name="nsp")(outputs["pooled_output"])
+    model = keras.Model(inputs, {"mlm": mlm, "nsp": nsp})
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    model.compile(optimizer=keras.optimizers.AdamW(1e-4, weight_decay=0.01, epsilon=1e-6,
+                                                   global_clipnorm=1.0),
+                  loss={"mlm": loss, "nsp": loss}, jit_compile=jit_compile)
+    x = {"token_ids": batch["input_word_ids"], "segment_ids": batch["input_type_ids"],
+         "padding_mask": batch["input_mask"], "mask_positions": batch["masked_lm_positions"]}
+    y = {"mlm": batch["masked_lm_ids"], "nsp": batch["next_sentence_labels"]}
+    return _time(lambda: model.train_on_batch(x, y), args)
+
+
+def bench_hf_torch(args, batch):
+    import numpy as np
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    config = transformers.BertConfig(vocab_size=args.vocab_size, hidden_size=args.hidden,
+                                     num_hidden_layers=args.layers, num_attention_heads=args.heads,
+                                     intermediate_size=4 * args.hidden)
+    model = transformers.BertForPreTraining(config)
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01, eps=1e-6)
+    labels = np.full(batch["input_word_ids"].shape, -100, np.int64)
+    np.put_along_axis(labels, batch["masked_lm_positions"], batch["masked_lm_ids"], 1)
+    inputs = {"input_ids": torch.tensor(batch["input_word_ids"], dtype=torch.long),
+              "attention_mask": torch.tensor(batch["input_mask"], dtype=torch.long),
+              "token_type_ids": torch.tensor(batch["input_type_ids"], dtype=torch.long),
+              "labels": torch.tensor(labels),
+              "next_sentence_label": torch.tensor(batch["next_sentence_labels"], dtype=torch.long)}
+
+    def step():
+        optimizer.zero_grad()
+        loss = model(**inputs).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+
+    return _time(step, args)
+
+
+def matmul_peak_flops(size=2048, repeats=10):
+    """float32 matmul FLOP/s on this machine (XLA-compiled, best of a few runs)."""
+    import tensorflow as tf
+
+    a = tf.random.normal((size, size))
+    b = tf.random.normal((size, size))
+    @tf.function(jit_compile=True, autograph=False)
+    def matmul(x, y):
+        return tf.matmul(x, y)
+
+    matmul(a, b).numpy()
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(repeats):
+            result = matmul(a, b)
+        result.numpy()
+        best = min(best, (time.perf_counter() - start) / repeats)
+    return 2 * size ** 3 / best
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    chosen = args.only.split(",") if args.only else list(CONTESTANTS)
+    unknown = sorted(set(chosen) - set(CONTESTANTS))
+    if unknown:
+        raise SystemExit(f"Unknown contestants {unknown}; choose from {CONTESTANTS}.")
+    batch = synthetic_batch(args)
+    runners = {"ours_xla": lambda: bench_ours(args, batch, True),
+               "ours_no_xla": lambda: bench_ours(args, batch, False),
+               "keras_hub_xla": lambda: bench_keras_hub(args, batch, True),
+               "keras_hub_no_xla": lambda: bench_keras_hub(args, batch, False),
+               "hf_torch": lambda: bench_hf_torch(args, batch)}
+    print(f"Training step: {args.layers} layers, hidden {args.hidden}, {args.heads} heads, seq "
+          f"{args.seq_length}, batch {args.batch_size}, {args.predictions} predictions, fp32, "
+          f"vocab {args.vocab_size}; {args.steps} timed steps after {args.warmup} warm-up steps; "
+          f"{os.cpu_count()} CPUs.")
+    peak = matmul_peak_flops()
+    flops = model_flops_per_sequence(args)
+    print(f"Matmul peak (float32, XLA, 2048^3): {peak / 1e9:.1f} GFLOP/s; model: "
+          f"{flops / 1e9:.2f} GFLOP per training sequence.")
+    results = {}
+    for name in chosen:
+        try:
+            results[name] = runners[name]()
+        except ImportError as e:
+            print(f"  {name:18s} skipped ({e})")
+            continue
+        mfu = results[name] * flops / peak
+        print(f"  {name:18s} {results[name]:7.2f} seq/s   MFU {100 * mfu:5.1f} %", flush=True)
+    ratios = {}
+    for label, a, b in (("ours XLA / keras-hub XLA (target >= 1.2)", "ours_xla", "keras_hub_xla"),
+                        ("ours XLA / HF BertForPreTraining (target >= 2)", "ours_xla", "hf_torch"),
+                        ("ours no-XLA / keras-hub no-XLA", "ours_no_xla", "keras_hub_no_xla"),
+                        ("ours XLA on / off", "ours_xla", "ours_no_xla"),
+                        ("keras-hub XLA on / off", "keras_hub_xla", "keras_hub_no_xla")):
+        if a in results and b in results:
+            ratios[label] = results[a] / results[b]
+            print(f"  {label}: {ratios[label]:.2f}x")
+    return {"seq_per_s": results, "ratios": ratios, "peak_flops": peak,
+            "flops_per_sequence": flops}
+
+
+if __name__ == "__main__":
+    main()

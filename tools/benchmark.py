@@ -1,0 +1,39 @@
+"""Speed benchmarks, each against peers in the same run: `python tools/benchmark.py {pipeline,train,infer} [args]`.
+
+    python tools/benchmark.py pipeline   # raw text -> masked NSP batches (tools/bench_pipeline.py)
+    python tools/benchmark.py train      # one pretraining step (tools/bench_train.py)
+    python tools/benchmark.py infer      # inference / serving (tools/bench_infer.py)
+
+Arguments after the name go to that benchmark (`--help` on each).
+"""
+
+import importlib.util
+import os
+import sys
+
+BENCHMARKS = {"pipeline": "bench_pipeline.py", "train": "bench_train.py", "infer": "bench_infer.py"}
+
+
+def load(name):
+    """Imports tools/bench_<name>.py (tools/ is a folder of scripts, not a package)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), BENCHMARKS[name])
+    if not os.path.exists(path):
+        raise SystemExit(f"{path} does not exist (yet).")
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in BENCHMARKS:
+        print(__doc__)
+        if argv and argv[0] not in ("-h", "--help"):
+            raise SystemExit(f"Unknown benchmark {argv[0]!r}; choose one of {sorted(BENCHMARKS)}.")
+        return None
+    return load(argv[0]).main(argv[1:])
+
+
+if __name__ == "__main__":
+    main()
