@@ -1,0 +1,111 @@
+"""run_pretraining: output folder contract, refusals, log/curves; fill_mask; learning on real text."""
+
+import csv
+import os
+
+import numpy as np
+import pytest
+
+import keras_bert
+from keras_bert.training import TrainingLog, fill_mask, plot_curves, pretraining_input, run_pretraining
+from tests.training.synthetic import VOCAB_SIZE, synthetic_input
+
+TINY = keras_bert.BertConfig(vocab_size=VOCAB_SIZE, hidden_size=16, num_layers=1, num_heads=2,
+                             intermediate_size=32, max_position_embeddings=16)
+
+
+def _run(output_dir, config=TINY, **kwargs):
+    options = dict(global_batch_size=8, train_steps=6, steps_per_epoch=3, learning_rate=1e-3,
+                   verbose=0, strategy="default")
+    options.update(kwargs)
+    return run_pretraining(output_dir, synthetic_input(), config, **options)
+
+
+def test_writes_checkpoints_log_curves_and_final_model(tmp_path):
+    result = _run(tmp_path)
+    assert (result["start_step"], result["step"]) == (0, 6)
+    for name in ("run_config.json", "bert_config.json", "training_log.csv", "curves.png",
+                 "checkpoints/checkpoint", "checkpoints/ckpt-6.index", "final/pretrainer.weights.h5"):
+        assert (tmp_path / name).exists(), name
+    assert any(name.startswith("events.") for name in os.listdir(tmp_path / "logs" / "train"))
+    model = keras_bert.load_checkpoint(str(tmp_path / "final"), model="pretrainer")
+    for a, b in zip(model.weights, result["model"].weights):
+        np.testing.assert_array_equal(np.array(a), np.array(b))
+    # Running it again finds the run finished and trains no further.
+    again = _run(tmp_path)
+    assert (again["start_step"], again["step"]) == (6, 6)
+
+
+def test_refuses_a_folder_holding_another_models_checkpoints(tmp_path):
+    _run(tmp_path, train_steps=3)
+    bigger = TINY.replace(hidden_size=32, intermediate_size=64)
+    with pytest.raises(ValueError, match=r"different model \(hidden_size: 16 there vs 32 now"):
+        _run(tmp_path, config=bigger)
+    os.remove(tmp_path / "run_config.json")
+    with pytest.raises(ValueError, match="run_config.json is missing"):
+        _run(tmp_path)
+
+
+def test_refuses_a_vocab_that_does_not_match_the_model(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b"]) + "\n")
+    with pytest.raises(ValueError, match="has 7 tokens but the model's vocab_size is 64"):
+        _run(tmp_path / "run", vocab_file=str(vocab))
+
+
+def test_refuses_bad_sizes(tmp_path):
+    with pytest.raises(ValueError, match="multiple of steps_per_execution"):
+        _run(tmp_path, steps_per_execution=4)
+    with pytest.raises(ValueError, match="train_steps must be a positive"):
+        _run(tmp_path, train_steps=0)
+    with pytest.raises(ValueError, match="Unknown preset"):
+        _run(tmp_path, config="bert_gigantic")
+
+
+def test_empty_corpus_is_refused(tmp_path, minilm_dir):
+    tokenizer = keras_bert.Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
+    with pytest.raises(ValueError, match="corpus is empty"):
+        pretraining_input([], tokenizer)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    with pytest.raises(ValueError):
+        pretraining_input([str(empty)], tokenizer)(8)
+
+
+def test_training_log_is_cut_back_to_the_resumed_step(tmp_path):
+    path = tmp_path / "log.csv"
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["step", "epoch", "kind", "loss"])
+        writer.writerows([[s, 0, "train", 1.0 / s] for s in range(1, 8)])
+    log = TrainingLog(str(path), start_step=4)
+    assert [r["step"] for r in log.rows] == [1, 2, 3, 4]
+    with open(path) as f:
+        assert len(f.read().splitlines()) == 5
+
+
+def test_plot_curves_writes_a_png(tmp_path):
+    rows = [{"step": s, "kind": kind, "loss": 5.0 / s, "mlm_accuracy": 0.1 * s, "nsp_accuracy": 0.5}
+            for s in (1, 2, 3) for kind in ("epoch_end", "validation")]
+    path = plot_curves(rows, str(tmp_path / "curves.png"))
+    with open(path, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(ValueError, match="epoch_end"):
+        plot_curves([], str(tmp_path / "none.png"))
+
+
+def test_fill_mask_returns_top_k_tokens_per_mask(minilm_dir):
+    tokenizer = keras_bert.Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
+    config = keras_bert.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=16, num_layers=1,
+                                   num_heads=2, intermediate_size=32)
+    model = keras_bert.build_pretrainer(config)
+    results = fill_mask(model, tokenizer, ["the [MASK] is [MASK] .", "hello [MASK]"], top_k=3)
+    assert [len(r) for r in results] == [2, 1]
+    for masks in results:
+        for candidates in masks:
+            assert len(candidates) == 3
+            probabilities = [p for _, p in candidates]
+            assert probabilities == sorted(probabilities, reverse=True)
+            assert all(isinstance(token, str) for token, _ in candidates)
+    with pytest.raises(ValueError, match=r"needs a \[MASK\]"):
+        fill_mask(model, tokenizer, ["no mask here"])
