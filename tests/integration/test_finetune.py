@@ -78,3 +78,45 @@ def test_classification_metrics():
 def test_unknown_task_is_refused(minilm_dir):
     with pytest.raises(ValueError, match="Unknown task"):
         finetune_task("summarization", minilm_dir, "x.csv")
+
+
+@pytest.fixture(scope="module")
+def tiny_checkpoint(minilm_dir, tmp_path_factory):
+    """A 1-layer keras_bert checkpoint with the real uncased vocab: the plumbing, quickly."""
+    import keras_bert
+
+    config = keras_bert.BertConfig(vocab_size=30522, hidden_size=32, num_layers=1, num_heads=2,
+                                   intermediate_size=64)
+    path = tmp_path_factory.mktemp("tiny") / "bert"
+    keras_bert.save_checkpoint(keras_bert.build_encoder(config), str(path), format="keras",
+                               vocab_file=os.path.join(minilm_dir, "vocab.txt"))
+    return str(path)
+
+
+FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "fixtures")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task, train, options, expected", [
+    ("pair_classification", "paraphrase.tsv",
+     dict(text_a="sentence1", text_b="sentence2"), {"accuracy", "macro_f1", "majority_baseline"}),
+    ("token_classification", "ner.conll", {}, {"accuracy", "f1"}),
+    ("squad", "squad_v1.json", dict(seq_length=64, doc_stride=32), {"exact_match", "f1"}),
+])
+def test_finetune_tool_runs_every_task(tiny_checkpoint, tmp_path, task, train, options, expected):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "finetune_tool", os.path.join(os.path.dirname(FIXTURES), "..", "..", "tools", "finetune.py"))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    path = os.path.join(FIXTURES, train)
+    argv = ["--checkpoint", tiny_checkpoint, "--task", task, "--train_file", path, "--eval_file", path,
+            "--epochs", "1", "--batch_size", "4", "--seq_length", str(options.pop("seq_length", 32)),
+            "--output_dir", str(tmp_path), "--strategy", "default"]
+    for key, value in options.items():
+        argv += [f"--{key}", str(value)]
+    result = tool.main(argv)
+    assert set(result["metrics"]) >= expected
+    assert all(0.0 <= v <= 100.0 for v in result["metrics"].values())
+    assert (tmp_path / "model.keras").exists() and (tmp_path / "metrics.json").exists()
