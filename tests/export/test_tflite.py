@@ -1,0 +1,75 @@
+"""TFLite export of a tiny classifier: float32 parity and the tokenizer-in-graph model's ids."""
+
+import os
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_bert
+from keras_bert.export import tflite
+from keras_bert.export.tflite import check_ops_resolve, fast_tokenizer
+
+TEXTS = [
+    "The quick brown fox jumps over the lazy dog.",
+    "",
+    "Héllo wörld: naïve café owners in Zürich said déjà vu!",
+    "don't can't o'clock e.g. U.S.A. 3.14 1,000,000 10:30pm ##ing",
+    "CJK 中文字符 mixed with text, and emoji 😀 too",
+    "tab\tnewline\n  many   spaces  ",
+    " ".join(["It was the best of times, it was the worst of times"] * 30),
+]
+
+
+@pytest.fixture(scope="module")
+def tflite_export(tiny_classifier, tokenizer, tmp_path_factory):
+    out = tmp_path_factory.mktemp("tflite")
+    return tflite(tiny_classifier, out, tokenizer=tokenizer, seq_length=48, quantizations=("float32",),
+                  sample_texts=TEXTS)
+
+
+def test_float32_and_text_model_match_keras(tflite_export):
+    assert tflite_export.ok, tflite_export.table()
+    rows = {(r.artifact, r.signature, r.output): r for r in tflite_export.rows}
+    assert rows[("tflite_float32", "serving_default", "logits")].max_abs_diff <= 1e-4
+    for label in ("serve_text[text_a]", "serve_text[text_a+text_b]"):
+        assert rows[("tflite_text_float32", label, "logits")].max_abs_diff <= 1e-4
+        # The in-graph tokenizer + packer give exactly the Python Tokenizer's ids.
+        for name in ("input_word_ids", "input_mask", "input_type_ids"):
+            assert rows[("tflite_text_float32", label, name)].agreement == 1.0
+    assert sorted(os.listdir(tflite_export.path)) == ["model_float32.tflite", "text_float32.tflite"]
+
+
+def test_text_model_uses_only_builtins_and_tensorflow_text_ops(tflite_export):
+    from ai_edge_litert.interpreter import Interpreter
+
+    interpreter = Interpreter(model_path=tflite_export.extra["files"]["text_float32"])
+    ops = {op["op_name"] for op in interpreter._get_ops_details()}  # pylint: disable=protected-access
+    custom = {op for op in ops if not op.replace("_", "").isupper()}
+    assert custom <= {"FastBertNormalize", "FastWordpieceTokenizeWithOffsets", "TFText>RoundRobinTrim",
+                      "RaggedTensorToTensor"}, custom
+    assert not any(op.startswith("Flex") for op in ops)
+
+
+def test_fast_twin_of_reference_tokenizer(tokenizer):
+    twin = fast_tokenizer(tokenizer)
+    assert twin.normalization == "fast" and twin.vocab == tokenizer.vocab
+    plain = ["the quick brown fox", "a b c"]
+    assert twin.tokenize(tf.constant(plain)).to_list() == tokenizer.tokenize(tf.constant(plain)).to_list()
+
+
+def test_unrunnable_custom_op_is_caught_at_conversion():
+    function = tf.function(lambda x: tf.strings.regex_replace(x, "a+", "b"),
+                           input_signature=[tf.TensorSpec([None], tf.string)])
+    converter = tf.lite.TFLiteConverter.from_concrete_functions([function.get_concrete_function()])
+    converter.allow_custom_ops = True  # the converter "succeeds" and keeps RegexReplace as a custom op
+    content = converter.convert()
+    with pytest.raises(RuntimeError, match="no interpreter can run"):
+        check_ops_resolve(content)
+
+
+def test_existing_files_are_refused(tflite_export, tiny_classifier, tokenizer):
+    with pytest.raises(FileExistsError, match="overwrite"):
+        tflite(tiny_classifier, tflite_export.path, tokenizer=tokenizer, quantizations=("float32",))
+    with pytest.raises(ValueError, match="quantization"):
+        tflite(tiny_classifier, tflite_export.path + "_x", quantizations=("int4",))

@@ -1,0 +1,116 @@
+"""The real MiniLM-L6 checkpoint, with a classifier head trained on a real task, exported to
+SavedModel, TFLite (float32 / float16 / int8) and ONNX, each checked against Keras on held-out text.
+
+Task: tell a line of Shakespeare from a sentence of Python's standard-library documentation.
+Train and held-out lines come from different plays and different modules.
+"""
+
+import importlib
+import inspect
+import os
+import re
+
+import keras
+import numpy as np
+import pytest
+
+import keras_bert
+from keras_bert.export import onnx, saved_model, tflite
+
+pytestmark = pytest.mark.slow
+TRAIN_PLAYS = ("hamlet", "macbeth", "othello", "tempest", "julius_caesar", "coriolanus")
+HELD_OUT_PLAYS = ("lear", "cymbeline", "henry_v", "twelfth_night")
+TRAIN_MODULES = ("os", "json", "subprocess", "argparse", "logging", "shutil", "tarfile", "threading")
+HELD_OUT_MODULES = ("collections", "pathlib", "zipfile", "csv", "textwrap", "email.message", "http.client",
+                    "unittest", "calendar", "decimal", "socket", "sqlite3", "xml.dom.minidom", "pickle")
+
+
+def play_lines(files, plays, per_play, seed):
+    """Random lines of 7-16 words from the modern-spelling texts of `plays`."""
+    rng = np.random.default_rng(seed)
+    by_name = {os.path.basename(f): f for f in files}
+    lines = []
+    for play in plays:
+        with open(by_name[f"{play}_gut.txt"], encoding="utf-8", errors="replace") as f:
+            candidates = [" ".join(line.split()) for line in f
+                          if 7 <= len(line.split()) <= 16 and not line.strip().isupper()]
+        lines += list(rng.choice(candidates, per_play, replace=False))
+    return lines
+
+
+def doc_sentences(modules, count, seed):
+    """Random prose sentences of 7-16 words from the docstrings of stdlib `modules`."""
+    sentences = set()
+    for name in modules:
+        module = importlib.import_module(name)
+        docs = [inspect.getdoc(module)] + [inspect.getdoc(getattr(module, a)) for a in sorted(dir(module))
+                                           if not a.startswith("_")]
+        for doc in filter(None, docs):
+            for sentence in re.split(r"(?<=[.!?])\s+", " ".join(doc.split())):
+                if 7 <= len(sentence.split()) <= 16 and not re.search(r"[=(){}\[\]<>`*_\\]", sentence):
+                    sentences.add(sentence)
+    sentences = sorted(sentences)
+    return list(np.random.default_rng(seed).choice(sentences, min(count, len(sentences)), replace=False))
+
+
+@pytest.fixture(scope="module")
+def task(shakespeare_files):
+    train = [(t, 1) for t in play_lines(shakespeare_files, TRAIN_PLAYS, 60, 0)]
+    train += [(t, 0) for t in doc_sentences(TRAIN_MODULES, 360, 1)]
+    held_out = [(t, 1) for t in play_lines(shakespeare_files, HELD_OUT_PLAYS, 60, 2)]
+    held_out += [(t, 0) for t in doc_sentences(HELD_OUT_MODULES, 240, 3)]
+    return train, held_out
+
+
+@pytest.fixture(scope="module")
+def minilm_classifier(minilm_dir, task):
+    """MiniLM-L6 encoder (frozen) + a classifier head trained on its pooled outputs."""
+    encoder = keras_bert.load_checkpoint(minilm_dir)
+    tokenizer = keras_bert.Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
+    preprocessor = keras_bert.Preprocessor(tokenizer, seq_length=48)
+    train, _ = task
+    inputs = {k: v.numpy() for k, v in preprocessor(np.array([t for t, _ in train])).items()}
+    features = encoder.predict(inputs, batch_size=64, verbose=0)["pooled_output"]
+    labels = np.array([y for _, y in train])
+    head = keras.Sequential([keras.Input((features.shape[1],)), keras.layers.Dense(2)])
+    head.compile(keras.optimizers.Adam(1e-2), keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                 metrics=["accuracy"])
+    head.fit(features, labels, epochs=60, batch_size=32, verbose=0)
+    classifier = keras_bert.build_classifier(encoder, num_classes=2)
+    classifier.get_layer("classifier").set_weights(head.layers[-1].get_weights())
+    return classifier, tokenizer
+
+
+def test_minilm_classifier_exports_to_all_formats_with_parity(minilm_classifier, task, tmp_path):
+    classifier, tokenizer = minilm_classifier
+    _, held_out = task
+    texts = [t for t, _ in held_out]
+    labels = np.array([y for _, y in held_out])
+
+    report = saved_model(classifier, tmp_path / "minilm_folio" / "1", tokenizer=tokenizer, seq_length=48,
+                         sample_texts=texts)
+    assert report.ok, report.table()
+    assert max(r.max_abs_diff for r in report.rows if r.output == "logits") <= 1e-5
+
+    report = tflite(classifier, tmp_path / "tflite", tokenizer=tokenizer, seq_length=48, text=False,
+                    sample_texts=texts)
+    assert report.ok, report.table()
+    rows = {(r.artifact, r.output): r for r in report.rows}
+    assert rows[("tflite_float32", "logits")].max_abs_diff <= 1e-4
+    assert rows[("tflite_float16", "logits")].max_abs_diff <= 1e-2
+    assert rows[("tflite_int8", "probabilities")].agreement >= 0.99  # top-1 on ~480 held-out lines
+    sizes = report.extra["sizes"]
+    assert sizes["int8"] < 0.35 * sizes["float32"] and sizes["float16"] < 0.55 * sizes["float32"]
+
+    report = onnx(classifier, tmp_path / "onnx", tokenizer=tokenizer, sample_texts=texts)
+    assert report.ok, report.table()
+    assert max(r.max_abs_diff for r in report.rows) <= 1e-4
+    fused = report.extra["fused_ops"]
+    assert (fused["Attention"], fused["SkipLayerNormalization"], fused["BiasGelu"],
+            fused["EmbedLayerNormalization"]) == (6, 12, 6, 1)
+
+    # The trained head really learned the task (so the agreement above is on a meaningful model).
+    module_ids = keras_bert.Preprocessor(tokenizer, 48)(np.array(texts))
+    accuracy = np.mean(np.argmax(classifier.predict({k: v.numpy() for k, v in module_ids.items()},
+                                                    verbose=0), -1) == labels)
+    assert accuracy >= 0.9, accuracy
