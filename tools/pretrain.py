@@ -54,6 +54,10 @@ def parse_args(argv):
     data.add_argument("--build_vocab", type=int, metavar="SIZE",
                       help="learn a WordPiece vocab of about SIZE tokens from --files instead")
     data.add_argument("--cased", action="store_true", help="keep case and accents")
+    data.add_argument("--input_format", choices=("auto", "bert", "plain"),
+                      help="'bert': a sentence per line, blank lines between documents; 'plain': "
+                      "a paragraph per sentence, a file per document (default: 'bert' for the "
+                      "Shakespeare corpus, whose blank-line blocks are speeches; else 'auto')")
     data.add_argument("--seq_length", type=int, default=64)
     data.add_argument("--max_predictions_per_seq", type=int, default=10)
     data.add_argument("--whole_word_masking", action="store_true")
@@ -68,7 +72,7 @@ def parse_args(argv):
     train.add_argument("--steps_per_epoch", type=int, default=25,
                        help="steps per Keras epoch (progress bar, logs, evaluation)")
     train.add_argument("--checkpoint_every_epochs", type=int, default=2)
-    train.add_argument("--learning_rate", type=float, default=1e-3)
+    train.add_argument("--learning_rate", type=float, default=2e-3)
     train.add_argument("--warmup_steps", type=int, help="default: 10 %% of --train_steps")
     train.add_argument("--optimizer", choices=("adamw", "lamb"), default="adamw")
     train.add_argument("--weight_decay", type=float, default=0.01)
@@ -93,6 +97,7 @@ def main(argv=None):
     from keras_bert.training import fill_mask, pretraining_input, run_pretraining
 
     files, eval_files = args.files, args.eval_files
+    input_format = args.input_format or ("auto" if files else "bert")
     if not files:
         corpus = shakespeare_files()
         files, eval_files = corpus[:-4], eval_files or corpus[-4:]
@@ -125,7 +130,8 @@ def main(argv=None):
                  f"({config.max_position_embeddings}).")
 
     data_kwargs = dict(seq_length=args.seq_length, max_predictions_per_seq=args.max_predictions_per_seq,
-                       whole_word_masking=args.whole_word_masking, seed=args.seed)
+                       whole_word_masking=args.whole_word_masking, input_format=input_format,
+                       seed=args.seed)
     train_input = pretraining_input(files, tokenizer, **data_kwargs)
     eval_input = pretraining_input(eval_files, tokenizer, **data_kwargs) if eval_files else None
     result = run_pretraining(

@@ -8,7 +8,8 @@ import numpy as np
 import tensorflow as tf
 
 from keras_bert.training.optimizers import create_optimizer
-from keras_bert.training.precision import resolve_jit_compile, set_mixed_precision
+from keras_bert.training.precision import (resolve_jit_compile, restores_dtype_policy,
+                                              set_mixed_precision)
 from keras_bert.training.strategy import get_strategy, is_chief
 
 TASKS = ("classification", "pair_classification", "token_classification", "squad")
@@ -22,6 +23,7 @@ def _steps(dataset, what):
     return steps
 
 
+@restores_dtype_policy
 def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_metrics=None,
                    epochs=3, steps_per_epoch=None, learning_rate=2e-5, warmup_ratio=0.1,
                    weight_decay=0.01, eval_dataset=None, output_dir=None, strategy=None,
@@ -163,7 +165,6 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
         >>> result["metrics"]["accuracy"]
     """
     from keras_bert.checkpoints import load_checkpoint
-    from keras_bert.checkpoints.load_checkpoint import detect_format  # noqa: F401 (validates path)
     from keras_bert.models.builders import (build_classifier, build_span_labeler,
                                             build_token_classifier)
     from keras_bert.text.preprocessor import Preprocessor

@@ -1,5 +1,7 @@
 """Mixed precision and XLA switches shared by the training entry points."""
 
+import functools
+
 import keras
 import tensorflow as tf
 
@@ -55,3 +57,19 @@ def resolve_jit_compile(mode, strategy=None):
         return mode == "on"
     strategy = strategy or tf.distribute.get_strategy()
     return strategy.num_replicas_in_sync == 1
+
+
+def restores_dtype_policy(function):
+    """Decorator: the global dtype policy is put back when `function` returns or raises.
+
+    The training entry points set the policy for the model they build (which keeps it);
+    callers building other models afterwards get the policy they had before.
+    """
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        previous = keras.config.dtype_policy()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            keras.config.set_dtype_policy(previous)
+    return wrapper

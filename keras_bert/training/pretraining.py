@@ -13,7 +13,8 @@ from keras_bert.models.bert_encoder import as_config
 from keras_bert.models.builders import build_pretrainer
 from keras_bert.training.optimizers import create_optimizer
 from keras_bert.training.plotting import plot_curves
-from keras_bert.training.precision import resolve_jit_compile, set_mixed_precision
+from keras_bert.training.precision import (resolve_jit_compile, restores_dtype_policy,
+                                              set_mixed_precision)
 from keras_bert.training.resumable_checkpoint import ResumableCheckpoint
 from keras_bert.training.scalar_logger import ScalarLogger
 from keras_bert.training.step_limit import StepLimit
@@ -144,6 +145,7 @@ def _distributed_input(strategy, train_input, global_batch_size, start_step, inp
     return strategy.distribute_datasets_from_function(dataset_fn)
 
 
+@restores_dtype_policy
 def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=None,
                     vocab_file=None, global_batch_size=32, train_steps=1000, steps_per_epoch=100,
                     checkpoint_every_epochs=1, keep_checkpoints=3, learning_rate=1e-4,

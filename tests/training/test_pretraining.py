@@ -137,3 +137,17 @@ def test_a_tiny_bert_learns_on_real_text(minilm_dir, shakespeare_files, tmp_path
     assert held_out["mlm_loss"] < 7.0
     assert held_out["mlm_accuracy"] > 0.06  # 0 at the start
     assert held_out["nsp_accuracy"] > 0.56
+
+
+@pytest.mark.parametrize("precision, policy", [("bf16", "mixed_bfloat16"), ("fp16", "mixed_float16")])
+def test_mixed_precision_runs_and_restores_the_global_policy(tmp_path, precision, policy):
+    import keras
+
+    result = _run(tmp_path, train_steps=3, mixed_precision=precision, plot=False)
+    model = result["model"]
+    assert model.dtype_policy.name == policy
+    assert model.get_layer("mlm_head").compute_dtype == {"bf16": "bfloat16", "fp16": "float16"}[precision]
+    assert np.isfinite(result["rows"][-1]["loss"])
+    if precision == "fp16":  # Keras wraps the optimizer for loss scaling at compile
+        assert isinstance(model.optimizer, keras.optimizers.LossScaleOptimizer)
+    assert keras.config.dtype_policy().name == "float32"
