@@ -125,3 +125,17 @@ def test_a_batch_that_does_not_split_across_replicas_is_refused(minilm_dir, tmp_
     output, _ = process.communicate(timeout=600)
     assert process.returncode != 0
     assert "global_batch_size=7 cannot be split evenly across 2 replicas" in output
+
+
+@pytest.mark.slow
+def test_sharded_input_under_mirrored_trains_and_resumes(minilm_dir, tmp_path):
+    """`input_mode="shard"`: one pipeline per worker via distribute_datasets_from_function."""
+    options = _options(minilm_dir, strategy="mirrored", logical_cpus=2, input_mode="shard",
+                       steps=10, stop_after=5)
+    _finish(_start(tmp_path, options))
+    options.pop("stop_after")
+    output = _finish(_start(tmp_path, options))
+    assert 'DONE {"start_step": 5, "step": 10}' in output
+    (curve,) = [c for c in _curves(tmp_path) if len(c) == 10]  # the resumed run's whole log
+    np.testing.assert_array_equal(curve[:, 0], np.arange(1, 11))
+    assert np.all(np.isfinite(curve[:, 1]))
