@@ -127,14 +127,18 @@ def _rank1_logs(step_fn):
     return step
 
 
+def _data_sharding():
+    """Options that split each global batch across workers (not their files)."""
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+    return options
+
+
 def _distributed_input(strategy, train_input, global_batch_size, start_step, input_mode):
     """The training dataset, positioned after the `start_step` batches already trained on."""
     if strategy.num_replicas_in_sync == 1 or input_mode == "split":
         # One pipeline produces global batches; Keras splits each across the replicas.
-        dataset = train_input(global_batch_size, None).skip(start_step)
-        options = tf.data.Options()
-        options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
-        return dataset.with_options(options)
+        return train_input(global_batch_size, None).skip(start_step).with_options(_data_sharding())
 
     def dataset_fn(context):
         # Each input pipeline (one per worker) reads its own share of the files; its
@@ -286,7 +290,8 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         dataset = _distributed_input(strategy, train_input, global_batch_size, start_step, input_mode)
         validation = None
         if eval_input is not None and eval_steps:
-            validation = eval_input(global_batch_size, None).take(eval_steps)
+            validation = eval_input(global_batch_size, None).take(eval_steps).with_options(
+                _data_sharding())
         initial_epoch = start_step // steps_per_epoch
         epochs = initial_epoch + math.ceil((train_steps - start_step) / steps_per_epoch)
         with strategy.scope(), _keras_mwms_workaround(model, strategy):
