@@ -59,15 +59,19 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    model = export.load_model(args.model)
-    vocab = args.vocab or export.find_vocab(model, args.model)
-    tokenizer = Tokenizer(vocab, lower_case=not args.no_lower_case) if vocab else None
-    if tokenizer is None:
-        print("No vocab.txt found (pass --vocab): exporting id-level signatures only.")
-    print(f"Exporting {args.model} as {args.name!r} to {args.base_dir}: {', '.join(args.formats)}")
-    reports = export.export_model(model, args.name, formats=args.formats, tokenizer=tokenizer,
-                                  version=args.version, base_dir=args.base_dir,
-                                  seq_length=args.seq_length, overwrite=args.overwrite)
+    try:
+        model = export.load_model(args.model)
+        vocab = args.vocab or export.find_vocab(model, args.model)
+        tokenizer = Tokenizer(vocab, lower_case=not args.no_lower_case) if vocab else None
+        if tokenizer is None:
+            print("No vocab.txt found (pass --vocab): exporting id-level signatures only.")
+        print(f"Exporting {args.model} as {args.name!r} to {args.base_dir}: {', '.join(args.formats)}")
+        reports = export.export_model(model, args.name, formats=args.formats, tokenizer=tokenizer,
+                                      version=args.version, base_dir=args.base_dir,
+                                      seq_length=args.seq_length, overwrite=args.overwrite)
+    except (FileExistsError, FileNotFoundError, ValueError) as error:
+        print(f"export: {error}", file=sys.stderr)
+        return 2
     print()
     print(export.parity_table(reports))
     for fmt, report in reports.items():

@@ -9,6 +9,7 @@ import importlib
 import inspect
 import os
 import re
+import time
 
 import keras
 import numpy as np
@@ -87,10 +88,13 @@ def test_minilm_classifier_exports_to_all_formats_with_parity(minilm_classifier,
     texts = [t for t, _ in held_out]
     labels = np.array([y for _, y in held_out])
 
+    started = time.perf_counter()
     report = saved_model(classifier, tmp_path / "minilm_folio" / "1", tokenizer=tokenizer, seq_length=48,
                          sample_texts=texts)
     assert report.ok, report.table()
     assert max(r.max_abs_diff for r in report.rows if r.output == "logits") <= 1e-5
+    print(f"\n{report.table()}\nsavedmodel: {time.perf_counter() - started:.0f} s")
+    started = time.perf_counter()
 
     report = tflite(classifier, tmp_path / "tflite", tokenizer=tokenizer, seq_length=48, text=False,
                     sample_texts=texts)
@@ -99,12 +103,15 @@ def test_minilm_classifier_exports_to_all_formats_with_parity(minilm_classifier,
     assert rows[("tflite_float32", "logits")].max_abs_diff <= 1e-4
     assert rows[("tflite_float16", "logits")].max_abs_diff <= 1e-2
     assert rows[("tflite_int8", "probabilities")].agreement >= 0.99  # top-1 on ~480 held-out lines
+    print(f"{report.table()}\ntflite: {time.perf_counter() - started:.0f} s, sizes {report.extra['sizes']}")
+    started = time.perf_counter()
     sizes = report.extra["sizes"]
     assert sizes["int8"] < 0.35 * sizes["float32"] and sizes["float16"] < 0.55 * sizes["float32"]
 
     report = onnx(classifier, tmp_path / "onnx", tokenizer=tokenizer, sample_texts=texts)
     assert report.ok, report.table()
     assert max(r.max_abs_diff for r in report.rows) <= 1e-4
+    print(f"{report.table()}\nonnx: {time.perf_counter() - started:.0f} s, fused {report.extra['fused_ops']}")
     fused = report.extra["fused_ops"]
     assert (fused["Attention"], fused["SkipLayerNormalization"], fused["BiasGelu"],
             fused["EmbedLayerNormalization"]) == (6, 12, 6, 1)
