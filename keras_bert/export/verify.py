@@ -93,8 +93,8 @@ def format_table(rows):
     lines = [header]
     for r in rows:
         tolerance = "-" if r.tolerance is None else f"{r.tolerance:.0e}"
-        if r.min_agreement is not None and r.tolerance is None:
-            tolerance = f"agree>={r.min_agreement:.2f}"
+        if r.tolerance is None and r.min_agreement is not None:
+            tolerance = f"agree>={r.min_agreement:.2f}" if not np.isnan(r.agreement) else "report only"
         lines.append((
             r.artifact, r.signature, r.output,
             "-" if np.isnan(r.max_abs_diff) else f"{r.max_abs_diff:.2e}",
