@@ -149,14 +149,15 @@ def check_onnx(module, files, sample_texts=None, id_batches=None):
     """
     batches = id_batches or [verify.sample_ids(module, sample_texts)]
     references = [verify.keras_outputs(module, ids, tokens=False) for ids in batches]
+    labels = list(files)
+    calls = [("", ids, files[label]) for label in labels for ids in batches]
+    results, info = verify.run_artifact("onnx", files[labels[0]], calls)
     rows = []
-    for label, path in files.items():
-        results, info = verify.run_artifact("onnx", path, [("", ids) for ids in batches])
-        for ids, reference, actual in zip(batches, references, results):
+    for i, label in enumerate(labels):
+        for j, (ids, reference) in enumerate(zip(batches, references)):
             shape = "x".join(str(d) for d in ids["input_word_ids"].shape)
-            rows += verify.compare(label, f"ids[{shape}]", reference, actual, TOLERANCE,
-                                   input_mask=ids["input_mask"])
-        if {"keras", "keras_bert", "tensorflow"} & set(info["imported"]):
-            rows.append(verify.ParityRow(label, "-", "hermetic load", ok=False,
-                                         note=f"imported {info['imported']}"))
+            rows += verify.compare(label, f"ids[{shape}]", reference, results[i * len(batches) + j],
+                                   TOLERANCE, input_mask=ids["input_mask"])
+    if {"keras", "keras_bert", "tensorflow"} & set(info["imported"]):
+        rows.append(verify.ParityRow("onnx", "-", "hermetic load", ok=False, note=f"imported {info['imported']}"))
     return rows

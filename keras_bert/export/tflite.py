@@ -176,10 +176,10 @@ def check_tflite(module, files, sample_texts=None, text_module=None):
     ids = verify.sample_ids(module, sample_texts)
     reference = verify.keras_outputs(module, ids, tokens=False)
     rows = []
-    for variant, path in files.items():
-        if variant == "text_float32":
-            continue
-        (actual,), _ = verify.run_artifact("tflite", path, [("serving_default", ids)])
+    variants = [v for v in files if v != "text_float32"]
+    results, _ = verify.run_artifact("tflite", files[variants[0]],
+                                     [("serving_default", ids, files[v]) for v in variants]) if variants else ([], {})
+    for variant, actual in zip(variants, results):
         tolerance = TOLERANCES[variant]
         min_agreement = INT8_MIN_AGREEMENT if tolerance is None else 1.0
         rows += verify.compare(f"tflite_{variant}", "serving_default", reference, actual, tolerance,

@@ -266,7 +266,7 @@ def _as_bytes(value):
 # ----- running an artifact in a fresh process
 
 def run_artifact(fmt, path, calls, timeout=900):
-    """Runs `calls` (`[(signature, inputs dict)]`) on one artifact in a fresh process.
+    """Runs `calls` (`[(signature, inputs dict[, other artifact path])]`) in one fresh process.
 
     Returns:
         (list of output dicts, one per call; info dict: `imported`, which of keras,
@@ -278,10 +278,12 @@ def run_artifact(fmt, path, calls, timeout=900):
     results = []
     with tempfile.TemporaryDirectory(prefix="keras_bert_verify_") as tmp:
         job_calls = []
-        for i, (signature, inputs) in enumerate(calls):
+        for i, (signature, inputs, *other_path) in enumerate(calls):
             in_path, out_path = os.path.join(tmp, f"in{i}.npz"), os.path.join(tmp, f"out{i}.npz")
             np.savez(in_path, **{k: _to_numpy(v) for k, v in inputs.items()})
             job_calls.append({"signature": signature, "inputs": in_path, "outputs": out_path})
+            if other_path:
+                job_calls[-1]["path"] = os.path.abspath(other_path[0])
         job = {"format": fmt, "path": os.path.abspath(path), "calls": job_calls}
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
         env.pop("PYTHONPATH", None)

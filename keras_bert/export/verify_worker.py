@@ -11,8 +11,8 @@ op registrar, so keras is not blocked there.
 package nor this folder is on the import path: this folder's `onnx.py` must not
 shadow the real `onnx`) and passes one JSON job as argv[1]:
 `{"format": "savedmodel"|"tflite"|"onnx", "path": ..., "calls": [{"signature": ...,
-"inputs": "in.npz", "outputs": "out.npz"}, ...]}`. The artifact is loaded once; each
-call's outputs go to its `outputs` file, and a JSON line saying whether keras or
+"inputs": "in.npz", "outputs": "out.npz", optional "path"}, ...]}`. Each artifact is
+loaded once; each call's outputs go to its `outputs` file, and a JSON line saying whether keras or
 keras_bert got imported goes to stdout.
 """
 
@@ -86,11 +86,14 @@ def _onnx_runner(path):
 def main(argv):
     job = json.loads(argv[1])
     make_runner = {"savedmodel": _saved_model_runner, "tflite": _tflite_runner, "onnx": _onnx_runner}
-    run = make_runner[job["format"]](job["path"])
+    runners = {}
     for call in job["calls"]:
+        path = call.get("path", job["path"])
+        if path not in runners:
+            runners[path] = make_runner[job["format"]](path)
         with np.load(call["inputs"]) as data:
             inputs = {name: data[name] for name in data.files}
-        np.savez(call["outputs"], **run(call["signature"], inputs))
+        np.savez(call["outputs"], **runners[path](call["signature"], inputs))
     imported = [m for m in ("keras", "keras_bert", "tensorflow", "tensorflow_text")
                 if sys.modules.get(m) is not None]
     print(json.dumps({"imported": imported}))

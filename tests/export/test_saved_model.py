@@ -123,12 +123,13 @@ def test_existing_version_is_refused_unless_overwrite(classifier_export, tiny_cl
     assert os.listdir(tmp_path / "tiny") == ["3"]  # no staging folder left behind
 
 
-def test_parity_failure_is_loud(tiny_classifier, tokenizer, tmp_path, monkeypatch):
-    from keras_bert.export import verify
+def test_parity_failure_is_loud(classifier_export):
+    from keras_bert.export.verify import ExportReport, ParityRow
 
-    monkeypatch.setattr(verify, "SAVED_MODEL_TOLERANCE", -1.0)  # nothing can pass
-    with pytest.raises(ParityError, match="does not match the Keras model"):
-        saved_model(tiny_classifier, tmp_path / "m" / "1")
+    report = ExportReport(classifier_export.path, rows=list(classifier_export.rows))
+    report.rows.append(ParityRow("savedmodel", "serve_ids", "logits", max_abs_diff=3e-3, tolerance=1e-5, ok=False))
+    with pytest.raises(ParityError, match=r"(?s)does not match the Keras model:.*logits\s+3.00e-03.*FAIL"):
+        report.raise_if_failed()
 
 
 def test_export_and_query_fill_mask(tiny_config, tokenizer, tmp_path):

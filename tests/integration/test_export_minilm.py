@@ -87,10 +87,11 @@ def test_minilm_classifier_exports_to_all_formats_with_parity(minilm_classifier,
     _, held_out = task
     texts = [t for t, _ in held_out]
     labels = np.array([y for _, y in held_out])
+    subset = texts[::5]  # SavedModel / ONNX parity on 96 lines; TFLite int8 agreement on all 480
 
     started = time.perf_counter()
-    report = saved_model(classifier, tmp_path / "minilm_folio" / "1", tokenizer=tokenizer, seq_length=48,
-                         sample_texts=texts)
+    report = saved_model(classifier, tmp_path / "minilm_genre" / "1", tokenizer=tokenizer, seq_length=48,
+                         sample_texts=subset)
     assert report.ok, report.table()
     assert max(r.max_abs_diff for r in report.rows if r.output == "logits") <= 1e-5
     print(f"\n{report.table()}\nsavedmodel: {time.perf_counter() - started:.0f} s")
@@ -108,7 +109,7 @@ def test_minilm_classifier_exports_to_all_formats_with_parity(minilm_classifier,
     sizes = report.extra["sizes"]
     assert sizes["int8"] < 0.35 * sizes["float32"] and sizes["float16"] < 0.55 * sizes["float32"]
 
-    report = onnx(classifier, tmp_path / "onnx", tokenizer=tokenizer, sample_texts=texts)
+    report = onnx(classifier, tmp_path / "onnx", tokenizer=tokenizer, sample_texts=subset)
     assert report.ok, report.table()
     assert max(r.max_abs_diff for r in report.rows) <= 1e-4
     print(f"{report.table()}\nonnx: {time.perf_counter() - started:.0f} s, fused {report.extra['fused_ops']}")
