@@ -37,12 +37,11 @@ def load_model(path):
 
 def find_vocab(model, path=None):
     """The vocab.txt that belongs to a model: `model.vocab_file` (set by load_checkpoint) or next to `path`."""
-    for candidate in (getattr(model, "vocab_file", None),
-                      os.path.join(os.path.dirname(os.path.abspath(path)) if path and path.endswith(".keras")
-                                   else (path or ""), "vocab.txt")):
-        if candidate and os.path.isfile(candidate):
-            return candidate
-    return None
+    candidates = [getattr(model, "vocab_file", None)]
+    if path:
+        folder = os.path.dirname(os.path.abspath(path)) if str(path).endswith(".keras") else path
+        candidates.append(os.path.join(folder, "vocab.txt"))
+    return next((c for c in candidates if c and os.path.isfile(c)), None)
 
 
 def export_paths(base_dir, name, version):

@@ -131,7 +131,8 @@ class ServingModule(tf.Module):
                 seen.add(id(value))
                 variables.append(value)
         self.model_variables = variables
-        self._call_model = lambda inputs: model(inputs, training=False)
+        # Outputs in float32 even for a mixed-precision model (serving clients expect float32).
+        self._call_model = lambda inputs: tf.nest.map_structure(_as_float32, model(inputs, training=False))
         self.tokenizer = tokenizer
         self.preprocessor = Preprocessor(tokenizer, seq_length) if tokenizer is not None else None
         if tokenizer is not None and self.task == "pretrainer" and string_outputs:
@@ -242,6 +243,10 @@ class ServingModule(tf.Module):
         if self.task != "pretrainer":
             return self.tokenizer.tokenize(texts)
         return tokenize_keeping_masks(self.tokenizer, texts, self.mask_id)
+
+
+def _as_float32(tensor):
+    return tf.cast(tensor, tf.float32) if tensor.dtype.is_floating else tensor
 
 
 def tokenize_keeping_masks(tokenizer, texts, mask_id):
