@@ -84,6 +84,12 @@ def parse_args(argv):
     train.add_argument("--eval_steps", type=int, default=8)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--no_demo", action="store_true", help="skip the fill-in-the-mask demo")
+    ship = parser.add_argument_group("export")
+    ship.add_argument("--export_name", default="bert_shakespeare",
+                      help="export the trained model to <savedmodels_dir>/<name>/<version>/ and "
+                           "answer the demo through the exported SavedModel")
+    ship.add_argument("--savedmodels_dir", default="savedmodels")
+    ship.add_argument("--no_export", action="store_true", help="skip the SavedModel export")
     return parser.parse_args(argv)
 
 
@@ -94,7 +100,7 @@ def main(argv=None):
     strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
     import keras_bert
     from keras_bert.data.corpus import shakespeare_files
-    from keras_bert.training import fill_mask, pretraining_input, run_pretraining
+    from keras_bert.training import fill_mask, is_chief, pretraining_input, run_pretraining
 
     files, eval_files = args.files, args.eval_files
     input_format = args.input_format or ("auto" if files else "bert")
@@ -153,7 +159,24 @@ def main(argv=None):
                                                              list(DEMO_SENTENCES))):
             guesses = ", ".join(f"{token} ({p:.2f})" for token, p in masks[0])
             print(f"  {sentence}\n      -> {guesses}")
+    if not args.no_export and is_chief(strategy):
+        _export_and_query(args, result["model"], tokenizer)
     return result
+
+
+def _export_and_query(args, model, tokenizer):
+    from keras_bert import export
+
+    print(f"\nExporting to {args.savedmodels_dir}/{args.export_name}/ (TF Serving layout) ...")
+    exported = export.export_and_query_fill_mask(
+        model, tokenizer, args.export_name, query=list(DEMO_SENTENCES),
+        base_dir=args.savedmodels_dir, seq_length=args.seq_length)
+    print(exported["report"].table())
+    print(f"SavedModel: {exported['export_dir']} (version {exported['version']}); "
+          "fill in the mask, answered by the exported SavedModel:")
+    for sentence, masks in zip(DEMO_SENTENCES, exported["answers"]):
+        guesses = ", ".join(f"{token} ({p:.2f})" for token, p in masks[0])
+        print(f"  {sentence}\n      -> {guesses}")
 
 
 def _summary(rows):
