@@ -20,5 +20,21 @@ from keras_bert.models import (
 )
 from keras_bert.data import pretraining_dataset, shakespeare_files
 from keras_bert.text import MaskedLmMasker, Preprocessor, Tokenizer, build_vocab
+from keras_bert.training import (
+    LinearWarmup,
+    ResumableCheckpoint,
+    bert_schedule,
+    create_optimizer,
+    fill_mask,
+    finetune_task,
+    get_strategy,
+    pretraining_input,
+    run_finetuning,
+    run_pretraining,
+    set_mixed_precision,
+)
+
+# keras_bert.export (SavedModel, TFLite, ONNX) needs the "export" extra (onnx,
+# tf2onnx, ai-edge-litert); import it explicitly: `from keras_bert import export`.
 
 __version__ = "0.1.0"
