@@ -4,7 +4,8 @@ the same way. Same process, same inputs, batch 1 and 8, seq 128, BERT-base and a
 
 Weights are random (biases too: a freshly initialized model's zero biases are folded away by
 TensorFlow's graph optimizer, which hides the Attention pattern a trained model has). Latency is
-the median of repeated runs after warm-up; the CPU may be shared, so compare ratios from one run.
+the median of repeated runs after warm-up, all runtimes timed round robin; the CPU may be shared,
+so compare ratios from one run rather than absolute numbers across runs.
 
 Targets printed at the end:
     our optimized ONNX latency <= 1.05 x the peer's optimized ONNX latency
@@ -53,17 +54,23 @@ def parse_args(argv):
     return args
 
 
-def median_ms(function, min_runs, min_seconds):
-    function()  # warm-up (compilation, allocation)
-    function()
-    times, started = [], time.perf_counter()
-    while len(times) < min_runs or time.perf_counter() - started < min_seconds:
-        t = time.perf_counter()
+def interleaved_medians(functions, min_runs, min_seconds):
+    """Median latency (ms) per function, timed round robin so that load changes on a shared CPU
+    hit every runtime alike (timing each runtime in turn made ratios swing 2-3x here)."""
+    for function in functions.values():
+        function()  # warm-up: compilation, allocation
         function()
-        times.append(time.perf_counter() - t)
-        if len(times) >= 200:
+    times = {label: [] for label in functions}
+    started = time.perf_counter()
+    while (min(len(t) for t in times.values()) < min_runs
+           or time.perf_counter() - started < min_seconds * len(functions)):
+        for label, function in functions.items():
+            t = time.perf_counter()
+            function()
+            times[label].append(time.perf_counter() - t)
+        if min(len(t) for t in times.values()) >= 200:
             break
-    return 1000 * statistics.median(times)
+    return {label: 1000 * statistics.median(t) for label, t in times.items()}
 
 
 def random_weights(model, seed=0):
@@ -164,8 +171,7 @@ def bench_model(name, args, work_dir):
         for label, session in sessions.items():
             runtimes[label] = (lambda s=session, f=(peer_feeds if label.startswith("peer") else feeds):
                                s.run(None, f))
-        for label, function in runtimes.items():
-            ms = median_ms(function, args.min_runs, args.min_seconds)
+        for label, ms in interleaved_medians(runtimes, args.min_runs, args.min_seconds).items():
             rows.append((name, batch, label, ms))
             print(f"  {name:5s} batch {batch:2d} {label:20s} {ms:9.2f} ms", flush=True)
     sizes = tfl.extra["sizes"]
