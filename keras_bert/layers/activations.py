@@ -2,7 +2,7 @@
 
 GELU has two meanings (DESIGN.md, known traps): "gelu" is the exact erf form
 (Hugging Face), "gelu_tanh" the tanh approximation (Google's modeling.py).
-Both are written with `erf`/`tanh` explicitly: `keras.activations.gelu`
+Both are written with `erf`/`tanh` explicitly: Keras's built-in GELU
 lowers to `Erfc` on TensorFlow, which tf2onnx cannot convert.
 """
 
