@@ -135,10 +135,7 @@ def onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sample_tex
     files = {"onnx": os.path.join(output_dir, "model.onnx")}
     if optimize:
         files["onnx_optimized"] = os.path.join(output_dir, "model_optimized.onnx")
-    existing = [p for p in files.values() if os.path.exists(p)]
-    if existing and not overwrite:
-        raise FileExistsError(f"{existing} already exist(s); pass overwrite=True (--overwrite) to replace.")
-    os.makedirs(output_dir, exist_ok=True)
+    verify.prepare_output_dir(output_dir, files.values(), overwrite)
 
     spec = [{name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}]
     function = tf.function(module.outputs_from_ids, input_signature=spec)

@@ -139,10 +139,7 @@ def tflite(model, output_dir, tokenizer=None, seq_length=128, quantizations=QUAN
     text = text and tokenizer is not None and module.task != "pretrainer"
     if text:
         planned["text_float32"] = os.path.join(output_dir, "text_float32.tflite")
-    existing = [p for p in planned.values() if os.path.exists(p)]
-    if existing and not overwrite:
-        raise FileExistsError(f"{existing} already exist(s); pass overwrite=True (--overwrite) to replace.")
-    os.makedirs(output_dir, exist_ok=True)
+    verify.prepare_output_dir(output_dir, planned.values(), overwrite)
     report = verify.ExportReport(output_dir, extra={"files": planned, "sizes": {}})
     with newaxis_as_expand_dims():
         ids_function = module.serve_ids.get_concrete_function()

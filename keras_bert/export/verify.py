@@ -87,6 +87,14 @@ class ExportReport:
                 f"Export {self.path} does not match the Keras model:\n{format_table(failed)}")
 
 
+def prepare_output_dir(output_dir, paths, overwrite):
+    """Creates `output_dir`; refuses to replace any of `paths` unless `overwrite`."""
+    existing = [p for p in paths if os.path.exists(p)]
+    if existing and not overwrite:
+        raise FileExistsError(f"{existing} already exist(s); pass overwrite=True (--overwrite) to replace.")
+    os.makedirs(output_dir, exist_ok=True)
+
+
 def format_table(rows):
     """A fixed-width text table of parity rows."""
     header = ("artifact", "signature", "output", "max_abs_diff", "top1_agree", "tolerance", "status")
