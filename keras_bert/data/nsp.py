@@ -19,9 +19,12 @@ pointer doubling (log2(instances) steps). Two deliberate differences from Google
   documents (78 Shakespeare plays) a per-document draw makes 10 % of the plays, not 10 % of
   the sequences, short.
 * Google makes B random whenever the chunk is a single sentence (one sentence already
-  reaching the target), so fewer than half the pairs are positives: 44.3 % on Shakespeare,
-  whose paragraphs are the sentences. Here the coin is thrown first and a positive
-  one-sentence chunk takes the next sentence as B (trimmed like any pair).
+  reaching the target, or the document's last sentence), so fewer than half the pairs are
+  positives: 44.3 % on Shakespeare with paragraphs as sentences, 35 % with its speeches as
+  documents. Here the coin is thrown first and a one-sentence chunk takes the next sentence
+  too (a positive's B; trimmed like any pair). A document's last sentence has none, so an
+  instance never *starts* there, whatever the coin (a one-sentence document gives no
+  instance); it still serves as other instances' random B. Labels stay 50/50.
 """
 
 import tensorflow as tf
@@ -79,16 +82,20 @@ def create_instances(tokens, sentence_lengths, document_sentence_counts, documen
     if next_sentence:
         coin_random = u[:, 3] < 0.5
         # A positive needs a second sentence: a one-sentence chunk takes the next one too.
+        # With no next sentence no instance starts here, whatever the coin (labels stay 50/50).
+        emits = i + 1 < document_end
         chunk_end = tf.where(~coin_random & (chunk_end == i + 1),
                              tf.minimum(chunk_end + 1, document_end), chunk_end)
         chunk = chunk_end - i
         a_count = tf.where(chunk >= 2, randint(1, chunk - 1, u[:, 2]), 1)
-        is_random = coin_random | (chunk == 1)
+        is_random = coin_random
         following = tf.where(is_random, i + a_count, chunk_end)  # put back unused sentences
     else:
         a_count, is_random, following = chunk_end - i, tf.zeros_like(i, tf.bool), chunk_end
+        emits = tf.ones_like(i, tf.bool)
 
     starts = _chain(following, num_sentences)  # [N] sentences where instances start
+    starts = tf.boolean_mask(starts, tf.gather(emits, starts))
     target, chunk_end, a_count, is_random, document, u = (
         tf.gather(x, starts) for x in (target, chunk_end, a_count, is_random, document, u))
     a_start = tf.gather(sentence_start, starts)

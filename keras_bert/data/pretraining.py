@@ -19,7 +19,7 @@ import tensorflow as tf
 
 from keras_bert.data import document_cache
 from keras_bert.data.documents import (INPUT_FORMATS, count_documents, detect_input_format,
-                                       resolve_files, tokenize_documents)
+                                       has_sentence_pair, resolve_files, tokenize_documents)
 from keras_bert.data.nsp import create_instances
 from keras_bert.text.masked_lm_masker import MaskedLmMasker
 
@@ -105,6 +105,12 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
             f"{where} hold a single document, but next-sentence prediction draws its random B "
             "segments from other documents. Pass more documents (more files; or, with "
             "input_format='bert', blank lines between documents) or next_sentence=False.")
+    if next_sentence and not has_sentence_pair(paths, input_format):
+        raise ValueError(
+            f"{where} hold only one-sentence documents, so no next-sentence pair can be built "
+            "(an instance's A needs a following sentence of its document). Put a document's "
+            "sentences on consecutive lines (input_format='bert') or in several paragraphs "
+            "(input_format='plain'), or pass next_sentence=False.")
 
     cache_files = None
     if cache_dir is not None:

@@ -1,6 +1,7 @@
 import os
 
-from keras_bert.data.corpus import shakespeare_files
+from keras_bert.data.corpus import shakespeare_bert_files, shakespeare_files, to_sentences
+from keras_bert.data.documents import detect_input_format
 
 
 def test_default_corpus_is_the_78_shakespeare_texts(shakespeare_files):
@@ -21,3 +22,25 @@ def test_cached_corpus_is_reused_without_download(tmp_path, shakespeare_files):
 
 def _files(cache_dir):
     return shakespeare_files(cache_dir)
+
+
+def test_bert_format_is_one_document_per_text_one_sentence_per_line(shakespeare_files):
+    files = shakespeare_bert_files()
+    assert [os.path.basename(f) for f in files] == [os.path.basename(f) for f in shakespeare_files]
+    assert detect_input_format(files) == "bert"
+    for raw, converted in list(zip(shakespeare_files, files))[::10]:
+        with open(raw, encoding="utf-8", errors="replace") as f:
+            words = f.read().split()
+        with open(converted, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        assert lines[-1] == "" and all(lines[:-1])  # no blank line inside: one document
+        assert " ".join(lines).split() == words  # every word kept, in order
+        assert len(lines) > 500
+
+
+def test_to_sentences():
+    text = "Hor.\nWhat, has this thing appear'd again to-night?\n\nBer.\nI have seen nothing.\n\n" \
+           "Mar.\nHoratio says 'tis but our fantasy,\nAnd will not let belief take hold of him. Touching this."
+    assert to_sentences(text) == [
+        "Hor.", "What, has this thing appear'd again to-night?", "Ber.", "I have seen nothing.", "Mar.",
+        "Horatio says 'tis but our fantasy, And will not let belief take hold of him.", "Touching this."]

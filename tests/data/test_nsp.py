@@ -123,9 +123,23 @@ def test_single_segments_without_next_sentence():
 
 
 def test_one_document_pool_is_an_error():
-    tokens, lengths, counts = _pool(1, 0)
+    lengths = np.full([300], 10, np.int32)  # one document of 300 sentences
+    tokens, counts = (BASE + np.arange(3000)).astype(np.int32), np.array([300], np.int32)
     with pytest.raises(tf.errors.InvalidArgumentError, match="Pass more documents"):
         create_instances(tokens, lengths, counts, np.zeros([1], np.int64), 1, [0, 0], 64, CLS, SEP)
+
+
+def test_one_sentence_documents_keep_labels_balanced():
+    """Speeches as documents: most have one sentence, which can only pair with a random B."""
+    rng = np.random.RandomState(0)
+    counts = np.where(rng.rand(3000) < 0.6, 1, rng.randint(2, 6, size=3000)).astype(np.int32)
+    lengths = rng.randint(5, 40, size=counts.sum()).astype(np.int32)
+    tokens = (BASE + np.arange(lengths.sum())).astype(np.int32)
+    out = create_instances(tokens, lengths, counts, np.arange(3000, dtype=np.int64), 3000, [4, 2],
+                           128, CLS, SEP)
+    labels = out["next_sentence_labels"].numpy()
+    assert len(labels) > 1000  # one-sentence documents start no instance
+    assert abs(labels.mean() - 0.5) < 0.02, labels.mean()
 
 
 def test_truncation_matches_googles_loop():

@@ -142,6 +142,14 @@ def test_next_sentence_labels_are_balanced(shakespeare_files, tokenizer):
     assert abs(labels.mean() - 0.5) < 0.02, labels.mean()
 
 
+def test_next_sentence_labels_are_balanced_with_one_sentence_documents(shakespeare_files, tokenizer):
+    """The raw texts read as BERT's format: documents are the speeches, most one line long."""
+    labels = _collect(pretraining_dataset(shakespeare_files[::8], tokenizer, batch_size=64, repeat=False,
+                                          seed=1, input_format="bert"))["next_sentence_labels"]
+    assert len(labels) > 4000
+    assert abs(labels.mean() - 0.5) < 0.02, labels.mean()  # Google's rule gives 35 % positives here
+
+
 def test_same_seed_same_batches_other_seed_or_epoch_different(plays, tokenizer):
     def first(seed, skip=0):
         dataset = pretraining_dataset(plays[:3], tokenizer, batch_size=BATCH, seed=seed, shuffle_buffer=100)
@@ -188,6 +196,10 @@ def test_bad_and_odd_inputs(plays, tokenizer, tmp_path):
 
     with pytest.raises(ValueError, match="single document.*next_sentence=False"):
         pretraining_dataset([plays[0], str(empty)], tokenizer)
+    one_liners = tmp_path / "one_liners.txt"
+    one_liners.write_text("".join(f"Document {d} has a single sentence.\n\n" for d in range(50)))
+    with pytest.raises(ValueError, match="only one-sentence documents.*next_sentence=False"):
+        pretraining_dataset([str(one_liners)], tokenizer, input_format="bert")
     with pytest.raises(ValueError, match="hold no text"):
         pretraining_dataset([str(empty)], tokenizer, next_sentence=False)
     with pytest.raises(ValueError, match="seq_length=4 is too small"):
