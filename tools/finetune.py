@@ -12,7 +12,14 @@
 The checkpoint may be a Google TF1 checkpoint, a Hugging Face BERT folder or a keras_bert
 checkpoint (e.g. runs/pretrain/final from tools/pretrain.py); its vocab.txt is used.
 Writes --output_dir/model.keras and --output_dir/metrics.json, and prints the metrics
-(accuracy / macro F1 and the majority baseline; token accuracy / F1; SQuAD EM / F1).
+(accuracy / macro F1 and the majority baseline; word accuracy and entity-level
+precision / recall / F1, CoNLL style; SQuAD EM / F1).
+
+Resumable: the training state is checkpointed atomically to --output_dir/checkpoints
+every --checkpoint_every_steps steps and at every epoch end. Run the same command again
+after an interruption and it continues from the last checkpoint; on a finished run it
+only evaluates again. An --output_dir holding another model's or task's checkpoints
+is refused.
 """
 
 import argparse
@@ -44,6 +51,9 @@ def parse_args(argv):
     parser.add_argument("--doc_stride", type=int, default=128)
     parser.add_argument("--max_query_length", type=int, default=64)
     parser.add_argument("--output_dir", default="runs/finetune")
+    parser.add_argument("--checkpoint_every_steps", type=int, default=500,
+                        help="checkpoint interval in steps, besides epoch ends (0: epoch ends only)")
+    parser.add_argument("--keep_checkpoints", type=int, default=2)
     parser.add_argument("--strategy", default="auto",
                         choices=("auto", "cpu", "default", "mirrored", "multi_worker", "tpu"))
     parser.add_argument("--mixed_precision", choices=("off", "bf16", "fp16"), default="off")
@@ -57,16 +67,23 @@ def main(argv=None):
     from keras_bert.training import finetune_task, get_strategy
 
     strategy = get_strategy(args.strategy)
-    result = finetune_task(
-        args.task, args.checkpoint, args.train_file, args.eval_file, text_a=args.text_a,
-        text_b=args.text_b, label=args.label, labels=args.labels, seq_length=args.seq_length,
-        batch_size=args.batch_size, epochs=args.epochs, learning_rate=args.learning_rate,
-        doc_stride=args.doc_stride, max_query_length=args.max_query_length,
-        output_dir=args.output_dir, strategy=strategy, mixed_precision=args.mixed_precision,
-        jit_compile=args.jit_compile, seed=args.seed)
+    try:
+        result = finetune_task(
+            args.task, args.checkpoint, args.train_file, args.eval_file, text_a=args.text_a,
+            text_b=args.text_b, label=args.label, labels=args.labels, seq_length=args.seq_length,
+            batch_size=args.batch_size, epochs=args.epochs, learning_rate=args.learning_rate,
+            doc_stride=args.doc_stride, max_query_length=args.max_query_length,
+            output_dir=args.output_dir, checkpoint_every_steps=args.checkpoint_every_steps,
+            keep_checkpoints=args.keep_checkpoints, strategy=strategy,
+            mixed_precision=args.mixed_precision, jit_compile=args.jit_compile, seed=args.seed)
+    except (FileNotFoundError, ValueError) as error:  # bad input: the message, not a traceback
+        raise SystemExit(f"finetune: {error}") from error
     os.makedirs(args.output_dir, exist_ok=True)
-    with open(os.path.join(args.output_dir, "metrics.json"), "w", encoding="utf-8") as f:
+    path = os.path.join(args.output_dir, "metrics.json")
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
         json.dump(result["metrics"], f, indent=2)
+    os.replace(path + ".tmp", path)
+    print(f"Trained steps {result['start_step']} -> {result['step']}.")
     print(f"Model: {os.path.join(args.output_dir, 'model.keras')}")
     if result["metrics"]:
         print("Evaluation on", args.eval_file + ":",
