@@ -3,9 +3,9 @@
     python tools/get_corpus.py                 # into ~/.cache/keras_bert/shakespeare/texts
     python tools/get_corpus.py --dir corpus/   # or a folder of your choice
 
-The texts are written as BERT's input format expects (one sentence or verse line per
-line, a blank line between documents: the speeches and paragraphs of each text).
-`tools/pretrain.py` reads them from the cache by default.
+The raw texts go to `<dir>/texts`; `<dir>/bert` holds them in BERT's pretraining format
+(one sentence per line, one document per text: a play or a poem), which
+`tools/pretrain.py` reads by default.
 """
 
 import argparse
@@ -22,11 +22,16 @@ def main(argv=None):
     parser.add_argument("--dir", help="cache folder (default: ~/.cache/keras_bert/shakespeare, "
                         "or $KERAS_BERT_CORPUS_DIR)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    from keras_bert.data.corpus import shakespeare_files
+    from keras_bert.data.corpus import shakespeare_bert_files, shakespeare_files
 
-    files = shakespeare_files(args.dir)
-    size = sum(os.path.getsize(f) for f in files)
-    print(f"{len(files)} texts, {size / 1e6:.1f} MB, in {os.path.dirname(files[0])}")
+    raw = shakespeare_files(args.dir)
+    files = shakespeare_bert_files(args.dir)
+    with open(files[0], encoding="utf-8") as f:
+        example = f.read().split("\n")[40:43]
+    size = sum(os.path.getsize(f) for f in raw)
+    print(f"{len(raw)} texts, {size / 1e6:.1f} MB, in {os.path.dirname(raw[0])}\n"
+          f"BERT format (a sentence per line, a document per text) in {os.path.dirname(files[0])}, "
+          f"e.g.:\n  " + "\n  ".join(example))
     return files
 
 

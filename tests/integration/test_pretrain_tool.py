@@ -1,0 +1,33 @@
+"""tools/pretrain.py, the main job: the default corpus, a few steps, every promised output."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+pytestmark = pytest.mark.slow
+
+
+def test_main_job_runs_on_the_default_corpus_and_exports(tmp_path, shakespeare_files):
+    command = [sys.executable, os.path.join(ROOT, "tools", "pretrain.py"), "--train_steps", "6",
+               "--steps_per_epoch", "3", "--eval_steps", "1", "--output_dir", str(tmp_path / "run"),
+               "--savedmodels_dir", str(tmp_path / "savedmodels")]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                            env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = result.stdout
+    assert "Corpus: 74 Shakespeare texts" in out and "winters_tale_gut.txt" in out
+    assert "Trained steps 0 -> 6." in out
+    for name in ("final", "curves.png", "training_log.csv", "logs", "checkpoints"):
+        assert os.path.exists(tmp_path / "run" / name), name
+    assert os.path.isdir(tmp_path / "savedmodels" / "bert_shakespeare" / "1")
+    assert out.count("      -> ") == 10  # 5 demo sentences, from Keras and from the SavedModel
+    assert "answered by the exported SavedModel" in out
+
+    again = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                           env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "Trained steps 6 -> 6." in again.stdout  # a finished run resumes, trains nothing
+    assert os.path.isdir(tmp_path / "savedmodels" / "bert_shakespeare" / "2")
