@@ -3,6 +3,8 @@
 import keras
 from keras import ops
 
+from keras_bert.layers.fast_dropout import FastDropout
+
 
 @keras.saving.register_keras_serializable(package="keras_bert")
 class BertEmbeddings(keras.layers.Layer):
@@ -46,7 +48,7 @@ class BertEmbeddings(keras.layers.Layer):
             dtype=self.dtype_policy, name="position_embeddings")
         self.layer_norm = keras.layers.LayerNormalization(
             epsilon=layer_norm_eps, dtype=self.dtype_policy, name="layer_norm")
-        self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy, name="dropout")
+        self.dropout = FastDropout(dropout_rate, dtype=self.dtype_policy, name="dropout")
 
     def build(self, input_word_ids_shape, input_type_ids_shape=None):
         self.word_embeddings.build(input_word_ids_shape)

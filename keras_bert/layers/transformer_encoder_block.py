@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from keras_bert.layers.activations import get_activation
+from keras_bert.layers.fast_dropout import FastDropout
 
 # Added to the attention scores of padding keys. Google's BERT uses -10000:
 # exp(-10000) is exactly 0 in float32, and the value also fits in float16.
@@ -66,8 +67,8 @@ class TransformerEncoderBlock(keras.layers.Layer):
         self.intermediate = dense(intermediate_size, "intermediate")
         self.output_dense = dense(hidden_size, "output")
         self.output_layer_norm = layer_norm("output_layer_norm")
-        self.attention_dropout = keras.layers.Dropout(attention_dropout_rate, dtype=self.dtype_policy)
-        self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy)
+        self.attention_dropout = FastDropout(attention_dropout_rate, dtype=self.dtype_policy)
+        self.dropout = FastDropout(dropout_rate, dtype=self.dtype_policy)
 
     def build(self, inputs_shape, padding_mask_shape=None):
         hidden_shape = tuple(inputs_shape)
