@@ -114,3 +114,18 @@ def test_config_round_trip_and_safe_mode_deserialization():
     restored = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(layer),
                                                      safe_mode=True)
     assert isinstance(restored, FastDropout) and restored.rate == 0.2 and restored.seed == 9
+
+
+def test_bert_layers_train_with_it_under_xla():
+    from keras_bert.layers import BertEmbeddings, TransformerEncoderBlock
+
+    block = TransformerEncoderBlock(hidden_size=16, num_heads=2, intermediate_size=32)
+    embeddings = BertEmbeddings(vocab_size=50, hidden_size=16)
+    assert isinstance(block.attention_dropout, FastDropout) and isinstance(block.dropout, FastDropout)
+    assert isinstance(embeddings.dropout, FastDropout)
+    ids = tf.constant(np.arange(24).reshape(2, 12) % 50, "int32")
+    mask = tf.ones((2, 12), "int32")
+    call = _xla(lambda training: block(embeddings(ids, training=training), mask, training=training))
+    first, second = np.asarray(call(True)), np.asarray(call(True))
+    assert np.all(np.isfinite(first)) and not np.allclose(first, second)
+    np.testing.assert_allclose(np.asarray(call(False)), np.asarray(block(embeddings(ids), mask)), atol=1e-5)
