@@ -9,6 +9,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from keras_bert.training.pretraining import _write_json
 from keras_bert.training.optimizers import create_optimizer
 from keras_bert.training.precision import (resolve_jit_compile, restores_dtype_policy,
                                               set_mixed_precision)
@@ -42,14 +43,6 @@ class _SaveEverySteps(keras.callbacks.Callback):
         step = self.checkpoint.step
         if step % self.every == 0 and step < self.total_steps and batch + 1 != self.params["steps"]:
             self.checkpoint.save()
-
-
-def _write_json(path, value):
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(value, f, indent=2, sort_keys=True)
-        f.write("\n")
-    os.replace(tmp, path)
 
 
 def _model_identity(model, run_config):
