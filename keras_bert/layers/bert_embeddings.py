@@ -54,7 +54,7 @@ class BertEmbeddings(keras.layers.Layer):
         self.word_embeddings.build(input_word_ids_shape)
         self.token_type_embeddings.build(input_word_ids_shape)
         self.position_embeddings.build(input_word_ids_shape)
-        self.layer_norm.build(tuple(input_word_ids_shape) + (self.hidden_size,))
+        self.layer_norm.build((None, self.hidden_size))
         self.built = True
 
     @property
@@ -75,8 +75,11 @@ class BertEmbeddings(keras.layers.Layer):
         x = x + self.token_type_embeddings(input_type_ids)
         positions = self.position_embeddings.embeddings[:seq_length]  # (seq, hidden)
         x = x + ops.cast(positions, x.dtype)[None, :, :]
-        x = self.layer_norm(x)
-        return self.dropout(x, training=training)
+        if not training:
+            return self.layer_norm(x)
+        # In training, LayerNorm on (batch * seq, hidden): see TransformerEncoderBlock.call.
+        x = self.dropout(self.layer_norm(ops.reshape(x, (-1, self.hidden_size))), training=training)
+        return ops.reshape(x, (ops.shape(input_word_ids)[0], seq_length, self.hidden_size))
 
     def compute_output_shape(self, input_word_ids_shape, input_type_ids_shape=None):
         return tuple(input_word_ids_shape) + (self.hidden_size,)

@@ -71,10 +71,10 @@ class TransformerEncoderBlock(keras.layers.Layer):
         self.dropout = FastDropout(dropout_rate, dtype=self.dtype_policy)
 
     def build(self, inputs_shape, padding_mask_shape=None):
-        hidden_shape = tuple(inputs_shape)
+        hidden_shape = (None, self.hidden_size)  # any leading dims (see call)
         for layer in (self.query, self.key, self.value, self.attention_output, self.intermediate):
             layer.build(hidden_shape)
-        self.output_dense.build(hidden_shape[:-1] + (self.intermediate_size,))
+        self.output_dense.build((None, self.intermediate_size))
         self.attention_layer_norm.build(hidden_shape)
         self.output_layer_norm.build(hidden_shape)
         self.built = True
@@ -83,8 +83,8 @@ class TransformerEncoderBlock(keras.layers.Layer):
         x = ops.reshape(x, (batch, seq, self.num_heads, self.head_size))  # (batch, seq, heads, head_size)
         return ops.transpose(x, (0, 2, 1, 3))  # (batch, heads, seq, head_size)
 
-    def _attention(self, x, padding_mask, training):
-        batch, seq = ops.shape(x)[0], ops.shape(x)[1]
+    def _attention(self, x, batch, seq, padding_mask, training):
+        """Self-attention of x, (batch, seq, hidden) or (batch * seq, hidden); same shape out."""
         query = self._split_heads(self.query(x), batch, seq)
         key = self._split_heads(self.key(x), batch, seq)
         value = self._split_heads(self.value(x), batch, seq)
@@ -100,15 +100,24 @@ class TransformerEncoderBlock(keras.layers.Layer):
         probs = self.attention_dropout(probs, training=training)
         context = ops.matmul(probs, value)  # (batch, heads, seq, head_size)
         context = ops.transpose(context, (0, 2, 1, 3))  # (batch, seq, heads, head_size)
-        context = ops.reshape(context, (batch, seq, self.hidden_size))  # (batch, seq, hidden)
+        context = ops.reshape(context, (-1, self.hidden_size) if len(x.shape) == 2
+                              else (batch, seq, self.hidden_size))
         return self.attention_output(context)
 
     def call(self, inputs, padding_mask=None, training=None):
-        attention = self.dropout(self._attention(inputs, padding_mask, training), training=training)
-        x = self.attention_layer_norm(inputs + attention)
+        batch, seq = ops.shape(inputs)[0], ops.shape(inputs)[1]
+        # In training, Dense and LayerNorm see (batch * seq, hidden), as in Google's BERT:
+        # their bias / gamma / beta gradients are then reductions over one axis, which XLA
+        # on CPU runs ~4x faster than over (batch, seq) (12% faster pretraining step,
+        # tools/bench_train.py). Inference keeps (batch, seq, hidden), the layout ONNX
+        # Runtime's BERT fusions match.
+        x = ops.reshape(inputs, (-1, self.hidden_size)) if training else inputs
+        attention = self._attention(x, batch, seq, padding_mask, training)
+        x = self.attention_layer_norm(x + self.dropout(attention, training=training))
         ffn = self.output_dense(self.activation(self.intermediate(x)))
         ffn = self.dropout(ffn, training=training)
-        return self.output_layer_norm(x + ffn)
+        x = self.output_layer_norm(x + ffn)
+        return ops.reshape(x, (batch, seq, self.hidden_size)) if training else x
 
     def compute_output_shape(self, inputs_shape, padding_mask_shape=None):
         return tuple(inputs_shape)

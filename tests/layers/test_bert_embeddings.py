@@ -22,10 +22,11 @@ def test_standard_layer_checks():
     check_layer(make_layer, inputs(), (3, 7, 16))
 
 
-def test_sum_of_three_embeddings_then_layer_norm():
+@pytest.mark.parametrize("training", [False, True])  # training flattens the LayerNorm's input
+def test_sum_of_three_embeddings_then_layer_norm(training):
     layer = make_layer()
     ids, types = inputs()
-    out = np.asarray(layer(ids, types))
+    out = np.asarray(layer(ids, types, training=training))
     word = np.asarray(layer.word_embeddings.embeddings)
     position = np.asarray(layer.position_embeddings.embeddings)
     segment = np.asarray(layer.token_type_embeddings.embeddings)

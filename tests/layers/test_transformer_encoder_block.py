@@ -33,14 +33,16 @@ def test_padding_does_not_change_real_positions():
     np.testing.assert_allclose(padded[:, :5], short, atol=1e-5)
 
 
-@pytest.mark.parametrize("hidden_act, hf_act", [("gelu", "gelu"), ("gelu_tanh", "gelu_new")])
-def test_matches_hugging_face_bert_layer(hidden_act, hf_act):
+@pytest.mark.parametrize("hidden_act, hf_act, training", [
+    ("gelu", "gelu", False), ("gelu_tanh", "gelu_new", False),
+    ("gelu", "gelu", True)])  # training flattens to (batch * seq, hidden); dropout is 0 here
+def test_matches_hugging_face_bert_layer(hidden_act, hf_act, training):
     """Same weights into transformers' BertLayer (an independent implementation)."""
     layer = make_layer(hidden_act=hidden_act, layer_norm_eps=1e-12)
     rng = np.random.default_rng(2)
     x = rng.normal(size=(2, 6, 16)).astype("float32")
     mask = np.array([[1] * 6, [1] * 4 + [0] * 2], "int32")
-    ours = np.asarray(layer(x, mask))
+    ours = np.asarray(layer(x, mask, training=training))
 
     hf_layer = BertLayer(HFBertConfig(hidden_size=16, num_attention_heads=2, intermediate_size=32,
                                       hidden_act=hf_act, layer_norm_eps=1e-12,
