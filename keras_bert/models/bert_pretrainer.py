@@ -86,8 +86,10 @@ class BertPretrainer(keras.Model):
         mlm_logits = ops.cast(y_pred["mlm_logits"], "float32")
         nsp_logits = ops.cast(y_pred["nsp_logits"], "float32")
         weights = ops.cast(y["masked_lm_weights"], "float32")
+        # Labels cast to float32 as the Loss object casts them in compute_loss: the graphs are
+        # then identical and XLA computes the vocab-wide cross-entropy once, not twice.
         per_slot = keras.losses.sparse_categorical_crossentropy(
-            y["masked_lm_ids"], mlm_logits, from_logits=True)
+            ops.cast(y["masked_lm_ids"], "float32"), mlm_logits, from_logits=True)
         self.mlm_loss_tracker.update_state(
             ops.sum(per_slot * weights) / ops.maximum(ops.sum(weights), 1e-5))
         true_logit = ops.take_along_axis(
