@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def _options(minilm_dir, **overrides):
     options = {"input": "shakespeare", "vocab": os.path.join(minilm_dir, "vocab.txt"),
                "files": 4, "seq_length": 64, "predictions": 5, "hidden": 32, "layers": 1,
-               "batch": 16, "steps": 60, "steps_per_epoch": 10, "lr": 1e-3, "dropout": 0.1}
+               "batch": 16, "steps": 200, "steps_per_epoch": 10, "lr": 1e-3, "dropout": 0.1}
     options.update(overrides)
     return json.dumps(options)
 
@@ -68,7 +68,7 @@ def _latest_step(checkpoint_dir):
 def test_sigkill_and_resume_ends_with_the_uninterrupted_weights(minilm_dir, tmp_path):
     options = _options(minilm_dir)
     reference = _done(_run(tmp_path / "reference", options))
-    assert reference == {"start_step": 0, "step": 60}
+    assert reference == {"start_step": 0, "step": 200}
 
     killed_dir = tmp_path / "killed"
     process = subprocess.Popen(_command(killed_dir, options), cwd=ROOT, env=_env(),
@@ -77,14 +77,16 @@ def test_sigkill_and_resume_ends_with_the_uninterrupted_weights(minilm_dir, tmp_
     while _latest_step(killed_dir / "checkpoints") < 30 and time.time() < deadline:
         assert process.poll() is None, "the job ended before it could be killed"
         time.sleep(0.05)
-    time.sleep(0.5)  # somewhere inside the next epoch, maybe inside a checkpoint write
+    # Somewhere after step 30, maybe inside a checkpoint write. 200 steps leave room: with
+    # 60, the job once finished its last 30 steps inside the wait before the kill.
+    time.sleep(0.2)
     process.send_signal(signal.SIGKILL)
     process.wait()
     killed_at = _latest_step(killed_dir / "checkpoints")
-    assert 30 <= killed_at < 60
+    assert 30 <= killed_at < 200
 
     resumed = _done(_run(killed_dir, options))
-    assert resumed == {"start_step": killed_at, "step": 60}
+    assert resumed == {"start_step": killed_at, "step": 200}
     expected, actual = _weights(tmp_path / "reference"), _weights(killed_dir)
     assert expected.keys() == actual.keys() and len(expected) > 20
     for name in expected:
@@ -93,7 +95,7 @@ def test_sigkill_and_resume_ends_with_the_uninterrupted_weights(minilm_dir, tmp_
     with open(killed_dir / "training_log.csv") as f:
         steps = [int(row.split(",")[0]) for row in f.read().splitlines()[1:]
                  if row.split(",")[2] == "train"]
-    assert steps == list(range(1, 61))
+    assert steps == list(range(1, 201))
 
 
 def _limit_file_size(limit):
