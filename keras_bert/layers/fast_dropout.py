@@ -1,29 +1,20 @@
-"""keras.layers.Dropout with a mask that is cheap to draw under XLA on the TensorFlow backend."""
+"""keras.layers.Dropout with a hook for a keep-mask that is cheaper to draw on some backends."""
 
 import keras
 from keras import ops
 
+# Backend-specific keep-mask drawers, `fn(inputs, rate, seed_generator) -> bool mask or None`
+# (None: not applicable here). layers/ imports no tensorflow (DESIGN.md), so TensorFlow's
+# XLA drawer lives in keras_bert/training/xla_keep_mask.py and registers itself; importing
+# any part of keras_bert imports it.
+_KEEP_MASK_DRAWERS = []
 
-def _tf_xla_keep_mask(inputs, rate, seed_generator):
-    """Boolean keep-mask drawn with threefry when tracing for XLA on TensorFlow, else None.
 
-    Keras draws masks with `tf.random.stateless_uniform`'s default algorithm, which XLA on
-    CPU compiles into a slow generator. One [32, 4, 128, 128] float32 mask under
-    `jit_compile=True` on this 2-core CPU (dropout_probe in tools/bench_train.py): Keras
-    600-1000 ms alone, ~16 ms inside the whole pretraining step; alg="philox" 13-23 ms;
-    alg="threefry" 3-6 ms (uint32 bits compared with a threshold: 4-5 ms, no gain). Without
-    XLA, TensorFlow's kernels only implement Philox and Keras's path (8-12 ms) is as fast
-    as the alternatives, so it stays (None, and no seed drawn).
-    """
-    if keras.backend.backend() != "tensorflow":
-        return None
-    import tensorflow as tf
-    from tensorflow.python.ops import control_flow_util  # what TF's own gradients use to detect XLA
-
-    if not control_flow_util.GraphOrParentsInXlaContext(tf.compat.v1.get_default_graph()):
-        return None
-    seed = tf.cast(tf.math.floormod(seed_generator.next(), 2**31 - 1), "int32")  # XLA wants int32
-    return tf.random.stateless_uniform(tf.shape(inputs), seed, alg="threefry") >= rate
+def register_keep_mask_drawer(drawer):
+    """Adds `drawer` to the ones `FastDropout` asks, in order, before using Keras's own mask."""
+    if drawer not in _KEEP_MASK_DRAWERS:
+        _KEEP_MASK_DRAWERS.append(drawer)
+    return drawer
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
@@ -33,9 +24,11 @@ class FastDropout(keras.layers.Dropout):
     Same arguments, config, seed state and inverted scaling as `keras.layers.Dropout`
     (so checkpoints and `.keras` files are unchanged). Inside a `jit_compile=True`
     function on the TensorFlow backend the keep-mask comes from
-    `tf.random.stateless_uniform(alg="threefry")`, which XLA on CPU runs 3-5x faster than
-    Keras's default algorithm inside a training step (>100x alone); everywhere else (eager, graph without XLA, JAX, PyTorch, or
-    `noise_shape` set) it is exactly `keras.layers.Dropout`.
+    `tf.random.stateless_uniform(alg="threefry")` (registered by
+    `keras_bert/training/xla_keep_mask.py`, which gives the measurements), which XLA on
+    CPU runs 3-5x faster than Keras's default algorithm inside a training step (>100x
+    alone); everywhere else (eager, graph without XLA, JAX, PyTorch, or `noise_shape` set)
+    it is exactly `keras.layers.Dropout`.
 
     Args:
         rate: fraction of the inputs to drop, in [0, 1].
@@ -50,8 +43,9 @@ class FastDropout(keras.layers.Dropout):
     def call(self, inputs, training=False):
         if not training or self.rate == 0 or self.rate == 1 or self.noise_shape is not None:
             return super().call(inputs, training=training)
-        keep = _tf_xla_keep_mask(inputs, self.rate, self.seed_generator)
-        if keep is None:
-            return super().call(inputs, training=training)
-        scale = ops.cast(1.0 / (1.0 - self.rate), inputs.dtype)
-        return ops.where(keep, inputs * scale, ops.zeros_like(inputs))
+        for drawer in _KEEP_MASK_DRAWERS:
+            keep = drawer(inputs, self.rate, self.seed_generator)
+            if keep is not None:
+                scale = ops.cast(1.0 / (1.0 - self.rate), inputs.dtype)
+                return ops.where(keep, inputs * scale, ops.zeros_like(inputs))
+        return super().call(inputs, training=training)
