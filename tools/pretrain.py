@@ -99,7 +99,7 @@ def main(argv=None):
 
     strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
     import keras_bert
-    from keras_bert.data.corpus import shakespeare_bert_files
+    from keras_bert import shakespeare_bert_files
     from keras_bert.training import fill_mask, is_chief, pretraining_input, run_pretraining
 
     files, eval_files = args.files, args.eval_files
