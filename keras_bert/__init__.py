@@ -1,40 +1,48 @@
-"""keras_bert: BERT for TensorFlow/Keras. Public API: explicit re-exports only."""
+"""keras_bert: BERT for TensorFlow/Keras. Public API: explicit re-exports only.
 
-from keras_bert.checkpoints import compare_with_transformers, load_checkpoint, save_checkpoint
-from keras_bert.config import PRESETS, BertConfig
-from keras_bert.layers import (
-    BertEmbeddings,
-    MaskedLMHead,
-    NextSentenceHead,
-    Pooler,
-    TransformerEncoderBlock,
-)
-from keras_bert.models import (
-    BertEncoder,
-    BertPretrainer,
-    build_classifier,
-    build_encoder,
-    build_pretrainer,
-    build_span_labeler,
-    build_token_classifier,
-)
-from keras_bert.data import pretraining_dataset, shakespeare_bert_files, shakespeare_files
-from keras_bert.text import MaskedLmMasker, Preprocessor, Tokenizer, build_vocab
-from keras_bert.training import (
-    LinearWarmup,
-    ResumableCheckpoint,
-    bert_schedule,
-    create_optimizer,
-    fill_mask,
-    finetune_task,
-    get_strategy,
-    pretraining_input,
-    run_finetuning,
-    run_pretraining,
-    set_mixed_precision,
-)
+Imports are lazy (module `__getattr__`): `import keras_bert` loads nothing, and
+`keras_bert.build_encoder` loads only keras_bert.models, keras_bert.layers and
+keras_bert.config, which need keras and a backend but no TensorFlow. The text,
+data, training and export parts load TensorFlow when first used.
+"""
 
-# keras_bert.export (SavedModel, TFLite, ONNX) needs the "export" extra (onnx,
-# tf2onnx, ai-edge-litert); import it explicitly: `from keras_bert import export`.
+import importlib
 
 __version__ = "0.1.0"
+
+# Public name -> the submodule that defines it.
+_EXPORTS = {
+    "keras_bert.checkpoints": ("compare_with_transformers", "load_checkpoint", "save_checkpoint"),
+    "keras_bert.config": ("PRESETS", "BertConfig"),
+    "keras_bert.layers": ("BertEmbeddings", "MaskedLMHead", "NextSentenceHead", "Pooler",
+                          "TransformerEncoderBlock"),
+    "keras_bert.models": ("BertEncoder", "BertPretrainer", "build_classifier", "build_encoder",
+                          "build_pretrainer", "build_span_labeler", "build_token_classifier"),
+    "keras_bert.data": ("pretraining_dataset", "shakespeare_bert_files", "shakespeare_files"),
+    "keras_bert.text": ("MaskedLmMasker", "Preprocessor", "Tokenizer", "build_vocab"),
+    "keras_bert.training": ("LinearWarmup", "ResumableCheckpoint", "bert_schedule",
+                            "create_optimizer", "fill_mask", "finetune_task", "get_strategy",
+                            "pretraining_input", "run_finetuning", "run_pretraining",
+                            "set_mixed_precision"),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+# Subpackages reachable as attributes (`keras_bert.export` needs the "export" extra:
+# onnx, tf2onnx, ai-edge-litert).
+_SUBMODULES = ("checkpoints", "config", "data", "export", "layers", "models", "text", "training")
+
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name):
+    if name in _MODULE_OF:
+        value = getattr(importlib.import_module(_MODULE_OF[name]), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module 'keras_bert' has no attribute {name!r}")
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_MODULE_OF) | set(_SUBMODULES))

@@ -7,7 +7,6 @@ import os
 import tensorflow as tf
 
 from keras_bert.export import verify
-from keras_bert.export.graph_rewrites import export_tracing
 from keras_bert.export.onnx_rewrites import rewrite_for_ort_fusion
 from keras_bert.export.serving_module import ID_INPUTS, ServingModule
 
@@ -99,8 +98,8 @@ def onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sample_tex
 
     Writes `model.onnx`: int32 `input_word_ids`, `input_mask`, `input_type_ids` with
     dynamic `batch` and `sequence` axes, the task outputs of `ServingModule` (no
-    tokenizer: tensorflow-text ops have no ONNX equivalent). The TF graph is traced with
-    `graph_rewrites.export_tracing` and the ONNX graph rewritten by
+    tokenizer: tensorflow-text ops have no ONNX equivalent). The layers trace as the
+    patterns ONNX Runtime fuses (no global TF patch) and the ONNX graph is rewritten by
     `onnx_rewrites.rewrite_for_ort_fusion`, so that with `optimize=True`
     `model_optimized.onnx` (ONNX Runtime's BERT optimizer) has the fused Attention,
     SkipLayerNormalization, BiasGelu and EmbedLayerNormalization ops.
@@ -139,8 +138,6 @@ def onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sample_tex
 
     spec = [{name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}]
     function = tf.function(module.outputs_from_ids, input_signature=spec)
-    with export_tracing():
-        function.get_concrete_function()
     with _tf2onnx_memory_fixes():
         proto, _ = tf2onnx.convert.from_function(function, input_signature=spec, opset=opset)
     check_ops(proto)

@@ -6,7 +6,6 @@ import tensorflow as tf
 import tensorflow_text as text
 
 from keras_bert.export import verify
-from keras_bert.export.graph_rewrites import newaxis_as_expand_dims
 from keras_bert.export.serving_module import ServingModule
 from keras_bert.text.preprocessor import Preprocessor
 from keras_bert.text.tokenizer import Tokenizer
@@ -141,17 +140,15 @@ def tflite(model, output_dir, tokenizer=None, seq_length=128, quantizations=QUAN
         planned["text_float32"] = os.path.join(output_dir, "text_float32.tflite")
     verify.prepare_output_dir(output_dir, planned.values(), overwrite)
     report = verify.ExportReport(output_dir, extra={"files": planned, "sizes": {}})
-    with newaxis_as_expand_dims():
-        ids_function = module.serve_ids.get_concrete_function()
+    ids_function = module.serve_ids.get_concrete_function()
     for quantization in quantizations:
         content = _convert([ids_function], module, quantization)
         _write(planned[quantization], content)
         report.extra["sizes"][quantization] = len(content)
     if text:
         text_module = _TextModule(module, fast_tokenizer(tokenizer))
-        with newaxis_as_expand_dims():
-            functions = [text_module.serve_text.get_concrete_function(),
-                         text_module.serve_text_pair.get_concrete_function()]
+        functions = [text_module.serve_text.get_concrete_function(),
+                     text_module.serve_text_pair.get_concrete_function()]
         content = _convert(functions, text_module, "float32")
         _write(planned["text_float32"], content)
         report.extra["sizes"]["text_float32"] = len(content)

@@ -74,7 +74,7 @@ class BertEmbeddings(keras.layers.Layer):
             input_type_ids = ops.zeros_like(input_word_ids)
         x = x + self.token_type_embeddings(input_type_ids)
         positions = self.position_embeddings.embeddings[:seq_length]  # (seq, hidden)
-        x = x + ops.cast(positions, x.dtype)[None, :, :]
+        x = x + ops.expand_dims(ops.cast(positions, x.dtype), 0)  # (1, seq, hidden)
         if not training:
             return self.layer_norm(x)
         # In training, LayerNorm on (batch * seq, hidden): see TransformerEncoderBlock.call.

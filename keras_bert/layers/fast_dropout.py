@@ -1,20 +1,17 @@
-"""keras.layers.Dropout with a hook for a keep-mask that is cheaper to draw on some backends."""
+"""keras.layers.Dropout whose keep-mask is drawn with threefry under XLA on TensorFlow.
+
+Why (tools/bench_train.py, `dropout_probe`): Keras draws masks with
+`tf.random.stateless_uniform`'s default algorithm, which XLA on CPU compiles into a
+slow generator. One [32, 4, 128, 128] float32 mask under `jit_compile=True` on a 2-core
+CPU: Keras 600-1000 ms alone (~16 ms inside the whole pretraining step), alg="philox"
+13-23 ms, alg="threefry" 3-6 ms; re-measured 2026-11-23 on a loaded machine: Keras
+3594 ms, threefry 30 ms (forward). Without XLA TensorFlow's kernels implement only
+Philox and Keras's path is as fast as the alternatives; JAX and PyTorch draw their own
+masks. So the threefry path is taken only on the TensorFlow backend inside XLA.
+"""
 
 import keras
 from keras import ops
-
-# Backend-specific keep-mask drawers, `fn(inputs, rate, seed_generator) -> bool mask or None`
-# (None: not applicable here). layers/ imports no tensorflow (DESIGN.md), so TensorFlow's
-# XLA drawer lives in keras_bert/training/xla_keep_mask.py and registers itself; importing
-# any part of keras_bert imports it.
-_KEEP_MASK_DRAWERS = []
-
-
-def register_keep_mask_drawer(drawer):
-    """Adds `drawer` to the ones `FastDropout` asks, in order, before using Keras's own mask."""
-    if drawer not in _KEEP_MASK_DRAWERS:
-        _KEEP_MASK_DRAWERS.append(drawer)
-    return drawer
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
@@ -23,12 +20,11 @@ class FastDropout(keras.layers.Dropout):
 
     Same arguments, config, seed state and inverted scaling as `keras.layers.Dropout`
     (so checkpoints and `.keras` files are unchanged). Inside a `jit_compile=True`
-    function on the TensorFlow backend the keep-mask comes from
-    `tf.random.stateless_uniform(alg="threefry")` (registered by
-    `keras_bert/training/xla_keep_mask.py`, which gives the measurements), which XLA on
-    CPU runs 3-5x faster than Keras's default algorithm inside a training step (>100x
-    alone); everywhere else (eager, graph without XLA, JAX, PyTorch, or `noise_shape` set)
-    it is exactly `keras.layers.Dropout`.
+    function on the TensorFlow backend the keep-mask is
+    `tf.random.stateless_uniform(alg="threefry") >= rate`, which XLA on CPU runs 3-5x
+    faster than Keras's default algorithm inside a training step (>100x alone; see the
+    module docstring); everywhere else (eager, graph without XLA, JAX, PyTorch, or
+    `noise_shape` set) it is exactly `keras.layers.Dropout`.
 
     Args:
         rate: fraction of the inputs to drop, in [0, 1].
@@ -41,11 +37,32 @@ class FastDropout(keras.layers.Dropout):
     """
 
     def call(self, inputs, training=False):
-        if not training or self.rate == 0 or self.rate == 1 or self.noise_shape is not None:
-            return super().call(inputs, training=training)
-        for drawer in _KEEP_MASK_DRAWERS:
-            keep = drawer(inputs, self.rate, self.seed_generator)
+        if (training and 0 < self.rate < 1 and self.noise_shape is None
+                and keras.backend.backend() == "tensorflow"):
+            keep = tensorflow_xla_keep_mask(inputs, self.rate, self.seed_generator)
             if keep is not None:
                 scale = ops.cast(1.0 / (1.0 - self.rate), inputs.dtype)
                 return ops.where(keep, inputs * scale, ops.zeros_like(inputs))
         return super().call(inputs, training=training)
+
+
+def tensorflow_xla_keep_mask(inputs, rate, seed_generator):
+    """Boolean keep-mask drawn with threefry when tracing for XLA on TensorFlow, else None
+    (and then no seed is drawn). Call only on the TensorFlow backend."""
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel  # loaded by keras already
+
+    if not in_xla_context(tf):
+        return None
+    seed = tf.cast(tf.math.floormod(seed_generator.next(), 2**31 - 1), "int32")  # XLA wants int32
+    return tf.random.stateless_uniform(tf.shape(inputs), seed, alg="threefry") >= rate
+
+
+def in_xla_context(tf):
+    """Whether the graph being traced is compiled by XLA (`jit_compile=True`).
+
+    TensorFlow's one private-API touchpoint in layers/ (what TF's own gradients use to
+    detect XLA); it moves to keras_bert/compat.py with the other private-API uses.
+    """
+    from tensorflow.python.ops import control_flow_util  # pylint: disable=import-outside-toplevel
+
+    return control_flow_util.GraphOrParentsInXlaContext(tf.compat.v1.get_default_graph())

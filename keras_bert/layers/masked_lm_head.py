@@ -64,7 +64,7 @@ class MaskedLMHead(keras.layers.Layer):
     def call(self, sequence_output, masked_lm_positions):
         batch, seq = ops.shape(sequence_output)[0], ops.shape(sequence_output)[1]
         # Flat gather, as Google's gather_indexes: one Gather op, XLA/ONNX friendly.
-        offsets = ops.arange(batch, dtype="int32")[:, None] * ops.cast(seq, "int32")  # (batch, 1)
+        offsets = ops.expand_dims(ops.arange(batch, dtype="int32"), 1) * ops.cast(seq, "int32")  # (batch, 1)
         flat_positions = ops.reshape(ops.cast(masked_lm_positions, "int32") + offsets, (-1,))
         flat_sequence = ops.reshape(sequence_output, (-1, self.hidden_size))  # (batch * seq, hidden)
         x = ops.take(flat_sequence, flat_positions, axis=0)  # (batch * predictions, hidden)

@@ -79,20 +79,33 @@ class TransformerEncoderBlock(keras.layers.Layer):
         self.output_layer_norm.build(hidden_shape)
         self.built = True
 
+    def _dense(self, dense, x):
+        """`dense(x)` for (batch * seq, hidden); for (batch, seq, hidden) one batched matmul + bias.
+
+        Keras's `Dense` on a 3-D input traces on TensorFlow as Reshape -> MatMul -> Reshape
+        (`tf.tensordot`), which hides the `MatMul -> Add(bias)` pattern ONNX Runtime's
+        Attention and SkipLayerNormalization fusions match; this einsum traces as one
+        broadcasting `BatchMatMulV2` (one ONNX `MatMul`). Same weights, same numbers.
+        """
+        if len(x.shape) == 2:
+            return dense(x)
+        kernel = ops.cast(dense.kernel, x.dtype)  # (in, out)
+        return ops.einsum("bsi,io->bso", x, kernel) + ops.cast(dense.bias, x.dtype)  # (batch, seq, out)
+
     def _split_heads(self, x, batch, seq):
         x = ops.reshape(x, (batch, seq, self.num_heads, self.head_size))  # (batch, seq, heads, head_size)
         return ops.transpose(x, (0, 2, 1, 3))  # (batch, heads, seq, head_size)
 
     def _attention(self, x, batch, seq, padding_mask, training):
         """Self-attention of x, (batch, seq, hidden) or (batch * seq, hidden); same shape out."""
-        query = self._split_heads(self.query(x), batch, seq)
-        key = self._split_heads(self.key(x), batch, seq)
-        value = self._split_heads(self.value(x), batch, seq)
+        query = self._split_heads(self._dense(self.query, x), batch, seq)
+        key = self._split_heads(self._dense(self.key, x), batch, seq)
+        value = self._split_heads(self._dense(self.value, x), batch, seq)
         query = query * ops.cast(1.0 / self.head_size ** 0.5, query.dtype)
         scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2)))  # (batch, heads, seq, seq)
         if padding_mask is not None:
             bias = (1.0 - ops.cast(padding_mask, scores.dtype)) * _MASK_BIAS  # (batch, seq)
-            scores = scores + bias[:, None, None, :]  # (batch, heads, seq_q, seq_k)
+            scores = scores + ops.expand_dims(bias, (1, 2))  # (batch, heads, seq_q, seq_k)
         if scores.dtype != "float32":  # mixed precision: softmax in float32
             probs = ops.cast(ops.softmax(ops.cast(scores, "float32"), axis=-1), scores.dtype)
         else:
@@ -102,7 +115,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
         context = ops.transpose(context, (0, 2, 1, 3))  # (batch, seq, heads, head_size)
         context = ops.reshape(context, (-1, self.hidden_size) if len(x.shape) == 2
                               else (batch, seq, self.hidden_size))
-        return self.attention_output(context)
+        return self._dense(self.attention_output, context)
 
     def call(self, inputs, padding_mask=None, training=None):
         batch, seq = ops.shape(inputs)[0], ops.shape(inputs)[1]
@@ -114,7 +127,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
         x = ops.reshape(inputs, (-1, self.hidden_size)) if training else inputs
         attention = self._attention(x, batch, seq, padding_mask, training)
         x = self.attention_layer_norm(x + self.dropout(attention, training=training))
-        ffn = self.output_dense(self.activation(self.intermediate(x)))
+        ffn = self._dense(self.output_dense, self.activation(self._dense(self.intermediate, x)))
         ffn = self.dropout(ffn, training=training)
         x = self.output_layer_norm(x + ffn)
         return ops.reshape(x, (batch, seq, self.hidden_size)) if training else x

@@ -13,4 +13,3 @@ from keras_bert.training.scalar_logger import ScalarLogger
 from keras_bert.training.step_limit import StepLimit
 from keras_bert.training.strategy import get_strategy, is_chief
 from keras_bert.training.training_log import TrainingLog
-from keras_bert.training import xla_keep_mask  # noqa: F401  registers FastDropout's XLA mask
