@@ -13,11 +13,13 @@ from keras import ops
 
 def gelu(x):
     """Exact GELU: 0.5 * x * (1 + erf(x / sqrt(2)))."""
+    x = ops.convert_to_tensor(x)  # numpy in: numpy * torch.Tensor would fail on PyTorch
     return 0.5 * x * (1.0 + ops.erf(x * (1.0 / math.sqrt(2.0))))
 
 
 def gelu_tanh(x):
     """Google BERT's GELU: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))."""
+    x = ops.convert_to_tensor(x)
     return 0.5 * x * (1.0 + ops.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)))
 
 

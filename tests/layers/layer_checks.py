@@ -4,6 +4,11 @@ import keras
 import numpy as np
 
 
+def to_numpy(x):
+    """A numpy copy of a tensor or variable of any backend (PyTorch ones may require grad)."""
+    return keras.ops.convert_to_numpy(x)
+
+
 def check_layer(layer_factory, inputs, expected_shape):
     """Runs the standard checks on a layer built by `layer_factory()`.
 
@@ -21,7 +26,7 @@ def check_layer(layer_factory, inputs, expected_shape):
     # Eager call.
     eager = layer(*[keras.ops.convert_to_tensor(x) for x in inputs])
     assert tuple(eager.shape) == tuple(expected_shape)
-    assert np.all(np.isfinite(keras.ops.convert_to_numpy(eager)))
+    assert np.all(np.isfinite(to_numpy(eager)))
 
     # Symbolic call inside a functional model (batch dimension left open).
     symbolic_inputs = [keras.Input(shape=x.shape[1:], dtype=str(x.dtype)) for x in inputs]
@@ -32,10 +37,10 @@ def check_layer(layer_factory, inputs, expected_shape):
     # One fit step changes the trainable weights and gives a finite loss.
     model = keras.Model(symbolic_inputs, symbolic_output)
     model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
-    before = [np.array(w) for w in model.trainable_weights]
+    before = [to_numpy(w) for w in model.trainable_weights]
     target = np.random.default_rng(0).normal(size=expected_shape).astype("float32")
     history = model.fit(inputs, target, epochs=1, batch_size=len(inputs[0]), verbose=0)
     assert np.isfinite(history.history["loss"][0])
-    after = [np.array(w) for w in model.trainable_weights]
+    after = [to_numpy(w) for w in model.trainable_weights]
     assert any(not np.allclose(a, b) for a, b in zip(before, after))
     return model

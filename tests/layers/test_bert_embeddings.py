@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from keras_bert.layers import BertEmbeddings
-from tests.layers.layer_checks import check_layer
+from tests.layers.layer_checks import check_layer, to_numpy
 
 
 def make_layer(**overrides):
@@ -26,10 +26,10 @@ def test_standard_layer_checks():
 def test_sum_of_three_embeddings_then_layer_norm(training):
     layer = make_layer()
     ids, types = inputs()
-    out = np.asarray(layer(ids, types, training=training))
-    word = np.asarray(layer.word_embeddings.embeddings)
-    position = np.asarray(layer.position_embeddings.embeddings)
-    segment = np.asarray(layer.token_type_embeddings.embeddings)
+    out = to_numpy(layer(ids, types, training=training))
+    word = to_numpy(layer.word_embeddings.embeddings)
+    position = to_numpy(layer.position_embeddings.embeddings)
+    segment = to_numpy(layer.token_type_embeddings.embeddings)
     summed = word[ids] + segment[types] + position[None, :ids.shape[1]]
     mean, var = summed.mean(-1, keepdims=True), summed.var(-1, keepdims=True)
     np.testing.assert_allclose(out, (summed - mean) / np.sqrt(var + 1e-12), atol=1e-5)

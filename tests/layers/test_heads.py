@@ -2,15 +2,15 @@ import keras
 import numpy as np
 
 from keras_bert.layers import BertEmbeddings, MaskedLMHead, NextSentenceHead, Pooler
-from tests.layers.layer_checks import check_layer
+from tests.layers.layer_checks import check_layer, to_numpy
 
 
 def test_pooler_standard_checks_and_math():
     check_layer(lambda: Pooler(16), [np.ones((3, 5, 16), "float32")], (3, 16))
     pooler = Pooler(8)
     x = np.random.default_rng(0).normal(size=(2, 4, 8)).astype("float32")
-    out = np.asarray(pooler(x))
-    expected = np.tanh(x[:, 0] @ np.asarray(pooler.dense.kernel) + np.asarray(pooler.dense.bias))
+    out = to_numpy(pooler(x))
+    expected = np.tanh(x[:, 0] @ to_numpy(pooler.dense.kernel) + to_numpy(pooler.dense.bias))
     np.testing.assert_allclose(out, expected, atol=1e-6)
 
 
@@ -29,15 +29,15 @@ def test_mlm_head_gathers_then_projects_onto_tied_embeddings():
     rng = np.random.default_rng(0)
     sequence = rng.normal(size=(2, 6, 8)).astype("float32")
     positions = np.array([[1, 3], [5, 0]], "int32")
-    logits = np.asarray(head(sequence, positions))
+    logits = to_numpy(head(sequence, positions))
     assert logits.shape == (2, 2, 30)
     # Recompute by hand from the gathered vectors.
     gathered = np.take_along_axis(sequence, positions[:, :, None], axis=1)
-    h = gathered @ np.asarray(head.transform.kernel) + np.asarray(head.transform.bias)
-    h = np.asarray(keras.ops.convert_to_numpy(head.activation(h)))
+    h = gathered @ to_numpy(head.transform.kernel) + to_numpy(head.transform.bias)
+    h = to_numpy(head.activation(h))
     h = (h - h.mean(-1, keepdims=True)) / np.sqrt(h.var(-1, keepdims=True) + 1e-12)
-    h = h * np.asarray(head.layer_norm.gamma) + np.asarray(head.layer_norm.beta)
-    expected = h @ np.asarray(embeddings.embedding_table).T + np.asarray(head.output_bias)
+    h = h * to_numpy(head.layer_norm.gamma) + to_numpy(head.layer_norm.beta)
+    expected = h @ to_numpy(embeddings.embedding_table).T + to_numpy(head.output_bias)
     np.testing.assert_allclose(logits, expected, atol=1e-4)
     # Tied: the head owns no copy of the embedding matrix.
     assert all(w.shape != (30, 8) for w in head.weights)
@@ -46,6 +46,6 @@ def test_mlm_head_gathers_then_projects_onto_tied_embeddings():
 def test_mlm_head_padded_prediction_slots_do_not_affect_real_slots():
     head, _ = _head_and_embeddings()
     sequence = np.random.default_rng(1).normal(size=(1, 6, 8)).astype("float32")
-    a = np.asarray(head(sequence, np.array([[2, 4, 0, 0]], "int32")))
-    b = np.asarray(head(sequence, np.array([[2, 4, 5, 1]], "int32")))
+    a = to_numpy(head(sequence, np.array([[2, 4, 0, 0]], "int32")))
+    b = to_numpy(head(sequence, np.array([[2, 4, 5, 1]], "int32")))
     np.testing.assert_allclose(a[:, :2], b[:, :2], atol=1e-6)

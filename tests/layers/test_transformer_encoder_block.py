@@ -5,7 +5,7 @@ from transformers import BertConfig as HFBertConfig
 from transformers.models.bert.modeling_bert import BertLayer
 
 from keras_bert.layers import TransformerEncoderBlock
-from tests.layers.layer_checks import check_layer
+from tests.layers.layer_checks import check_layer, to_numpy
 
 
 def make_layer(**overrides):
@@ -26,10 +26,10 @@ def test_padding_does_not_change_real_positions():
     layer = make_layer()
     rng = np.random.default_rng(1)
     x = rng.normal(size=(2, 5, 16)).astype("float32")
-    short = np.asarray(layer(x, np.ones((2, 5), "int32")))
+    short = to_numpy(layer(x, np.ones((2, 5), "int32")))
     padded_x = np.concatenate([x, rng.normal(size=(2, 4, 16)).astype("float32")], axis=1)
     padded_mask = np.concatenate([np.ones((2, 5), "int32"), np.zeros((2, 4), "int32")], axis=1)
-    padded = np.asarray(layer(padded_x, padded_mask))
+    padded = to_numpy(layer(padded_x, padded_mask))
     np.testing.assert_allclose(padded[:, :5], short, atol=1e-5)
 
 
@@ -42,7 +42,7 @@ def test_matches_hugging_face_bert_layer(hidden_act, hf_act, training):
     rng = np.random.default_rng(2)
     x = rng.normal(size=(2, 6, 16)).astype("float32")
     mask = np.array([[1] * 6, [1] * 4 + [0] * 2], "int32")
-    ours = np.asarray(layer(x, mask, training=training))
+    ours = to_numpy(layer(x, mask, training=training))
 
     hf_layer = BertLayer(HFBertConfig(hidden_size=16, num_attention_heads=2, intermediate_size=32,
                                       hidden_act=hf_act, layer_norm_eps=1e-12,
@@ -53,13 +53,13 @@ def test_matches_hugging_face_bert_layer(hidden_act, hf_act, training):
                                ("attention_output", "attention.output.dense"),
                                ("intermediate", "intermediate.dense"), ("output_dense", "output.dense")]:
         dense = getattr(layer, ours_name)
-        state[f"{hf_name}.weight"] = torch.from_numpy(np.asarray(dense.kernel).T.copy())
-        state[f"{hf_name}.bias"] = torch.from_numpy(np.asarray(dense.bias))
+        state[f"{hf_name}.weight"] = torch.from_numpy(to_numpy(dense.kernel).T.copy())
+        state[f"{hf_name}.bias"] = torch.from_numpy(to_numpy(dense.bias))
     for ours_name, hf_name in [("attention_layer_norm", "attention.output.LayerNorm"),
                                ("output_layer_norm", "output.LayerNorm")]:
         norm = getattr(layer, ours_name)
-        state[f"{hf_name}.weight"] = torch.from_numpy(np.asarray(norm.gamma))
-        state[f"{hf_name}.bias"] = torch.from_numpy(np.asarray(norm.beta))
+        state[f"{hf_name}.weight"] = torch.from_numpy(to_numpy(norm.gamma))
+        state[f"{hf_name}.bias"] = torch.from_numpy(to_numpy(norm.beta))
     hf_layer.load_state_dict(state)
     bias = torch.from_numpy((1.0 - mask[:, None, None, :].astype("float32")) * -1e9)
     with torch.no_grad():

@@ -4,6 +4,7 @@ import pytest
 
 import keras_bert
 from keras_bert import BertConfig
+from tests.layers.layer_checks import to_numpy
 
 TINY = BertConfig(vocab_size=60, hidden_size=16, num_layers=2, num_heads=2, intermediate_size=32,
                   max_position_embeddings=32)
@@ -51,9 +52,9 @@ def test_encoder_outputs_and_padding_invariance():
     padded = {k: np.pad(v, ((0, 0), (0, 6))) for k, v in batch.items()}
     out_padded = encoder(padded, training=False)
     for row, n in enumerate((8, 5, 3)):
-        np.testing.assert_allclose(np.asarray(out_padded["sequence_output"])[row, :n],
-                                   np.asarray(out["sequence_output"])[row, :n], atol=1e-5)
-    np.testing.assert_allclose(out_padded["pooled_output"], out["pooled_output"], atol=1e-5)
+        np.testing.assert_allclose(to_numpy(out_padded["sequence_output"])[row, :n],
+                                   to_numpy(out["sequence_output"])[row, :n], atol=1e-5)
+    np.testing.assert_allclose(to_numpy(out_padded["pooled_output"]), to_numpy(out["pooled_output"]), atol=1e-5)
 
 
 def test_too_long_sequence_is_refused_with_both_numbers():
@@ -79,8 +80,8 @@ def test_pretraining_loss_is_mean_over_real_masked_positions_plus_mean_nsp():
     model.compile(optimizer="sgd")
     x, y = pretraining_batch()
     out = model(x, training=False)
-    mlm = np.asarray(out["mlm_logits"], "float64")
-    nsp = np.asarray(out["nsp_logits"], "float64")
+    mlm = to_numpy(out["mlm_logits"]).astype("float64")
+    nsp = to_numpy(out["nsp_logits"]).astype("float64")
 
     def log_softmax(z):
         z = z - z.max(-1, keepdims=True)
@@ -136,7 +137,7 @@ def test_keras_file_round_trip_with_safe_mode(builder, tmp_path):
     loaded = keras.saving.load_model(path, safe_mode=True)  # no custom_objects
     after = loaded(x, training=False)
     for a, b in zip(keras.tree.flatten(before), keras.tree.flatten(after)):
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        np.testing.assert_array_equal(to_numpy(a), to_numpy(b))
     if builder == "pretrainer":  # the MLM head is still tied to the loaded encoder's embeddings
         assert loaded.get_layer("mlm_head").embedding_layer is loaded.encoder.embeddings
 
