@@ -87,7 +87,7 @@ def _combine(segments, seq_length, cls_id, sep_id, pad_id):
     # Does what `text.combine_segments` + `RaggedTensor.to_tensor` do, with dense ops only:
     # combine_segments concatenates ragged tensors, which lowers to RaggedGather, an op that
     # TFLite cannot run (measured: the converted model fails to prepare). Checked equal to
-    # combine_segments in tests/text/test_packer.py.
+    # combine_segments in tests/text/test_preprocessor.py.
     position = tf.range(seq_length, dtype=tf.int32)[tf.newaxis, :]  # (1, seq)
     batch = segments[0].nrows(out_type=tf.int32)
     word_ids = tf.fill([batch, seq_length], tf.constant(pad_id, tf.int32))

@@ -276,6 +276,8 @@ class Tokenizer(tf.Module):
         original characters it came from. With `normalization="reference"` each character is
         normalized on its own (BERT's normalization is per character; the one exception,
         canonical reordering of stacked combining marks, only reorders marks that are kept).
+        With `"fast"` the spans are `FastBertTokenizer`'s (equal to Hugging Face's on the
+        Shakespeare lines; a zero-width character next to a word can fall inside its span).
 
         Args:
             texts: `tf.string` tensor (or Python str / list of str) of rank 0 or 1.
