@@ -27,9 +27,10 @@ def classification_dataset(path, preprocessor, text_a="sentence", text_b=None, l
         text_a: column holding the first (or only) text.
         text_b: column holding the second text of a pair, or None.
         label: column holding the label.
-        labels: the label vocabulary; label `labels[i]` becomes id `i`. If None: integer
-            labels are kept as they are, float labels are kept as float32 (regression),
-            other labels are mapped to ids in sorted order.
+        labels: the label vocabulary; label `labels[i]` becomes id `i`. If None: the file's
+            `label_vocabulary` (distinct labels, sorted; integers as numbers), or float32
+            targets when all labels are floats (regression). Pass the training set's
+            vocabulary when reading its evaluation set.
         batch_size: examples per batch.
         shuffle: shuffle the examples (a full shuffle, reshuffled every epoch).
         seed: shuffle seed.
@@ -126,28 +127,54 @@ def _text(value):
     return value
 
 
-def _label_ids(path, values, labels):
-    """Maps raw label values to ids; returns `(ids array, label vocabulary)`."""
-    if labels is not None:
-        labels = list(labels)
-        index = {str(name): i for i, name in enumerate(labels)}
-        ids = []
-        for row_number, value in enumerate(values, start=1):
-            key = _label_key(value)
-            if key not in index:
-                raise ValueError(f"Row {row_number} of {path!r} has label {value!r}, which is not in "
-                                 f"labels={labels}. Add it to `labels` or fix the file.")
-            ids.append(index[key])
-        return np.asarray(ids, np.int32), labels
+def label_vocabulary(values):
+    """The one label vocabulary of a classification set: its distinct labels, sorted.
+
+    Integer labels sort as numbers (`{1, 2}` -> `[1, 2]`, 1-5 stars -> `[1, 2, 3, 4, 5]`), other
+    labels as strings; label `vocabulary[i]` is class `i` in training and evaluation alike, so
+    the head has `len(vocabulary)` outputs and every target falls inside it. Float labels mean
+    regression: None.
+
+    Args:
+        values: the raw label values (str, int, float or bool, as read from the file).
+
+    Example:
+        >>> label_vocabulary(["5", "1", "3", "1"])
+        [1, 3, 5]
+    """
     keys = [_label_key(v) for v in values]
     numbers = [_number(k) for k in keys]
     if all(isinstance(n, int) for n in numbers):
-        return np.asarray(numbers, np.int32), sorted(set(numbers))
+        return sorted(set(numbers))
     if all(n is not None for n in numbers):
-        return np.asarray(numbers, np.float32), None
-    labels = sorted(set(keys))
-    index = {name: i for i, name in enumerate(labels)}
-    return np.asarray([index[k] for k in keys], np.int32), labels
+        return None
+    return sorted(set(keys))
+
+
+def num_classes(labels, path):
+    """The head size for a label vocabulary from `classification_dataset`; None (regression) is refused."""
+    if not labels:
+        raise ValueError(f"{path!r} has float labels (a regression target); classification needs "
+                         "class labels, e.g. pass labels=[...] or round the scores to classes.")
+    return len(labels)
+
+
+def _label_ids(path, values, labels):
+    """Maps raw label values to class ids through the label vocabulary; returns `(ids, vocabulary)`."""
+    if labels is None:
+        labels = label_vocabulary(values)
+        if labels is None:  # regression targets
+            return np.asarray([_number(_label_key(v)) for v in values], np.float32), None
+    labels = list(labels)
+    index = {_label_key(name): i for i, name in enumerate(labels)}
+    ids = []
+    for row_number, value in enumerate(values, start=1):
+        key = _label_key(value)
+        if key not in index:
+            raise ValueError(f"Row {row_number} of {path!r} has label {value!r}, which is not in "
+                             f"labels={labels}. Add it to `labels` or fix the file.")
+        ids.append(index[key])
+    return np.asarray(ids, np.int32), labels
 
 
 def _label_key(value):

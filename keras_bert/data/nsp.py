@@ -29,6 +29,8 @@ pointer doubling (log2(instances) steps). Two deliberate differences from Google
 
 import tensorflow as tf
 
+from keras_bert.text.packer import pack_segments
+
 
 def create_instances(tokens, sentence_lengths, document_sentence_counts, document_ids,
                      num_documents, seed, seq_length, cls_id, sep_id, short_seq_prob=0.1,
@@ -173,21 +175,9 @@ def _truncate_pair(a_start, a_end, b_start, b_end, max_num_tokens, seed):
 def _pack(tokens, a_start, a_end, b_start, b_end, is_random, seq_length, cls_id, sep_id,
           next_sentence):
     """`[CLS] A [SEP] B [SEP]` + right padding, as dense `[N, seq_length]` tensors."""
-    a_length = (a_end - a_start)[:, tf.newaxis]  # [N, 1]
-    b_length = (b_end - b_start)[:, tf.newaxis]
-    p = tf.range(seq_length)[tf.newaxis, :]  # [1, L]
-    in_a = (p >= 1) & (p <= a_length)
-    in_b = (p >= a_length + 2) & (p < a_length + 2 + b_length)
-    first_sep = tf.equal(p, a_length + 1)
-    second_sep = tf.equal(p, a_length + 2 + b_length) & next_sentence
-    source = tf.where(in_a, a_start[:, tf.newaxis] + p - 1,
-                      tf.where(in_b, b_start[:, tf.newaxis] + p - a_length - 2, 0))
-    word_ids = tf.where(in_a | in_b, tf.gather(tokens, source), 0)
-    word_ids = tf.where(tf.equal(p, 0), cls_id, tf.where(first_sep | second_sep, sep_id, word_ids))
-    length = a_length + 2 + (b_length + 1 if next_sentence else 0)
-    return {
-        "input_word_ids": word_ids,
-        "input_mask": tf.cast(p < length, tf.int32),
-        "input_type_ids": tf.cast(in_b | second_sep, tf.int32),
-        "next_sentence_labels": tf.cast(is_random, tf.int32),
-    }
+    segments = [tf.gather(tokens, tf.ragged.range(a_start, a_end))]  # (N, (pieces))
+    if next_sentence:
+        segments.append(tf.gather(tokens, tf.ragged.range(b_start, b_end)))
+    features = pack_segments(segments, seq_length, cls_id, sep_id, truncation=None)  # already fit
+    features["next_sentence_labels"] = tf.cast(is_random, tf.int32)
+    return features

@@ -1,27 +1,27 @@
 """SQuAD v1.1 / v2.0: read examples, make strided features, batch them, map logits back to text.
 
-Feature creation runs in Python, as in Google's `run_squad.py` and Hugging Face's
+Windowing runs in Python, as in Google's `run_squad.py` and Hugging Face's
 `run_qa.py`: the document stride and the answer positions are bookkeeping, not
-tensor math. The word pieces come from the project's `Tokenizer`, so ids match
-the model; the context is split on whitespace (as `run_squad.py` does) and every
-piece keeps the character span of the context it came from, so answers map
-back to the exact original text.
+tensor math. The pieces and their character spans in the context both come from
+`Tokenizer.tokenize_with_offsets` (one normalization, so offsets and ids cannot
+disagree), answers map back to the exact original text, and the windows are
+packed by the one packer.
 """
 
+import itertools
 import json
 import logging
 import os
 import re
-import unicodedata
 
 import numpy as np
 import tensorflow as tf
 
 from keras_bert.data.squad_example import SquadExample
+from keras_bert.text.packer import pack_segments
 
-_WORD = re.compile(r"\S+")
-# Words per tokenizer call when splitting contexts; bounds the eager batch size.
-_WORDS_PER_CALL = 8192
+# Contexts per tokenizer call; bounds the eager batch size.
+_CONTEXTS_PER_CALL = 256
 
 
 def squad_examples(path):
@@ -117,9 +117,8 @@ def squad_features(examples, tokenizer, seq_length=384, doc_stride=128, max_quer
     questions = _to_lists(tokenizer.tokenize(tf.constant([e.question for e in examples])))
     contexts = _tokenize_contexts(sorted({e.context for e in examples}), tokenizer)
 
-    rows = {name: [] for name in ("input_word_ids", "input_type_ids", "start_positions",
-                                  "end_positions", "offsets", "token_is_max_context",
-                                  "example_index", "qas_id", "context")}
+    rows = {name: [] for name in ("query", "window", "start_positions", "end_positions", "offsets",
+                                  "token_is_max_context", "example_index", "qas_id", "context")}
     for example_index, example in enumerate(examples):
         query = questions[example_index][:max_query_length]
         doc_ids, doc_offsets = contexts[example.context]
@@ -135,8 +134,6 @@ def squad_features(examples, tokenizer, seq_length=384, doc_stride=128, max_quer
         doc_offset = len(query) + 2  # position of the first context piece: [CLS] query [SEP]
         for window_index, (window_start, window_length) in enumerate(windows):
             window_end = window_start + window_length  # exclusive
-            ids = [tokenizer.cls_id] + query + [tokenizer.sep_id] + doc_ids[window_start:window_end] + [tokenizer.sep_id]
-            type_ids = [0] * doc_offset + [1] * (window_length + 1)
             offsets = np.full([seq_length, 2], -1, np.int32)
             offsets[doc_offset:doc_offset + window_length] = doc_offsets[window_start:window_end]
             max_context = np.zeros([seq_length], bool)
@@ -146,9 +143,8 @@ def squad_features(examples, tokenizer, seq_length=384, doc_stride=128, max_quer
             if answer_span is not None and window_start <= answer_span[0] and answer_span[1] < window_end:
                 start = answer_span[0] - window_start + doc_offset
                 end = answer_span[1] - window_start + doc_offset
-            padding = seq_length - len(ids)
-            rows["input_word_ids"].append(ids + [tokenizer.pad_id] * padding)
-            rows["input_type_ids"].append(type_ids + [0] * padding)
+            rows["query"].append(query)
+            rows["window"].append(doc_ids[window_start:window_end])
             rows["start_positions"].append(start)
             rows["end_positions"].append(end)
             rows["offsets"].append(offsets)
@@ -157,16 +153,16 @@ def squad_features(examples, tokenizer, seq_length=384, doc_stride=128, max_quer
             rows["qas_id"].append(example.qas_id)
             rows["context"].append(example.context)
 
-    features = {
-        "input_word_ids": np.asarray(rows["input_word_ids"], np.int32),
-        "input_type_ids": np.asarray(rows["input_type_ids"], np.int32),
+    packed = pack_segments([_ragged(rows["query"]), _ragged(rows["window"])], seq_length,
+                           tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id, truncation=None)
+    features = {name: value.numpy() for name, value in packed.items()}
+    features.update({
         "start_positions": np.asarray(rows["start_positions"], np.int32),
         "end_positions": np.asarray(rows["end_positions"], np.int32),
         "offsets": np.stack(rows["offsets"]),  # (features, seq_length, 2)
         "token_is_max_context": np.stack(rows["token_is_max_context"]),
         "example_index": np.asarray(rows["example_index"], np.int32),
-    }
-    features["input_mask"] = (features["input_word_ids"] != tokenizer.pad_id).astype(np.int32)
+    })
     for name in ("qas_id", "context"):
         features[name] = np.empty([len(rows[name])], object)
         features[name][:] = rows[name]
@@ -269,28 +265,23 @@ def squad_postprocess(features, start_logits, end_logits, n_best_size=20, max_an
 
 
 def _tokenize_contexts(contexts, tokenizer):
-    """Returns `{context: (piece ids, [[char start, char end], ...])}`."""
-    words = [[(m.start(), m.end()) for m in _WORD.finditer(c)] for c in contexts]
-    flat = [c[s:e] for c, spans in zip(contexts, words) for s, e in spans]
-    pieces = []  # per whitespace word: [basic tokens][pieces]
-    for i in range(0, len(flat), _WORDS_PER_CALL):
-        pieces.extend(_to_lists(tokenizer.tokenize_words(tf.constant(flat[i:i + _WORDS_PER_CALL]))))
-    result, k = {}, 0
-    word_offsets = {}  # word -> its pieces' spans relative to the word (words repeat a lot)
-    for context, spans in zip(contexts, words):
-        ids, offsets = [], []
-        for start, end in spans:
-            word_pieces = pieces[k]
-            k += 1
-            ids.extend(p for basic in word_pieces for p in basic)
-            word = context[start:end]
-            if word not in word_offsets:
-                word_offsets[word] = np.asarray(
-                    _piece_offsets(word, 0, word_pieces, tokenizer), np.int32).reshape([-1, 2])
-            offsets.append(word_offsets[word] + start)
-        offsets = np.concatenate(offsets) if offsets else np.zeros([0, 2], np.int32)
-        result[context] = (ids, offsets)  # ids: list; offsets: (pieces, 2)
+    """Returns `{context: (piece ids, int32 [pieces, 2] character spans)}`, both from the tokenizer."""
+    result = {}
+    for i in range(0, len(contexts), _CONTEXTS_PER_CALL):
+        batch = contexts[i:i + _CONTEXTS_PER_CALL]
+        ids, starts, ends = (_to_lists(t.merge_dims(1, 2))  # [contexts, (pieces)]
+                             for t in tokenizer.tokenize_with_offsets(tf.constant(batch)))
+        for context, row_ids, row_starts, row_ends in zip(batch, ids, starts, ends):
+            spans = np.asarray([row_starts, row_ends], np.int32).T.reshape([-1, 2])
+            result[context] = (row_ids, spans)
     return result
+
+
+def _ragged(rows):
+    """Lists of ids -> int32 ragged `[rows, (ids)]` (faster than tf.ragged.constant)."""
+    lengths = np.asarray([len(r) for r in rows], np.int64)
+    values = np.fromiter(itertools.chain.from_iterable(rows), np.int32, count=int(lengths.sum()))
+    return tf.RaggedTensor.from_row_lengths(values, lengths)
 
 
 def _to_lists(ragged):
@@ -300,88 +291,6 @@ def _to_lists(ragged):
         splits = splits.numpy().tolist()
         values = [values[splits[i]:splits[i + 1]] for i in range(len(splits) - 1)]
     return values
-
-
-def _piece_offsets(word, word_start, word_pieces, tokenizer):
-    """Character span `[start, end)` in the context of every piece of one whitespace word.
-
-    Replays BERT's normalization character by character (keeping each normalized
-    character's origin), regroups the characters into the tokenizer's basic tokens
-    (punctuation and CJK characters stand alone) and walks the pieces along them. If
-    anything does not line up (a normalization this replay does not know), every piece
-    of the word gets the whole word's span — still correct, only coarser.
-    """
-    n_pieces = sum(len(basic) for basic in word_pieces)
-    whole_word = [(word_start, word_start + len(word))] * n_pieces
-    chars = []  # (normalized character, its index in the context)
-    groups = []  # basic tokens, as lists of indices into `chars`
-    current = []
-    for i, ch in enumerate(word):
-        for n in _normalize_char(ch, tokenizer.lower_case):
-            if n.isspace():
-                if current:
-                    groups.append(current)
-                current = []
-                continue
-            chars.append((n, word_start + i))
-            if _is_punctuation(n) or _is_cjk(n):
-                if current:
-                    groups.append(current)
-                groups.append([len(chars) - 1])
-                current = []
-            else:
-                current.append(len(chars) - 1)
-    if current:
-        groups.append(current)
-    if len(groups) != len(word_pieces):
-        return whole_word
-    offsets = []
-    for group, basic in zip(groups, word_pieces):
-        text = "".join(chars[k][0] for k in group)
-        if len(basic) == 1 and basic[0] == tokenizer.unk_id:
-            offsets.append((chars[group[0]][1], chars[group[-1]][1] + 1))
-            continue
-        position = 0
-        for piece_id in basic:
-            piece = tokenizer.vocab[piece_id]
-            if position > 0 and piece.startswith("##"):
-                piece = piece[2:]
-            if not piece or text[position:position + len(piece)] != piece:
-                return whole_word
-            offsets.append((chars[group[position]][1], chars[group[position + len(piece) - 1]][1] + 1))
-            position += len(piece)
-        if position != len(text):
-            return whole_word
-    return offsets
-
-
-def _normalize_char(ch, lower_case):
-    """BERT's reference normalization of one character (see `keras_bert.text.tokenizer`)."""
-    if ch in "\t\n\r":
-        return " "
-    category = unicodedata.category(ch)
-    if ch in "\x00\ufffd" or category[0] == "C":
-        return ""
-    if category[0] == "Z":
-        return " "
-    if lower_case:
-        ch = "".join(c for c in unicodedata.normalize("NFD", ch) if unicodedata.category(c) != "Mn")
-        ch = ch.lower()
-    return ch
-
-
-def _is_punctuation(ch):
-    cp = ord(ch)
-    if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126:
-        return True
-    return unicodedata.category(ch).startswith("P")
-
-
-def _is_cjk(ch):
-    cp = ord(ch)
-    return any(lo <= cp <= hi for lo, hi in (
-        (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
-        (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)))
 
 
 def _answer_pieces(example, doc_offsets):

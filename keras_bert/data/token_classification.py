@@ -9,7 +9,8 @@ in the BERT paper's CoNLL-2003 setup.
 import os
 
 import tensorflow as tf
-import tensorflow_text as tf_text
+
+from keras_bert.text.packer import pack_segments
 
 
 def read_conll(path):
@@ -120,19 +121,10 @@ def _label_pieces(words, word_labels, tokenizer, seq_length):
     is_first = tf.cast(tf.equal(tf.ragged.range(pieces.row_lengths()), 0), tf.int32)  # (words, (pieces))
     piece_labels = tf.gather(word_labels.flat_values, pieces.value_rowids()) * is_first.flat_values
 
-    def per_sentence(values):  # (pieces,) -> (batch, (pieces)), cut to the room left by [CLS] [SEP]
+    def packed(values, cls_id, sep_id, pad_id):  # (pieces,) -> (batch, seq_length), the one packer
         nested = tf.RaggedTensor.from_row_splits(pieces.with_flat_values(values), words.row_splits)
-        return nested.merge_dims(1, 2)[:, :seq_length - 2]
+        return pack_segments([nested.merge_dims(1, 2)], seq_length, cls_id, sep_id, pad_id)
 
-    ids, type_ids = tf_text.combine_segments(
-        [per_sentence(pieces.flat_values)], tokenizer.cls_id, tokenizer.sep_id)
-    piece_labels, _ = tf_text.combine_segments([per_sentence(piece_labels)], 0, 0)
-    is_first, _ = tf_text.combine_segments([per_sentence(is_first.flat_values)], 0, 0)
-    shape = [None, seq_length]  # pad on the right
-    features = {
-        "input_word_ids": ids.to_tensor(default_value=tokenizer.pad_id, shape=shape),
-        "input_mask": tf.ones_like(ids, tf.int32).to_tensor(shape=shape),
-        "input_type_ids": tf.cast(type_ids, tf.int32).to_tensor(shape=shape),
-    }
-    weights = tf.cast(is_first.to_tensor(shape=shape), tf.float32)
-    return features, piece_labels.to_tensor(shape=shape), weights
+    features = packed(pieces.flat_values, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id)
+    weights = tf.cast(packed(is_first.flat_values, 0, 0, 0)["input_word_ids"], tf.float32)
+    return features, packed(piece_labels, 0, 0, 0)["input_word_ids"], weights

@@ -3,10 +3,10 @@
 import keras
 import tensorflow as tf
 
+from keras_bert.text.mask_token import MASK_TOKEN, tokenize_keeping_masks  # noqa: F401 (verify.py)
 from keras_bert.text.preprocessor import Preprocessor
 
 ID_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
-MASK_TOKEN = "[MASK]"
 
 
 def find_embeddings(model):
@@ -247,17 +247,3 @@ class ServingModule(tf.Module):
 
 def _as_float32(tensor):
     return tf.cast(tensor, tf.float32) if tensor.dtype.is_floating else tensor
-
-
-def tokenize_keeping_masks(tokenizer, texts, mask_id):
-    """Tokenizes `[batch]` strings with the literal `[MASK]` kept as `mask_id` (not `[`, `mask`, `]`)."""
-    parts = tf.strings.split(texts, sep=MASK_TOKEN)  # (batch, (parts))
-    pieces = tf.cast(tokenizer.tokenize(parts.flat_values), tf.int32)  # (parts, (pieces))
-    # Every part but the last of its text is followed by one [MASK].
-    part_index = tf.range(tf.size(parts.flat_values, out_type=tf.int64))
-    is_last = tf.equal(part_index + 1, tf.gather(parts.row_splits[1:], parts.value_rowids()))
-    tail_lengths = 1 - tf.cast(is_last, tf.int64)
-    tails = tf.RaggedTensor.from_row_lengths(
-        tf.fill([tf.reduce_sum(tail_lengths)], tf.constant(mask_id, tf.int32)), tail_lengths)
-    parts_with_masks = tf.concat([pieces, tails], axis=1)  # (parts, (pieces))
-    return tf.RaggedTensor.from_row_splits(parts_with_masks, parts.row_splits).merge_dims(1, 2)

@@ -31,7 +31,8 @@ class MaskedLmMasker(tf.Module):
     uniformly random id with probability `random_token_rate`, else stays unchanged. With
     `is_continuation` (one bool per vocabulary id: the piece continues a word, `##...`) whole
     words are selected: words are taken in random order while their pieces still fit the
-    count (where BERT skips a word that does not fit and tries the next, this stops).
+    count (where BERT skips a word that does not fit and tries the next, this stops), and
+    `[MASK]` / random / keep is decided once per word, not per piece.
 
     Args:
         vocab_size: ids for random replacement are drawn from `[0, vocab_size)`.
@@ -114,7 +115,8 @@ class MaskedLmMasker(tf.Module):
         batch, seq = tf.shape(ids)[0], tf.shape(ids)[1]
         maskable = tf.reduce_all(
             tf.not_equal(ids[:, :, tf.newaxis], tf.constant(self.unselectable_ids, tf.int32)), -1)
-        positions = self._select(ids, maskable, select_seed)  # [b, p], `seq` on empty slots
+        words = self._words(ids, maskable) if self.whole_word_masking else None
+        positions = self._select(ids, maskable, select_seed, words)  # [b, p], `seq` on empty slots
         # Ascending, empty slots last, exactly max_predictions_per_seq wide.
         pad = tf.fill([batch, tf.maximum(self.max_predictions_per_seq - tf.shape(positions)[1], 0)], seq)
         positions = tf.sort(tf.concat([positions, pad], 1), axis=1)[:, :self.max_predictions_per_seq]
@@ -122,9 +124,14 @@ class MaskedLmMasker(tf.Module):
         positions = tf.where(valid, positions, 0)
         targets = tf.where(valid, tf.gather(ids, positions, batch_dims=1), 0)
 
-        # Per prediction slot: [MASK], a random id, or the original id.
+        # Per prediction slot: [MASK], a random id, or the original id; one draw per word with
+        # whole words (Google's original draws per piece: google-research/bert#910).
         shape = tf.shape(positions)
-        action = tf.random.stateless_uniform(shape, action_seed)
+        if words is None:
+            action = tf.random.stateless_uniform(shape, action_seed)
+        else:
+            action = tf.random.stateless_uniform([batch, seq], action_seed)
+            action = tf.gather(_share_per_word(action, *words), positions, batch_dims=1)
         random_ids = tf.random.stateless_uniform(
             shape, random_id_seed, minval=0, maxval=self.vocab_size, dtype=tf.int32)
         new_ids = tf.where(action < self.mask_token_rate, self.mask_id, tf.where(
@@ -138,8 +145,16 @@ class MaskedLmMasker(tf.Module):
             "masked_lm_weights": tf.cast(valid, tf.float32),
         }
 
-    def _select(self, ids, maskable, seed):
-        """Positions of `k` random maskable tokens (or whole words) per row, `seq` where unused."""
+    def _words(self, ids, maskable):
+        """`(starts, word)` `[b, s]`: a piece starts a word; the index of its word in the row."""
+        # A word starts at a maskable piece that is not "##..." or follows a special token.
+        previous_maskable = tf.pad(maskable[:, :-1], [[0, 0], [1, 0]])
+        continues = tf.gather(self._is_continuation, ids) & previous_maskable
+        starts = maskable & ~continues
+        return starts, tf.cumsum(tf.cast(starts, tf.int32), axis=1) - 1
+
+    def _select(self, ids, maskable, seed, words=None):
+        """Positions of `k` random maskable tokens (or whole `words`) per row, `seq` where unused."""
         batch, seq = tf.shape(ids)[0], tf.shape(ids)[1]
         num_maskable = tf.reduce_sum(tf.cast(maskable, tf.int32), 1)  # [b]
         count = tf.maximum(1, tf.cast(tf.round(
@@ -147,17 +162,8 @@ class MaskedLmMasker(tf.Module):
         count = tf.where(num_maskable > 0, tf.minimum(count, self.max_predictions_per_seq), 0)
 
         score = tf.random.stateless_uniform([batch, seq], seed)  # random order of candidates
-        if self.whole_word_masking:
-            # A word starts at a maskable piece that is not "##..." or follows a special token.
-            previous_maskable = tf.pad(maskable[:, :-1], [[0, 0], [1, 0]])
-            continues = tf.gather(self._is_continuation, ids) & previous_maskable
-            starts = maskable & ~continues
-            word = tf.cumsum(tf.cast(starts, tf.int32), axis=1) - 1  # word index per piece
-            row = tf.broadcast_to(tf.range(batch)[:, tf.newaxis], [batch, seq])
-            # Each piece takes its word's score: scatter starts' scores to [b, word], gather back.
-            start_index = tf.stack([tf.boolean_mask(row, starts), tf.boolean_mask(word, starts)], 1)
-            word_score = tf.scatter_nd(start_index, tf.boolean_mask(score, starts), [batch, seq])
-            score = tf.gather(word_score, tf.maximum(word, 0), batch_dims=1)
+        if words is not None:
+            score = _share_per_word(score, *words)  # a word's pieces sort together
         score = tf.where(maskable, score, 2.0)  # never before a maskable token
         if not self.whole_word_masking:
             # The k lowest scores; top_k over at most max_predictions_per_seq slots.
@@ -169,7 +175,7 @@ class MaskedLmMasker(tf.Module):
         sorted_maskable = tf.gather(maskable, order, batch_dims=1)
         taken = tf.cumsum(tf.cast(sorted_maskable, tf.int32), axis=1)  # [b, s]
         # A word fits if the running count at its last piece is within `count`.
-        sorted_word = tf.gather(word, order, batch_dims=1)
+        sorted_word = tf.gather(words[1], order, batch_dims=1)
         segment = tf.range(batch)[:, tf.newaxis] * seq + tf.maximum(sorted_word, 0)
         at_word_end = tf.math.unsorted_segment_max(  # special tokens do not count
             tf.reshape(tf.where(sorted_maskable, taken, 0), [-1]), tf.reshape(segment, [-1]),
@@ -177,3 +183,14 @@ class MaskedLmMasker(tf.Module):
         taken = tf.gather(at_word_end, segment)  # [b, s]
         sorted_selected = sorted_maskable & (taken <= count[:, tf.newaxis])
         return tf.where(sorted_selected, order, seq)  # positions, in random order
+
+
+def _share_per_word(values, starts, word):
+    """`[b, s]` values -> every piece takes the value at its word's first piece."""
+    batch, seq = tf.shape(values)[0], tf.shape(values)[1]
+    row = tf.broadcast_to(tf.range(batch)[:, tf.newaxis], [batch, seq])
+    # Scatter the starts' values to [b, word], gather them back per piece.
+    start_index = tf.stack([tf.boolean_mask(row, starts), tf.boolean_mask(word, starts)], 1)
+    word_values = tf.scatter_nd(start_index, tf.boolean_mask(values, starts), [batch, seq])
+    return tf.gather(word_values, tf.maximum(word, 0), batch_dims=1)
+

@@ -265,3 +265,96 @@ class Tokenizer(tf.Module):
                 f"Tokenizer expects a scalar string or a [batch] vector of strings, got shape "
                 f"{texts.shape}; reshape to [-1] first.")
         return texts
+
+    # ----- tokenize_with_offsets (offsets come from the same ops as the ids)
+
+    def tokenize_with_offsets(self, texts):
+        """Text to ids grouped by word, with every piece's character span in the text.
+
+        Spans are `[start, end)` in characters (code points, Python `str` indices), as Hugging
+        Face's `return_offsets_mapping`; a piece of an accented or case-folded word spans the
+        original characters it came from. With `normalization="reference"` each character is
+        normalized on its own (BERT's normalization is per character; the one exception,
+        canonical reordering of stacked combining marks, only reorders marks that are kept).
+        With `"fast"` the spans are `FastBertTokenizer`'s (equal to Hugging Face's on the
+        Shakespeare lines; a zero-width character next to a word can fall inside its span).
+
+        Args:
+            texts: `tf.string` tensor (or Python str / list of str) of rank 0 or 1.
+
+        Returns:
+            `(ids, starts, ends)`: int32 `[batch, (words), (pieces)]` as `tokenize_words`, and
+            int64 starts and ends of the same shape (rank 0 input drops the batch dimension).
+
+        Example:
+            >>> ids, starts, ends = tokenizer.tokenize_with_offsets(["Héllo wörld!"])
+            >>> starts.to_list(), ends.to_list()
+            ([[[0], [6], [11]]], [[[5], [11], [12]]])
+        """
+        texts = self._as_strings(texts)
+        if texts.shape.rank == 0:
+            return tuple(t[0] for t in self.tokenize_with_offsets(texts[tf.newaxis]))
+        if self.normalization == "fast":
+            ids = self.tokenize_words(texts)
+            _, byte_starts, byte_ends = self._wordpiece.tokenize_with_offsets(texts)  # [b, (p)]
+            starts, ends = _bytes_to_chars(texts, byte_starts, byte_ends)
+            return ids, ids.with_flat_values(starts), ids.with_flat_values(ends)
+        return self._reference_with_offsets(texts)
+
+    def _reference_with_offsets(self, texts):
+        """`tokenize_words` with the reference normalization, run per character to keep origins."""
+        texts = tf.strings.unicode_transcode(texts, "UTF-8", "UTF-8", errors="replace",
+                                             replacement_char=0xFFFD)
+        chars = tf.strings.unicode_split(texts, "UTF-8")  # [b, (c)]
+        normalized = normalize_reference(chars.flat_values, self.lower_case)  # [C]
+        normalized = tf.strings.regex_replace(normalized, _PUNCTUATION, r" \1 ")
+        units = tf.strings.unicode_split(normalized, "UTF-8")  # [C, (u)] normalized characters
+        unit_char = units.value_rowids()  # [U] index into chars.flat_values
+        unit_text = tf.gather(chars.value_rowids(), unit_char)  # [U]
+        kept = tf.not_equal(units.flat_values, " ")
+        previous_kept = tf.concat([[False], kept[:-1]], 0)
+        previous_text = tf.concat([tf.constant([-1], tf.int64), unit_text[:-1]], 0)
+        word_start = kept & (~previous_kept | tf.not_equal(unit_text, previous_text))
+        unit_values, unit_char, unit_text, word_start = (
+            tf.boolean_mask(x, kept) for x in (units.flat_values, unit_char, unit_text, word_start))
+        unit_char -= tf.gather(chars.row_starts(), unit_text)  # index within its text
+        word = tf.cumsum(tf.cast(word_start, tf.int64)) - 1  # [K] word of each kept unit
+        num_words = tf.reduce_sum(tf.cast(word_start, tf.int64))
+        word_units = tf.RaggedTensor.from_value_rowids(unit_values, word, nrows=num_words)
+        words = tf.strings.reduce_join(word_units, axis=1)  # [W]
+        too_long = word_units.row_lengths() > self.max_chars_per_word
+        pieces, starts, ends = self._wordpiece.tokenize_with_offsets(
+            tf.where(too_long, "[UNK]", words))  # [W, (p)], byte offsets in the word
+        # Byte offset of every unit in the concatenation of all words -> unit of each piece.
+        unit_byte = tf.cumsum(tf.cast(tf.strings.length(unit_values), tf.int64), exclusive=True)
+        word_byte = tf.gather(unit_byte, word_units.row_starts())  # [W] first byte of each word
+        piece_word = pieces.value_rowids()
+        whole = tf.gather(too_long, piece_word)  # an over-long word's [UNK] spans the word
+        word_bytes = tf.cast(tf.strings.length(words), tf.int64)
+        starts = tf.where(whole, 0, starts.flat_values)
+        ends = tf.where(whole, tf.gather(word_bytes, piece_word), ends.flat_values)
+        first = tf.searchsorted(unit_byte, tf.gather(word_byte, piece_word) + starts, side="right") - 1
+        last = tf.searchsorted(unit_byte, tf.gather(word_byte, piece_word) + ends, side="left") - 1
+        word_text = tf.gather(unit_text, word_units.row_starts())
+
+        def by_text(values):  # [P] -> [b, (w), (p)]
+            return tf.RaggedTensor.from_value_rowids(
+                pieces.with_flat_values(values), word_text, nrows=tf.shape(texts, tf.int64)[0])
+
+        return (by_text(pieces.flat_values), by_text(tf.gather(unit_char, first)),
+                by_text(tf.gather(unit_char, last) + 1))
+
+
+def _bytes_to_chars(texts, byte_starts, byte_ends):
+    """Byte spans `[b, (p)]` into `texts` -> flat character spans `[P]`."""
+    _, char_bytes = tf.strings.unicode_decode_with_offsets(texts, "UTF-8", errors="replace")
+    text_byte = tf.cumsum(tf.cast(tf.strings.length(texts), tf.int64), exclusive=True)  # [b]
+    char_byte = char_bytes.flat_values + tf.gather(text_byte, char_bytes.value_rowids())  # [C]
+    piece_text = byte_starts.value_rowids()
+    shift = tf.gather(text_byte, piece_text)
+    first_char = tf.gather(char_bytes.row_starts(), piece_text)
+    starts = tf.searchsorted(char_byte, byte_starts.flat_values + shift, side="right",
+                             out_type=tf.int64) - 1
+    ends = tf.searchsorted(char_byte, byte_ends.flat_values + shift, side="left", out_type=tf.int64)
+    return starts - first_char, ends - first_char
+

@@ -1,8 +1,10 @@
 """Fill-in-the-mask predictions from a pretrained BERT (the demo after pretraining)."""
 
 import numpy as np
+import tensorflow as tf
 
-MASK = "[MASK]"
+from keras_bert.text.mask_token import MASK_TOKEN, tokenize_keeping_masks
+from keras_bert.text.packer import pack_segments
 
 
 def fill_mask(pretrainer, tokenizer, texts, top_k=5):
@@ -25,39 +27,23 @@ def fill_mask(pretrainer, tokenizer, texts, top_k=5):
         [('dead', 0.21), ('here', 0.07)]
     """
     texts = [texts] if isinstance(texts, str) else list(texts)
-    rows, positions = [], []
     for text in texts:
-        if MASK not in text:
-            raise ValueError(f"fill_mask needs a {MASK} in every text; got {text!r}.")
-        ids = [tokenizer.cls_id]
-        parts = text.split(MASK)
-        for index, part in enumerate(parts):
-            if part.strip():
-                ids.extend(int(i) for i in tokenizer.tokenize(part).numpy())
-            if index < len(parts) - 1:
-                positions_here = len(ids)
-                ids.append(tokenizer.mask_id)
-                positions.append((len(rows), positions_here))
-        ids.append(tokenizer.sep_id)
-        rows.append(ids)
+        if MASK_TOKEN not in text:
+            raise ValueError(f"fill_mask needs a {MASK_TOKEN} in every text; got {text!r}.")
+    pieces = tokenize_keeping_masks(tokenizer, tf.constant(texts), tokenizer.mask_id)
+    length = int(tf.reduce_max(pieces.row_lengths())) + 2  # [CLS] text [SEP]
     max_positions = pretrainer.config.max_position_embeddings
-    length = max(len(r) for r in rows)
     if length > max_positions:
         raise ValueError(f"A text is {length} pieces long; the model takes at most {max_positions}.")
-    batch = len(rows)
-    word_ids = np.zeros((batch, length), np.int32)
-    mask = np.zeros((batch, length), np.int32)
-    for i, ids in enumerate(rows):
-        word_ids[i, :len(ids)] = ids
-        mask[i, :len(ids)] = 1
-    per_text = [[p for r, p in positions if r == i] for i in range(batch)]
+    inputs = {name: value.numpy() for name, value in pack_segments(
+        pieces, length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id).items()}
+    is_mask = inputs["input_word_ids"] == tokenizer.mask_id  # (batch, length)
+    per_text = [np.flatnonzero(row).tolist() for row in is_mask]
     slots = max(len(p) for p in per_text)
-    masked_positions = np.zeros((batch, slots), np.int32)
+    masked_positions = np.zeros((len(texts), slots), np.int32)
     for i, p in enumerate(per_text):
         masked_positions[i, :len(p)] = p
-    outputs = pretrainer({"input_word_ids": word_ids, "input_mask": mask,
-                          "input_type_ids": np.zeros_like(word_ids),
-                          "masked_lm_positions": masked_positions}, training=False)
+    outputs = pretrainer(dict(inputs, masked_lm_positions=masked_positions), training=False)
     logits = np.asarray(outputs["mlm_logits"], np.float32)  # (batch, slots, vocab)
     results = []
     for i, p in enumerate(per_text):

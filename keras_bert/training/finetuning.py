@@ -440,7 +440,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
     scce = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
     if task in ("classification", "pair_classification"):
-        from keras_bert.data.classification import classification_dataset
+        from keras_bert.data.classification import classification_dataset, num_classes
 
         preprocessor = Preprocessor(tokenizer, seq_length)
         read = dict(text_a=text_a, text_b=text_b if task == "pair_classification" else None,
@@ -450,9 +450,9 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
         if eval_file:
             evaluation, _ = classification_dataset(eval_file, preprocessor, labels=labels,
                                                    shuffle=False, **read)
-        num_classes = len(labels) if labels else int(max(_collect(train, 1))) + 1
+        classes = num_classes(labels, train_file)  # the one label vocabulary, train and eval
         model, history = run_finetuning(
-            lambda: build_classifier(load_checkpoint(checkpoint), num_classes), train, loss=scce,
+            lambda: build_classifier(load_checkpoint(checkpoint), classes), train, loss=scce,
             metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
             eval_dataset=evaluation, run_config=dict(
                 run_config, text_a=text_a, text_b=read["text_b"], label=label, labels=labels),

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_bert.data.classification import classification_dataset
+from keras_bert.data.classification import classification_dataset, label_vocabulary, num_classes
 from keras_bert.text.preprocessor import Preprocessor
 from keras_bert.text.tokenizer import Tokenizer
 
@@ -57,7 +57,7 @@ def test_explicit_label_order_is_used(preprocessor):
     np.testing.assert_array_equal(_collect(dataset)[1], 1 - sorted_ids)
 
 
-def test_tsv_pair_matches_preprocessor_numeric_labels_kept(preprocessor):
+def test_tsv_pair_matches_preprocessor_integer_labels_0_1(preprocessor):
     path = os.path.join(FIXTURES, "paraphrase.tsv")
     dataset, labels = classification_dataset(path, preprocessor, text_a="sentence1", text_b="sentence2",
                                              batch_size=3, shuffle=False)
@@ -100,6 +100,22 @@ def test_shuffle_keeps_features_and_labels_together(preprocessor):
         assert [truth[tuple(ids)] for ids in features["input_word_ids"]] == list(ys)
     assert [tuple(r) for r in epoch_1[0]["input_word_ids"]] != [tuple(r) for r in ordered["input_word_ids"]] \
         or [tuple(r) for r in epoch_2[0]["input_word_ids"]] != [tuple(r) for r in ordered["input_word_ids"]]
+
+
+def test_integer_labels_not_from_zero_share_one_vocabulary_in_train_and_eval(preprocessor, tmp_path):
+    """1-5 stars: classes are vocabulary indices for training *and* evaluation, inside the head."""
+    train, dev = tmp_path / "train.csv", tmp_path / "dev.csv"
+    train.write_text("sentence,label\ngreat,5\nawful,1\nfine,3\nsuperb,5\n", encoding="utf-8")
+    dev.write_text("sentence,label\nawful,1\ngreat,5\n", encoding="utf-8")
+    dataset, labels = classification_dataset(str(train), preprocessor, shuffle=False)
+    assert labels == label_vocabulary(["5", "1", "3", "5"]) == [1, 3, 5]
+    train_ids = _collect(dataset)[1]
+    assert train_ids.tolist() == [2, 0, 1, 2] and train_ids.max() < num_classes(labels, str(train))
+    dev_ids = _collect(classification_dataset(str(dev), preprocessor, labels=labels, shuffle=False)[0])[1]
+    assert dev_ids.tolist() == [0, 2]  # the same classes as in training
+    assert label_vocabulary([2, 1, 2]) == [1, 2] and label_vocabulary(["b", "a"]) == ["a", "b"]
+    with pytest.raises(ValueError, match="float labels"):
+        num_classes(label_vocabulary(["0.5", "1.5"]), "sts.tsv")
 
 
 def test_float_labels_are_regression_targets(preprocessor, tmp_path):

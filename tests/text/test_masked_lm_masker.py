@@ -137,6 +137,13 @@ def test_whole_word_masking_selects_whole_words(shakespeare_files, minilm_dir):
     budget = np.array([max(1, round(k * 0.15)) for k in n])
     assert (counts <= budget).all()
     assert counts.sum() / n.sum() > 0.13  # stops at the first word that does not fit
+    # [MASK] / random / keep is decided once per word (Google's draws per piece, bert#910):
+    # a selected "##" piece got what the piece before it got.
+    masked = out["input_word_ids"]
+    outcome = np.where(masked == MASK, 0, np.where(masked == ids, 2, 1))  # mask, random, keep
+    later_piece = continuation[:, 1:] & selected[:, 1:]
+    assert later_piece.sum() > 300 and set(outcome[selected].tolist()) == {0, 1, 2}
+    np.testing.assert_array_equal(outcome[:, 1:][later_piece], outcome[:, :-1][later_piece])
 
 
 def test_tensorflow_text_selector_rounds_up():
