@@ -19,7 +19,7 @@ from keras_bert.models import (
     build_token_classifier,
 )
 from keras_bert.data import pretraining_dataset, shakespeare_bert_files, shakespeare_files
-from keras_bert.text import MaskedLmMasker, Preprocessor, Tokenizer, build_vocab
+from keras_bert.text import MaskedLmMasker, Preprocessor, TextConfig, Tokenizer, build_vocab
 from keras_bert.training import (
     LinearWarmup,
     ResumableCheckpoint,

@@ -156,6 +156,8 @@ class TextConfig:
 def find_text_config(path):
     """`TextConfig.from_dir(path)`, or None if there is no `vocab.txt` to read."""
     path = os.fspath(path)
+    if not os.path.exists(path):
+        return None
     directory = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
     extra = os.path.join(directory, "assets.extra")  # a SavedModel's own files
     if not os.path.isfile(os.path.join(directory, VOCAB_NAME)) and os.path.isdir(extra):

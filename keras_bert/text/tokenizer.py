@@ -251,6 +251,8 @@ class Tokenizer(tf.Module):
         # [b] -> [b, (segments)]: the special tokens and the text between them, as HF matches them.
         texts = tf.strings.unicode_transcode(texts, "UTF-8", "UTF-8", errors="replace",
                                              replacement_char=0xFFFD)  # RE2 needs valid UTF-8
+        # regex_split stops at NUL; \x01 is dropped by the normalization just like NUL.
+        texts = tf.strings.regex_replace(texts, r"\x00", "\x01")
         segments = text.regex_split(texts, _SPECIAL_TOKENS, _SPECIAL_TOKENS)
         flat = segments.flat_values
         is_special = tf.strings.regex_full_match(flat, _SPECIAL_TOKENS)
