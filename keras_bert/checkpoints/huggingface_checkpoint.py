@@ -16,8 +16,8 @@ import warnings
 import numpy as np
 
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
-from keras_bert.checkpoints.vocab_file import copy_vocab, find_vocab
 from keras_bert.config import BertConfig
+from keras_bert.text.text_config import find_text_config
 
 CONFIG_NAME = "config.json"
 WEIGHTS_NAME = "model.safetensors"
@@ -187,11 +187,11 @@ def read_huggingface_checkpoint(path):
             "projection to the word embeddings (as BERT does), so the untied decoder is ignored.",
             UserWarning, stacklevel=2)
     return CheckpointContents(config=config, weights=weights, source=source, source_names=source_names,
-                              vocab_file=find_vocab(directory), config_file=config_file)
+                              text_config=find_text_config(directory), config_file=config_file)
 
 
-def write_huggingface_checkpoint(directory, config, weights, vocab_file=None):
-    """Writes config.json + model.safetensors (+ vocab.txt) as `BertForPreTraining` saves them.
+def write_huggingface_checkpoint(directory, config, weights):
+    """Writes config.json + model.safetensors as `BertForPreTraining` saves them.
 
     Names carry the `bert.` prefix; `transformers.BertModel` and
     `BertForPreTraining` both load the folder with `from_pretrained`.
@@ -200,7 +200,6 @@ def write_huggingface_checkpoint(directory, config, weights, vocab_file=None):
         directory: output directory (created if needed).
         config: the `BertConfig`.
         weights: dict Google name -> float32 numpy array (see `model_weights`).
-        vocab_file: optional vocab.txt to copy along.
 
     Example:
         >>> write_huggingface_checkpoint("/tmp/hf", config, model_weights(encoder))  # doctest: +SKIP
@@ -219,6 +218,4 @@ def write_huggingface_checkpoint(directory, config, weights, vocab_file=None):
         json.dump(hf_config, f, indent=2, sort_keys=True)
         f.write("\n")
     save_file(tensors, os.path.join(directory, WEIGHTS_NAME), metadata={"format": "pt"})
-    if vocab_file:
-        copy_vocab(vocab_file, directory)
     return directory

@@ -6,11 +6,11 @@ import zipfile
 import keras
 
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
-from keras_bert.checkpoints.vocab_file import copy_vocab, find_vocab
 from keras_bert.checkpoints.weight_map import find_encoder, model_weights
 from keras_bert.config import BertConfig
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
+from keras_bert.text.text_config import find_text_config
 
 CONFIG_NAME = "keras_bert_config.json"
 ENCODER_WEIGHTS = "encoder.weights.h5"
@@ -44,7 +44,7 @@ def read_keras_checkpoint(path):
         target = model if isinstance(model, BertPretrainer) else find_encoder(model)
         return CheckpointContents(config=target.config, weights=model_weights(target),
                                   source=f"Keras model file {path}", config_file=path,
-                                  vocab_file=find_vocab(os.path.dirname(os.path.abspath(path))))
+                                  text_config=find_text_config(path))
     config_file = os.path.join(path, CONFIG_NAME)
     weight_files = [os.path.join(path, n) for n in (PRETRAINER_WEIGHTS, ENCODER_WEIGHTS)]
     weight_files = [f for f in weight_files if os.path.exists(f)]
@@ -62,16 +62,15 @@ def read_keras_checkpoint(path):
         raise _corrupt(weights_file, e) from e
     return CheckpointContents(config=config, weights=model_weights(model),
                               source=f"keras_bert checkpoint {weights_file}",
-                              vocab_file=find_vocab(path), config_file=config_file)
+                              text_config=find_text_config(path), config_file=config_file)
 
 
-def write_keras_checkpoint(path, model, vocab_file=None):
-    """Writes an encoder or pretrainer as keras_bert_config.json + weights (+ vocab.txt).
+def write_keras_checkpoint(path, model):
+    """Writes an encoder or pretrainer as keras_bert_config.json + weights.
 
     Args:
         path: output directory (created if needed).
         model: a `BertEncoder` or `BertPretrainer`.
-        vocab_file: optional vocab.txt to copy along.
 
     Example:
         >>> write_keras_checkpoint("/tmp/my_bert", encoder)  # doctest: +SKIP
@@ -83,6 +82,4 @@ def write_keras_checkpoint(path, model, vocab_file=None):
         if os.path.exists(os.path.join(path, stale)):
             os.remove(os.path.join(path, stale))
     model.save_weights(os.path.join(path, name))
-    if vocab_file:
-        copy_vocab(vocab_file, path)
     return path

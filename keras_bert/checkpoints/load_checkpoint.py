@@ -65,8 +65,10 @@ def load_checkpoint(path, model="encoder", dtype=None):
 
     The format is detected from the files. Every weight's shape is checked
     against the config, and vocab.txt (when present) against the embedding rows.
-    The vocab path is kept as `.vocab_file` on the returned model (and its
-    encoder), so `save_checkpoint` copies it along.
+    The text contract (`keras_bert.TextConfig`: vocab.txt, casing, special tokens,
+    see `TextConfig.from_dir`) is kept as `.text_config` on the returned model (and
+    its encoder; `.vocab_file` is its vocab path), so `save_checkpoint` writes it
+    along and `model.text_config.tokenizer()` tokenizes as the model expects.
 
     Args:
         path: a Google TF1 checkpoint directory (or its `bert_model.ckpt` prefix),
@@ -109,5 +111,6 @@ def load_checkpoint(path, model="encoder", dtype=None):
                 f"{contents.source} has no pretraining heads (cls/predictions, cls/seq_relationship); "
                 "the pretrainer's MLM and NSP heads are freshly initialized.", UserWarning, stacklevel=2)
             assign_weights(encoder, contents)
+    result.text_config = encoder.text_config = contents.text_config
     result.vocab_file = encoder.vocab_file = contents.vocab_file
     return result

@@ -6,7 +6,7 @@ import warnings
 from keras_bert.checkpoints.google_checkpoint import write_google_checkpoint
 from keras_bert.checkpoints.huggingface_checkpoint import write_huggingface_checkpoint
 from keras_bert.checkpoints.keras_checkpoint import write_keras_checkpoint
-from keras_bert.checkpoints.vocab_file import check_vocab
+from keras_bert.checkpoints.vocab_file import check_vocab, copy_vocab
 from keras_bert.checkpoints.weight_map import find_encoder, model_weights
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
@@ -15,7 +15,7 @@ FORMATS = ("google", "huggingface", "keras")
 _ALIASES = {"tf1": "google", "hf": "huggingface", "safetensors": "huggingface"}
 
 
-def save_checkpoint(model, path, format="keras", vocab_file=None):
+def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=None):
     """Writes the BERT inside `model` as a Google TF1, Hugging Face or keras_bert checkpoint.
 
     - "google": bert_config.json + bert_model.ckpt.{index,data-00000-of-00001}
@@ -30,12 +30,20 @@ def save_checkpoint(model, path, format="keras", vocab_file=None):
     (e.g. `build_classifier`) is written as its encoder; its own head is
     dropped with a warning (save it with `model.save("x.keras")` instead).
 
+    The text contract is written along in the format's own files (see
+    `keras_bert.TextConfig.save`): keras/google `vocab.txt` + `text_config.json`,
+    huggingface `vocab.txt`, `tokenizer_config.json`, `special_tokens_map.json`,
+    `tokenizer.json`; for a `.keras` file, into its folder.
+
     Args:
         model: a `BertEncoder`, `BertPretrainer` or a model that nests one.
         path: output directory (or a `.keras` file for format "keras").
         format: "google", "huggingface" (alias "hf") or "keras".
-        vocab_file: vocab.txt to copy along; defaults to the one the model was
-            loaded with (`model.vocab_file`), if any.
+        vocab_file: vocab.txt to copy along (replaces the contract's vocabulary);
+            defaults to the one the model was loaded with.
+        text_config: the `keras_bert.TextConfig` to write (e.g. `tokenizer.text_config`);
+            defaults to the one the model was loaded with (`model.text_config`). Without
+            one, only vocab.txt is written and loading it will guess the casing (with a warning).
 
     Returns:
         `path`.
@@ -49,11 +57,13 @@ def save_checkpoint(model, path, format="keras", vocab_file=None):
         raise ValueError(f"Unknown checkpoint format {format!r}; expected one of {FORMATS} "
                          f"(or an alias {sorted(_ALIASES)}).")
     path = os.fspath(path)
+    encoder = find_encoder(model)
+    text_config = _text_config(model, encoder, vocab_file, text_config)
     if format == "keras" and path.endswith(".keras"):
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         model.save(path)
+        _write_text_config(text_config, vocab_file, os.path.dirname(os.path.abspath(path)), format)
         return path
-    encoder = find_encoder(model)
     target = model if isinstance(model, BertPretrainer) else encoder
     if not isinstance(model, (BertEncoder, BertPretrainer)):
         extra = [layer.name for layer in model.layers if layer is not encoder and layer.weights]
@@ -62,10 +72,32 @@ def save_checkpoint(model, path, format="keras", vocab_file=None):
                 f"{model.name}: writing only its BERT encoder; the weights of {extra} are not part "
                 f"of a {format} BERT checkpoint and are dropped. Use model.save('model.keras') to "
                 "keep the whole model.", UserWarning, stacklevel=2)
-    vocab_file = vocab_file or getattr(model, "vocab_file", None) or getattr(encoder, "vocab_file", None)
+    if format == "keras":
+        write_keras_checkpoint(path, target)
+    else:
+        writer = write_google_checkpoint if format == "google" else write_huggingface_checkpoint
+        writer(path, encoder.config, model_weights(target))
+    _write_text_config(text_config, vocab_file, path, format)
+    return path
+
+
+def _text_config(model, encoder, vocab_file, text_config):
+    """The contract to write: the given one, else the model's; `vocab_file` replaces its vocab."""
+    text_config = text_config or getattr(model, "text_config", None) or getattr(encoder, "text_config", None)
+    vocab_file = vocab_file or (text_config.vocab_file if text_config else None)
     if vocab_file:
         check_vocab(vocab_file, encoder.config.vocab_size, f"model {model.name!r}")
-    if format == "keras":
-        return write_keras_checkpoint(path, target, vocab_file)
-    writer = write_google_checkpoint if format == "google" else write_huggingface_checkpoint
-    return writer(path, encoder.config, model_weights(target), vocab_file)
+    if text_config and vocab_file:
+        text_config = text_config.replace(vocab_file=vocab_file)
+    return text_config
+
+
+def _write_text_config(text_config, vocab_file, directory, format):  # pylint: disable=redefined-builtin
+    if text_config is not None:
+        text_config.save(directory, format=format)
+    elif vocab_file:
+        copy_vocab(vocab_file, directory)
+        warnings.warn(
+            f"save_checkpoint: {directory} gets vocab.txt but no text contract (casing, special "
+            "tokens); pass text_config=tokenizer.text_config so that loaders need not guess.",
+            UserWarning, stacklevel=3)

@@ -29,9 +29,3 @@ def copy_vocab(vocab_file, directory):
     if os.path.abspath(vocab_file) != os.path.abspath(target):
         shutil.copyfile(vocab_file, target)
     return target
-
-
-def find_vocab(directory):
-    """`directory`/vocab.txt if it exists, else None."""
-    path = os.path.join(directory, "vocab.txt")
-    return path if os.path.isfile(path) else None

@@ -1,6 +1,6 @@
 """keras_bert.export: SavedModel (TF Serving), TFLite and ONNX export, each verified against Keras."""
 
-from keras_bert.export.exporter import FORMATS, export_model, find_vocab, load_model, parity_table
+from keras_bert.export.exporter import FORMATS, export_model, find_text_config, load_model, parity_table
 from keras_bert.export.fill_mask import export_and_query_fill_mask, query_fill_mask
 from keras_bert.export.onnx import OnnxConversionError, fused_op_counts, onnx
 from keras_bert.export.saved_model import next_version, saved_model

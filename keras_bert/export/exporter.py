@@ -35,13 +35,12 @@ def load_model(path):
     return load_checkpoint(path, model="auto")
 
 
-def find_vocab(model, path=None):
-    """The vocab.txt that belongs to a model: `model.vocab_file` (set by load_checkpoint) or next to `path`."""
-    candidates = [getattr(model, "vocab_file", None)]
-    if path:
-        folder = os.path.dirname(os.path.abspath(path)) if str(path).endswith(".keras") else path
-        candidates.append(os.path.join(folder, "vocab.txt"))
-    return next((c for c in candidates if c and os.path.isfile(c)), None)
+def find_text_config(model, path=None):
+    """The text contract of a model: `model.text_config` (set by load_checkpoint), else the one
+    saved in `path`'s folder (e.g. next to a fine-tuned `model.keras`), else None."""
+    from keras_bert.text.text_config import find_text_config as read  # pylint: disable=import-outside-toplevel
+
+    return getattr(model, "text_config", None) or (read(path) if path else None)
 
 
 def export_paths(base_dir, name, version):
@@ -63,7 +62,9 @@ def export_model(model, name, formats=FORMATS, tokenizer=None, version=None, bas
         model: a built Keras model.
         name: TF Serving model name (letters, digits, `_`, `.`, `-`).
         formats: subset of ("savedmodel", "tflite", "onnx").
-        tokenizer: `keras_bert.text.Tokenizer` for the raw-text signatures.
+        tokenizer: `keras_bert.text.Tokenizer` for the raw-text signatures; its text contract
+            (`tokenizer.text_config`) is saved with every artifact (TFLite / ONNX folders:
+            `vocab.txt` + `text_config.json`; SavedModel: `assets.extra/`).
         version: integer version; default: one more than the highest exported.
         base_dir: the `savedmodels` folder.
         seq_length: packed length of the text signatures.
@@ -104,6 +105,9 @@ def export_model(model, name, formats=FORMATS, tokenizer=None, version=None, bas
                                           seq_length=seq_length, **common)
     if "onnx" in formats:
         reports["onnx"] = export_onnx(model, paths["onnx"], tokenizer=tokenizer, **common)
+    for fmt in set(formats) - {"savedmodel"}:  # the SavedModel holds it in assets.extra/
+        if tokenizer is not None and os.path.isdir(paths[fmt]):
+            tokenizer.text_config.replace(max_seq_length=seq_length).save(paths[fmt])
     return reports
 
 

@@ -42,7 +42,8 @@ def saved_model(model, export_dir, tokenizer=None, seq_length=128, overwrite=Fal
     model. `serve_ids` takes int32 `input_word_ids`, `input_mask`, `input_type_ids` with
     dynamic batch and sequence (sequence <= max_position_embeddings). Outputs: see
     `ServingModule`. The vocabulary is stored as an asset; loading needs only
-    `tensorflow` + `tensorflow_text`. The directory is written next to its final place
+    `tensorflow` + `tensorflow_text`; the text contract is in `assets.extra/`
+    (`keras_bert.TextConfig.from_dir(export_dir)`). The directory is written next to its final place
     and renamed, so a watching model server never sees half a model.
 
     Args:
@@ -73,6 +74,9 @@ def saved_model(model, export_dir, tokenizer=None, seq_length=128, overwrite=Fal
     staging = tempfile.mkdtemp(prefix=".tmp-export-", dir=parent)
     try:
         tf.saved_model.save(module, os.path.join(staging, "model"), signatures=module.signatures())
+        if tokenizer is not None:  # the text contract, for clients: TextConfig.from_dir(export_dir)
+            tokenizer.text_config.replace(max_seq_length=seq_length).save(
+                os.path.join(staging, "model", "assets.extra"))
         if os.path.exists(export_dir):
             shutil.rmtree(export_dir)
         os.replace(os.path.join(staging, "model"), export_dir)

@@ -1,11 +1,12 @@
 """In-graph BERT WordPiece tokenizer (tensorflow-text), matching Hugging Face's BertTokenizerFast."""
 
 import os
+import re
 
 import tensorflow as tf
 import tensorflow_text as text
 
-from keras_bert.text.vocab import load_vocab, special_token_ids
+from keras_bert.text.vocab import SPECIAL_TOKENS, load_vocab, special_token_ids
 
 NORMALIZATIONS = ("reference", "fast")
 
@@ -68,6 +69,9 @@ _MARKS = r"[^\P{Mn}" + _HF_KEPT_MARKS + r"]|[" + _HF_STRIPPED_MARKS + r"]"
 _PUNCTUATION = (r"([^\P{P}" + _HF_NOT_PUNCTUATION + r"]|[!-/:-@\[-`{-~" + _HF_PUNCTUATION
                 + r"])")
 
+# BERT's special tokens as they appear literally in text (matched before normalization, as HF does).
+_SPECIAL_TOKENS = "|".join(re.escape(token) for token in SPECIAL_TOKENS)
+
 
 def normalize_reference(texts, lower_case=True):
     """BERT's reference text normalization as TensorFlow string ops (any shape).
@@ -104,8 +108,11 @@ def normalize_reference(texts, lower_case=True):
 
 def split_words_reference(texts):
     """Splits normalized text on whitespace and isolates punctuation: [...] -> [..., (words)]."""
-    texts = tf.strings.regex_replace(texts, _PUNCTUATION, r" \1 ")
-    return tf.strings.split(texts)
+    return tf.strings.split(_pad_punctuation(texts))
+
+
+def _pad_punctuation(texts):
+    return tf.strings.regex_replace(texts, _PUNCTUATION, r" \1 ")
 
 
 class Tokenizer(tf.Module):
@@ -125,6 +132,14 @@ class Tokenizer(tf.Module):
             characters become spaces instead of vanishing, and the word-length limit counts
             UTF-8 bytes instead of characters. On 25,407 Shakespeare lines both agree with HF.
         max_chars_per_word: longer words become `[UNK]` (BERT: 100).
+        split_special_tokens: False (default, as Hugging Face): a literal special token in
+            the text (`"the [MASK] is"`) is that token's id, matched case-sensitively before
+            normalization. True (Google's original `tokenization.py`): it is split as text
+            (`[`, `mask`, `]`). With `normalization="fast"` special tokens are always split
+            as text (matching them needs regex ops that TFLite lacks).
+
+    The whole contract (and how to save it with a model) is `tokenizer.text_config`
+    (`keras_bert.TextConfig`).
 
     Example:
         >>> tokenizer = Tokenizer("vocab.txt")
@@ -133,7 +148,7 @@ class Tokenizer(tf.Module):
     """
 
     def __init__(self, vocab_path, lower_case=True, normalization="reference",
-                 max_chars_per_word=100):
+                 max_chars_per_word=100, split_special_tokens=False):
         super().__init__(name="tokenizer")
         if normalization not in NORMALIZATIONS:
             raise ValueError(
@@ -149,6 +164,7 @@ class Tokenizer(tf.Module):
         self.lower_case = bool(lower_case)
         self.normalization = normalization
         self.max_chars_per_word = int(max_chars_per_word)
+        self.split_special_tokens = bool(split_special_tokens) or normalization == "fast"
         self.pad_id, self.unk_id = ids["[PAD]"], ids["[UNK]"]
         self.cls_id, self.sep_id, self.mask_id = ids["[CLS]"], ids["[SEP]"], ids["[MASK]"]
         self._index = {token: i for i, token in enumerate(self.vocab)}
@@ -169,6 +185,16 @@ class Tokenizer(tf.Module):
                 lower_case_nfd_strip_accents=self.lower_case)
             # is_suffix[id]: the piece continues a word ("##..."), used to regroup pieces.
             self._is_suffix = tf.constant([t.startswith("##") for t in self.vocab], tf.bool)
+
+    @property
+    def text_config(self):
+        """This tokenizer's `keras_bert.TextConfig` (save it with the model: `.save(folder)`)."""
+        from keras_bert.text.text_config import TextConfig  # pylint: disable=import-outside-toplevel
+
+        return TextConfig(self.vocab_path, lower_case=self.lower_case,
+                          normalization=self.normalization,
+                          split_special_tokens=self.split_special_tokens,
+                          max_chars_per_word=self.max_chars_per_word)
 
     def _check_duplicates(self):
         seen = {}
@@ -202,7 +228,7 @@ class Tokenizer(tf.Module):
         if texts.shape.rank == 0:
             return self.tokenize_words(texts[tf.newaxis])[0]
         if self.normalization == "reference":
-            words = split_words_reference(normalize_reference(texts, self.lower_case))  # [b, (w)]
+            words = self._words_reference(texts)  # [b, (w)]
             n_chars = tf.strings.length(words, unit="UTF8_CHAR")
             too_long = tf.ragged.map_flat_values(tf.greater, n_chars, self.max_chars_per_word)
             words = tf.ragged.map_flat_values(tf.where, too_long, "[UNK]", words)
@@ -217,6 +243,23 @@ class Tokenizer(tf.Module):
         starts_before = tf.concat([[0], tf.cumsum(tf.cast(starts, tf.int64))], axis=0)
         words_per_text = tf.experimental.numpy.diff(tf.gather(starts_before, pieces.row_splits))
         return tf.RaggedTensor.from_row_lengths(words, words_per_text)  # [b, (w), (p)]
+
+    def _words_reference(self, texts):
+        """`[batch]` -> words `[batch, (words)]`, literal special tokens kept whole unless split."""
+        if self.split_special_tokens:
+            return split_words_reference(normalize_reference(texts, self.lower_case))
+        # [b] -> [b, (segments)]: the special tokens and the text between them, as HF matches them.
+        texts = tf.strings.unicode_transcode(texts, "UTF-8", "UTF-8", errors="replace",
+                                             replacement_char=0xFFFD)  # RE2 needs valid UTF-8
+        # regex_split stops at NUL; \x01 is dropped by the normalization just like NUL.
+        texts = tf.strings.regex_replace(texts, r"\x00", "\x01")
+        segments = text.regex_split(texts, _SPECIAL_TOKENS, _SPECIAL_TOKENS)
+        flat = segments.flat_values
+        is_special = tf.strings.regex_full_match(flat, _SPECIAL_TOKENS)
+        normalized = _pad_punctuation(normalize_reference(flat, self.lower_case))
+        # A special token stays one word (no spaces in it); WordPiece finds it whole in the vocab.
+        words = tf.strings.split(tf.where(is_special, flat, normalized))  # [segments, (w)]
+        return segments.with_flat_values(words).merge_dims(1, 2)  # [b, (w)]
 
     def detokenize(self, ids):
         """Ids back to text: pieces joined by spaces, `##` suffixes merged, `[PAD]` dropped.
@@ -234,9 +277,26 @@ class Tokenizer(tf.Module):
             raise ValueError(f"detokenize expects ids of rank 1 or 2, got shape {ids.shape}.")
         if not isinstance(ids, tf.RaggedTensor):
             ids = tf.RaggedTensor.from_tensor(ids)
+        ids = self._checked_ids(ids)
         ids = tf.ragged.boolean_mask(ids, tf.not_equal(ids, self.pad_id))
         # FastWordpiece detokenizes one word per row: [b, (p)] in -> [b] strings out.
         return self._wordpiece.detokenize(ids)
+
+    def _checked_ids(self, ids):
+        """`ids` if all are in `[0, vocab_size)`; the WordPiece kernel would read out of bounds."""
+        flat = ids.flat_values
+        if tf.executing_eagerly():
+            bad = flat.numpy()[(flat.numpy() < 0) | (flat.numpy() >= self.vocab_size)]
+            if bad.size:
+                raise ValueError(
+                    f"detokenize got token id {int(bad[0])}, outside the vocabulary "
+                    f"[0, {self.vocab_size}) of {self.vocab_path!r}; pass ids this tokenizer produced.")
+            return ids
+        message = f"detokenize: token ids must be in [0, vocab_size={self.vocab_size})"
+        checks = [tf.debugging.assert_non_negative(flat, message=message),
+                  tf.debugging.assert_less(flat, self.vocab_size, message=message)]
+        with tf.control_dependencies(checks):
+            return ids.with_flat_values(tf.identity(flat))
 
     def token_to_id(self, token):
         """Python helper: the id of `token` (KeyError naming it if it is not in the vocabulary)."""
@@ -254,6 +314,9 @@ class Tokenizer(tf.Module):
 
     @staticmethod
     def _as_strings(texts):
+        if texts is None:
+            raise ValueError("Tokenizer got None instead of text; pass a string, a list of strings "
+                             "or a tf.string tensor of rank 0 or 1.")
         if isinstance(texts, tf.RaggedTensor):
             raise ValueError(
                 "Tokenizer expects a dense tf.string tensor of rank 0 or 1, got a RaggedTensor.")

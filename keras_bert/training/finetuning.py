@@ -415,20 +415,22 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
     from keras_bert.models.builders import (build_classifier, build_span_labeler,
                                             build_token_classifier)
     from keras_bert.text.preprocessor import Preprocessor
-    from keras_bert.text.tokenizer import Tokenizer
 
     if task not in TASKS:
         raise ValueError(f"Unknown task {task!r}; expected one of {TASKS}.")
     if task == "pair_classification" and not text_b:
         raise ValueError("task 'pair_classification' needs text_b (the second text's column).")
-    probe = load_checkpoint(checkpoint, model="encoder")
-    vocab_file = getattr(probe, "vocab_file", None)
-    if not vocab_file:
+    text_config = load_checkpoint(checkpoint, model="encoder").text_config
+    if text_config is None:
         raise ValueError(f"{checkpoint} has no vocab.txt next to it; fine-tuning needs the "
                          "checkpoint's own vocabulary.")
-    lower_case = "uncased" in os.fspath(checkpoint).lower() or _vocab_is_lowercase(probe.vocab_file)
-    tokenizer = Tokenizer(vocab_file, lower_case=lower_case)
-    del probe
+    tokenizer = text_config.tokenizer()
+
+    def finish(model, history, metrics, **extra):
+        if output_dir:  # the text contract travels with model.keras (TextConfig.from_dir reads it)
+            text_config.replace(max_seq_length=seq_length).save(output_dir)
+        return _result(model, history, metrics, **extra)
+
     common = dict(epochs=epochs, learning_rate=learning_rate, output_dir=output_dir,
                   checkpoint_every_steps=checkpoint_every_steps, keep_checkpoints=keep_checkpoints,
                   strategy=strategy, mixed_precision=mixed_precision, jit_compile=jit_compile,
@@ -461,7 +463,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
         if evaluation is not None:
             metrics = classification_metrics(_collect(evaluation, 1),
                                              model.predict(evaluation, verbose=0))
-        return _result(model, history, metrics, labels=labels)
+        return finish(model, history, metrics, labels=labels)
 
     if task == "token_classification":
         from keras_bert.data.token_classification import read_conll, token_classification_dataset
@@ -481,7 +483,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
             metrics = token_classification_metrics(
                 _collect(evaluation, 1), model.predict(evaluation, verbose=0),
                 _collect(evaluation, 2), labels, gold_tags=read_conll(eval_file)[1])
-        return _result(model, history, metrics, labels=labels)
+        return finish(model, history, metrics, labels=labels)
 
     from keras_bert.data.squad import squad_dataset, squad_examples, squad_features, squad_postprocess
     from keras_bert.data.squad_metrics import squad_evaluate
@@ -507,19 +509,10 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
         predictions = squad_postprocess(features, outputs["start_logits"], outputs["end_logits"],
                                         version_2_with_negative=version_2)
         metrics = squad_evaluate(predictions, examples)
-    return _result(model, history, metrics)
+    return finish(model, history, metrics)
 
 
 def _result(model, history, metrics, **extra):
     return dict({"model": model, "history": history, "metrics": metrics,
                  "start_step": history.start_step,
                  "step": int(model.optimizer.iterations.numpy())}, **extra)
-
-
-def _vocab_is_lowercase(vocab_file):
-    """An uncased vocab has (almost) no capitalized whole words."""
-    with open(vocab_file, encoding="utf-8") as f:
-        words = [line.strip() for line in f if line.strip().isalpha()]
-    if not words:
-        return True
-    return sum(w[0].isupper() for w in words) < 0.01 * len(words)

@@ -151,7 +151,7 @@ def _distributed_input(strategy, train_input, global_batch_size, start_step, inp
 
 @restores_dtype_policy
 def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=None,
-                    vocab_file=None, global_batch_size=32, train_steps=1000, steps_per_epoch=100,
+                    vocab_file=None, text_config=None, global_batch_size=32, train_steps=1000, steps_per_epoch=100,
                     checkpoint_every_epochs=1, keep_checkpoints=3, learning_rate=1e-4,
                     warmup_steps=None, optimizer="adamw", weight_decay=0.01, strategy=None,
                     mixed_precision="off", jit_compile="auto", steps_per_execution=1, seed=0,
@@ -178,6 +178,8 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         config: `BertConfig`, preset name or dict (ignored with `init_checkpoint`).
         init_checkpoint: start from this checkpoint (any format `load_checkpoint` reads).
         vocab_file: vocab.txt copied next to the final model.
+        text_config: the text contract saved with the final model (`tokenizer.text_config`,
+            a `keras_bert.TextConfig`); its vocab.txt replaces `vocab_file`.
         global_batch_size: sequences per step over all replicas.
         train_steps: total optimizer steps.
         steps_per_epoch: steps per Keras epoch (progress bar, logs, evaluation).
@@ -252,6 +254,7 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         model.compile(optimizer=opt, jit_compile=resolve_jit_compile(jit_compile, strategy),
                       steps_per_execution=steps_per_execution)
     bert_config = model.config
+    vocab_file = text_config.vocab_file if text_config is not None else vocab_file
     if vocab_file:
         from keras_bert.text.vocab import load_vocab
 
@@ -302,7 +305,7 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
     step = int(model.optimizer.iterations.numpy())
     if chief:
         save_checkpoint(model, os.path.join(output_dir, "final"), format="keras",
-                        vocab_file=vocab_file)
+                        vocab_file=vocab_file, text_config=text_config)
         if plot and any(r.get("kind") == "epoch_end" for r in log.rows):
             plot_curves(log.rows, os.path.join(output_dir, "curves.png"),
                         title=f"BERT pretraining (L{bert_config.num_layers}/H{bert_config.hidden_size})")

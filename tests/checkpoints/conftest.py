@@ -30,8 +30,11 @@ def randomize(model, seed=0):
 
 
 def save_hf(model, directory):
+    """A folder as Hugging Face writes it: weights, config.json and the tokenizer's own files."""
+    import transformers
+
     model.save_pretrained(directory)
-    write_vocab(directory)
+    transformers.BertTokenizerFast(vocab=write_vocab(directory)).save_pretrained(directory)
     return str(directory)
 
 

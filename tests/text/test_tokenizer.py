@@ -70,15 +70,20 @@ def test_fast_normalization_differs_only_on_rare_characters(vocab_path, hf_uncas
         assert tokenizer.tokenize(text).numpy().tolist() == hf_ids(hf_uncased, [folded])[0]
 
 
-def test_special_token_strings_in_text_are_plain_text(vocab_path, minilm_dir):
-    """Like Google's BERT (and HF with split_special_tokens=True): "[CLS]" typed by a user is not id 101."""
+SPECIAL_LINES = ["[CLS] hello [SEP] [MASK] [UNK] [PAD]", "a [MASK]", "the [MASK] is", "x[MASK]y [mask]",
+                 "[MASK][MASK] [ MASK] [MASK", "Café[SEP]naïve\x00[CLS]", "[MA\x00SK] 中[MASK]文", ""]
+
+
+@pytest.mark.parametrize("split_special_tokens", [False, True])
+def test_special_token_strings_in_text(vocab_path, split_special_tokens):
+    """Default as Hugging Face: a literal "[MASK]" is the [MASK] id. split_special_tokens=True is
+    Google's BERT (tokenization.py splits it as text), i.e. HF with split_special_tokens=True."""
     transformers = pytest.importorskip("transformers")
-    hf = transformers.BertTokenizerFast(vocab=vocab_path, split_special_tokens=True)
-    tokenizer = Tokenizer(vocab_path)
-    lines = ["[CLS] hello [SEP] [MASK] [UNK] [PAD]", "a [MASK]"]
-    ours = tokenizer.tokenize(lines).to_list()
-    assert ours == hf_ids(hf, lines)
-    assert tokenizer.cls_id not in ours[0] and tokenizer.mask_id not in ours[1]
+    hf = transformers.BertTokenizerFast(vocab=vocab_path, split_special_tokens=split_special_tokens)
+    tokenizer = Tokenizer(vocab_path, split_special_tokens=split_special_tokens)
+    ours = tokenizer.tokenize(SPECIAL_LINES).to_list()
+    assert ours == hf_ids(hf, SPECIAL_LINES)
+    assert (tokenizer.mask_id in ours[2]) == (not split_special_tokens)
 
 
 def test_max_chars_per_word(vocab_path, write_vocab_file):

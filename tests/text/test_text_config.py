@@ -1,0 +1,74 @@
+"""TextConfig: the text contract saved and read in every checkpoint format, checked against transformers."""
+
+import json
+import os
+import warnings
+
+import pytest
+
+from keras_bert.text.text_config import TextConfig, find_text_config
+from tests.text.conftest import HARD_CASES
+from tests.text.test_tokenizer import SPECIAL_LINES
+
+CASED_LINES = ["Google BertConfig Serving", "Héllo WÖRLD, naïve Café!"] + SPECIAL_LINES + HARD_CASES
+
+
+@pytest.mark.parametrize("format", ["keras", "google", "huggingface"])
+def test_round_trip_in_every_format(tiny_vocab, tmp_path, format):
+    config = TextConfig(tiny_vocab, lower_case=False, split_special_tokens=True, max_seq_length=64)
+    saved = config.save(tmp_path / format, format=format)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a saved contract is read, never guessed
+        loaded = TextConfig.from_dir(tmp_path / format)
+    assert loaded == saved == config.replace(vocab_file=str(tmp_path / format / "vocab.txt"))
+    assert not loaded.guessed
+
+
+@pytest.mark.parametrize("lower_case", [False, True])
+def test_huggingface_folder_gives_transformers_the_same_ids(vocab_path, tmp_path, lower_case):
+    """save(format="huggingface") -> AutoTokenizer.from_pretrained(folder) -> the ids we produce."""
+    transformers = pytest.importorskip("transformers")
+    saved = TextConfig(vocab_path, lower_case=lower_case).save(tmp_path, format="huggingface")
+    hf = transformers.AutoTokenizer.from_pretrained(str(tmp_path))
+    ours = saved.tokenizer().tokenize(CASED_LINES).to_list()
+    assert ours == hf(CASED_LINES, add_special_tokens=False)["input_ids"]
+    pieces = hf.convert_ids_to_tokens(ours[0])
+    assert (pieces[0] == "google") == lower_case  # cased: "Google" is not in this uncased vocab
+    assert TextConfig.from_dir(tmp_path).lower_case == lower_case
+
+
+def test_the_real_minilm_folder_is_read_from_its_tokenizer_config(minilm_dir):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        config = TextConfig.from_dir(minilm_dir)
+    assert config.lower_case and not config.split_special_tokens and config.max_seq_length == 512
+    assert config.source.endswith("tokenizer_config.json")
+
+
+def test_a_folder_with_only_vocab_txt_guesses_and_says_so(tmp_path, vocab_path, write_vocab_file):
+    (tmp_path / "uncased").mkdir()
+    (tmp_path / "uncased" / "vocab.txt").write_bytes(open(vocab_path, "rb").read())
+    with pytest.warns(UserWarning, match="guessing lower_case=True"):
+        assert TextConfig.from_dir(tmp_path / "uncased").guessed
+    cased = write_vocab_file(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "The", "Cat", "sat"])
+    with pytest.warns(UserWarning, match="guessing lower_case=False"):
+        assert not TextConfig.from_dir(cased).lower_case
+    (tmp_path / "empty").mkdir()
+    assert find_text_config(tmp_path / "empty") is None and find_text_config(tmp_path / "no") is None
+
+
+def test_a_flag_may_settle_a_guess_but_not_contradict_the_contract(tiny_vocab, tmp_path):
+    stored = TextConfig(tiny_vocab, lower_case=True, source="text_config.json")
+    assert stored.override(None) is stored and stored.override(True) is stored
+    with pytest.raises(ValueError, match="--no_lower_case asks for lower_case=False"):
+        stored.override(False, flag="--no_lower_case")
+    guessed = stored.replace(guessed=True)
+    assert guessed.override(False).lower_case is False
+
+
+def test_hf_tokenizer_json_alone_is_read(vocab_path, tmp_path):
+    TextConfig(vocab_path, lower_case=False).save(tmp_path, format="huggingface")
+    os.remove(tmp_path / "tokenizer_config.json")
+    assert TextConfig.from_dir(tmp_path).lower_case is False
+    with open(tmp_path / "tokenizer.json", encoding="utf-8") as f:
+        assert json.load(f)["normalizer"]["lowercase"] is False
