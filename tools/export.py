@@ -1,19 +1,22 @@
-"""Export a BERT model to SavedModel (TF Serving), TFLite and ONNX, and print the parity table.
+"""Export a BERT model to SavedModel (TF Serving), TFLite, ONNX and TF Hub, and print the parity table.
 
 Every artifact is reloaded in a fresh process and compared with the Keras model on real
 sentences; the command exits with status 1 if any output is beyond tolerance
 (SavedModel 1e-5, TFLite float32 1e-4, float16 1e-2, int8 top-1 agreement >= 99 %,
-ONNX 1e-4 before and after ONNX Runtime's optimizer). Writes:
+ONNX 1e-4 before and after ONNX Runtime's optimizer, TF Hub 1e-5). Writes:
 
     savedmodels/<name>/<version>/            SavedModel: serving_default (text), serve_ids
     savedmodels/<name>/tflite/<version>/     model_{float32,float16,int8}.tflite, text_float32.tflite
     savedmodels/<name>/onnx/<version>/       model.onnx, model_optimized.onnx
+    savedmodels/<name>/hub/<version>/        encoder/, preprocessor/: TF Hub reusable SavedModels
+                                             (--formats hub; hub.KerasLayer(..., trainable=True))
     savedmodels/models.config                TF Serving config listing every exported model
 
 Examples:
     python tools/export.py                   # the real MiniLM-L6 encoder, as "minilm"
     python tools/export.py runs/sst2/model.keras --vocab vocab.txt --name sst2 --version 2
     python tools/export.py runs/pretrain/ckpt --name bert_shakespeare --formats savedmodel --overwrite
+    python tools/export.py --formats hub     # MiniLM-L6 as TF Hub encoder + preprocessor
 """
 
 import argparse
@@ -36,7 +39,8 @@ def parse_args(argv):
     parser.add_argument("--name", help="model name under savedmodels/ (default: the model's file name)")
     parser.add_argument("--version", type=int, help="integer version (default: one more than the highest)")
     parser.add_argument("--formats", default="savedmodel,tflite,onnx",
-                        help="comma-separated subset of savedmodel,tflite,onnx (default: all)")
+                        help="comma-separated subset of savedmodel,tflite,onnx,hub "
+                        "(default: savedmodel,tflite,onnx)")
     parser.add_argument("--seq_length", type=int, default=128,
                         help="packed length of the raw-text signatures; longer text is truncated")
     parser.add_argument("--base_dir", default="savedmodels", help="output root (default: savedmodels)")

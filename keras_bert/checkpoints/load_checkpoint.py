@@ -3,7 +3,8 @@
 import os
 import warnings
 
-from keras_bert.checkpoints import google_checkpoint, huggingface_checkpoint, keras_checkpoint
+from keras_bert.checkpoints import (google_checkpoint, huggingface_checkpoint, keras_checkpoint,
+                                   keras_hub_checkpoint)
 from keras_bert.checkpoints.vocab_file import check_vocab
 from keras_bert.checkpoints.weight_map import MLM, NSP, assign_weights
 from keras_bert.models.bert_encoder import BertEncoder
@@ -15,11 +16,12 @@ _FORMATS_HELP = (
     "bert_model.ckpt.index, bert_model.ckpt.data-00000-of-00001, optional vocab.txt); "
     "(b) a Hugging Face BERT folder (config.json, model.safetensors, optional vocab.txt); "
     "(c) a directory written by keras_bert.save_checkpoint(..., format='keras') "
-    "(keras_bert_config.json, encoder.weights.h5 or pretrainer.weights.h5) or a .keras file.")
+    "(keras_bert_config.json, encoder.weights.h5 or pretrainer.weights.h5) or a .keras file; "
+    "(d) a keras-hub BertBackbone preset (config.json, model.weights.h5, optional tokenizer.json).")
 
 
 def detect_format(path):
-    """"google", "huggingface" or "keras" for a checkpoint path; raises a clear error otherwise."""
+    """"google", "huggingface", "keras" or "keras_hub" for a checkpoint path; raises a clear error otherwise."""
     path = os.fspath(path)
     if not os.path.exists(path):
         if os.path.exists(path + ".index"):  # a TF checkpoint prefix, e.g. .../bert_model.ckpt
@@ -42,6 +44,8 @@ def detect_format(path):
     files = set(os.listdir(path))
     if keras_checkpoint.CONFIG_NAME in files:
         return "keras"
+    if keras_hub_checkpoint.is_keras_hub_preset(files):
+        return "keras_hub"
     if {huggingface_checkpoint.WEIGHTS_NAME, huggingface_checkpoint.INDEX_NAME} & files:
         return "huggingface"
     if google_checkpoint.CONFIG_NAME in files or any(f.endswith(".index") for f in files):
@@ -57,11 +61,12 @@ _READERS = {
     "google": google_checkpoint.read_google_checkpoint,
     "huggingface": huggingface_checkpoint.read_huggingface_checkpoint,
     "keras": keras_checkpoint.read_keras_checkpoint,
+    "keras_hub": keras_hub_checkpoint.read_keras_hub_checkpoint,
 }
 
 
 def load_checkpoint(path, model="encoder", dtype=None):
-    """Loads a BERT checkpoint from Google, Hugging Face or keras_bert into a Keras model.
+    """Loads a BERT checkpoint from Google, Hugging Face, keras_bert or keras-hub into a Keras model.
 
     The format is detected from the files. Every weight's shape is checked
     against the config, and vocab.txt (when present) against the embedding rows.
@@ -73,7 +78,9 @@ def load_checkpoint(path, model="encoder", dtype=None):
     Args:
         path: a Google TF1 checkpoint directory (or its `bert_model.ckpt` prefix),
             a Hugging Face BERT folder (or its `model.safetensors`), a directory
-            written by `save_checkpoint(..., format="keras")`, or a `.keras` file.
+            written by `save_checkpoint(..., format="keras")`, a `.keras` file, or a keras-hub
+            BertBackbone preset folder (read as `hidden_act="gelu_tanh"`, keras-hub's GELU; its
+            text contract from the preset's tokenizer.json).
         model: "encoder" (returns a `BertEncoder`), "pretrainer" (a
             `BertPretrainer`; heads missing from the source are initialized
             fresh, with a warning) or "auto" (a pretrainer if the source has

@@ -1,4 +1,4 @@
-"""save_checkpoint: any model holding a BertEncoder -> Google TF1, Hugging Face or keras_bert files."""
+"""save_checkpoint: any model holding a BertEncoder -> Google TF1, Hugging Face, keras_bert or keras-hub files."""
 
 import os
 import warnings
@@ -6,17 +6,18 @@ import warnings
 from keras_bert.checkpoints.google_checkpoint import write_google_checkpoint
 from keras_bert.checkpoints.huggingface_checkpoint import write_huggingface_checkpoint
 from keras_bert.checkpoints.keras_checkpoint import write_keras_checkpoint
+from keras_bert.checkpoints.keras_hub_checkpoint import write_keras_hub_checkpoint
 from keras_bert.checkpoints.vocab_file import check_vocab, copy_vocab
 from keras_bert.checkpoints.weight_map import find_encoder, model_weights
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 
-FORMATS = ("google", "huggingface", "keras")
-_ALIASES = {"tf1": "google", "hf": "huggingface", "safetensors": "huggingface"}
+FORMATS = ("google", "huggingface", "keras", "keras_hub")
+_ALIASES = {"tf1": "google", "hf": "huggingface", "safetensors": "huggingface", "keras-hub": "keras_hub"}
 
 
 def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=None):
-    """Writes the BERT inside `model` as a Google TF1, Hugging Face or keras_bert checkpoint.
+    """Writes the BERT inside `model` as a Google TF1, Hugging Face, keras_bert or keras-hub checkpoint.
 
     - "google": bert_config.json + bert_model.ckpt.{index,data-00000-of-00001}
       with Google's original variable names (readable by `tf.train.load_checkpoint`
@@ -25,6 +26,11 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
       loadable by `transformers.BertModel` / `BertForPreTraining.from_pretrained`.
     - "keras": keras_bert_config.json + encoder/pretrainer.weights.h5; or, if
       `path` ends in ".keras", the whole model via `model.save` (task heads included).
+    - "keras_hub": a keras-hub preset folder (config.json, model.weights.h5, tokenizer.json,
+      assets/tokenizer/vocabulary.txt, metadata.json) that `keras_hub.models.BertBackbone`
+      and `BertTokenizer.from_preset` load: the encoder only (keras-hub's BertBackbone has no
+      pretraining heads). keras-hub computes the tanh GELU: an erf-GELU model is written with
+      a warning naming the output difference.
 
     A `BertPretrainer` is written with its MLM and NSP heads. A task model
     (e.g. `build_classifier`) is written as its encoder; its own head is
@@ -33,12 +39,13 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
     The text contract is written along in the format's own files (see
     `keras_bert.TextConfig.save`): keras/google `vocab.txt` + `text_config.json`,
     huggingface `vocab.txt`, `tokenizer_config.json`, `special_tokens_map.json`,
-    `tokenizer.json`; for a `.keras` file, into its folder.
+    `tokenizer.json`; keras_hub its tokenizer.json (`lowercase`) and vocabulary asset; for a
+    `.keras` file, into its folder.
 
     Args:
         model: a `BertEncoder`, `BertPretrainer` or a model that nests one.
         path: output directory (or a `.keras` file for format "keras").
-        format: "google", "huggingface" (alias "hf") or "keras".
+        format: "google", "huggingface" (alias "hf"), "keras" or "keras_hub".
         vocab_file: vocab.txt to copy along (replaces the contract's vocabulary);
             defaults to the one the model was loaded with.
         text_config: the `keras_bert.TextConfig` to write (e.g. `tokenizer.text_config`);
@@ -64,14 +71,16 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
         model.save(path)
         _write_text_config(text_config, vocab_file, os.path.dirname(os.path.abspath(path)), format)
         return path
-    target = model if isinstance(model, BertPretrainer) else encoder
-    if not isinstance(model, (BertEncoder, BertPretrainer)):
+    target = model if isinstance(model, BertPretrainer) and format != "keras_hub" else encoder
+    if not isinstance(model, (BertEncoder, BertPretrainer)) or target is not model:
         extra = [layer.name for layer in model.layers if layer is not encoder and layer.weights]
         if extra:
             warnings.warn(
                 f"{model.name}: writing only its BERT encoder; the weights of {extra} are not part "
                 f"of a {format} BERT checkpoint and are dropped. Use model.save('model.keras') to "
                 "keep the whole model.", UserWarning, stacklevel=2)
+    if format == "keras_hub":  # the contract goes into keras-hub's own tokenizer files
+        return write_keras_hub_checkpoint(path, encoder, text_config, vocab_file)
     if format == "keras":
         write_keras_checkpoint(path, target)
     else:

@@ -46,6 +46,20 @@ def _layer_norm(prefix, layer):
     return [(prefix + "/gamma", layer.gamma, False), (prefix + "/beta", layer.beta, False)]
 
 
+# The sub-layers of one transformer block, in Google's names; a Dense or a LayerNorm each.
+BLOCK_PARTS = ("attention/self/query", "attention/self/key", "attention/self/value",
+               "attention/output/dense", "attention/output/LayerNorm", "intermediate/dense",
+               "output/dense", "output/LayerNorm")
+
+
+def block_variables(prefix, sublayers):
+    """(Google name, variable, False) for one block's sub-layers, given in `BLOCK_PARTS` order."""
+    entries = []
+    for part, layer in zip(BLOCK_PARTS, sublayers, strict=True):
+        entries += (_layer_norm if part.endswith("LayerNorm") else _dense)(f"{prefix}/{part}", layer)
+    return entries
+
+
 def model_variables(model):
     """List of (Google name, Keras variable, transposed) for an encoder or a pretrainer.
 
@@ -60,15 +74,9 @@ def model_variables(model):
     ] + _layer_norm("bert/embeddings/LayerNorm", embeddings.layer_norm)
     for index in range(encoder.config.num_layers):
         block = encoder.get_layer(f"transformer_layer_{index}")
-        prefix = f"bert/encoder/layer_{index}"
-        entries += (_dense(prefix + "/attention/self/query", block.query)
-                    + _dense(prefix + "/attention/self/key", block.key)
-                    + _dense(prefix + "/attention/self/value", block.value)
-                    + _dense(prefix + "/attention/output/dense", block.attention_output)
-                    + _layer_norm(prefix + "/attention/output/LayerNorm", block.attention_layer_norm)
-                    + _dense(prefix + "/intermediate/dense", block.intermediate)
-                    + _dense(prefix + "/output/dense", block.output_dense)
-                    + _layer_norm(prefix + "/output/LayerNorm", block.output_layer_norm))
+        entries += block_variables(f"bert/encoder/layer_{index}", (
+            block.query, block.key, block.value, block.attention_output, block.attention_layer_norm,
+            block.intermediate, block.output_dense, block.output_layer_norm))
     entries += _dense("bert/pooler/dense", encoder.get_layer("pooler").dense)
     if isinstance(model, BertPretrainer):
         mlm, nsp = model.get_layer("mlm_head"), model.get_layer("nsp_head")

@@ -10,8 +10,10 @@ from keras_bert.export.onnx import onnx as export_onnx
 from keras_bert.export.saved_model import next_version, saved_model
 from keras_bert.export.serving_config import write_models_config
 from keras_bert.export.tflite import tflite as export_tflite
+from keras_bert.export.hub import tfhub as export_tfhub
 
-FORMATS = ("savedmodel", "tflite", "onnx")
+FORMATS = ("savedmodel", "tflite", "onnx", "hub")
+DEFAULT_FORMATS = ("savedmodel", "tflite", "onnx")  # "hub" on request
 
 
 def load_model(path):
@@ -44,14 +46,15 @@ def find_text_config(model, path=None):
 
 
 def export_paths(base_dir, name, version):
-    """`{format: path}`: `<base>/<name>/<version>` (SavedModel), `<base>/<name>/tflite/<version>`, `.../onnx/<version>`."""
+    """`{format: path}`: `<base>/<name>/<version>` (SavedModel), `<base>/<name>/{tflite,onnx,hub}/<version>`."""
     model_dir = os.path.join(base_dir, name)
     return {"savedmodel": os.path.join(model_dir, str(version)),
             "tflite": os.path.join(model_dir, "tflite", str(version)),
-            "onnx": os.path.join(model_dir, "onnx", str(version))}
+            "onnx": os.path.join(model_dir, "onnx", str(version)),
+            "hub": os.path.join(model_dir, "hub", str(version))}
 
 
-def export_model(model, name, formats=FORMATS, tokenizer=None, version=None, base_dir="savedmodels",
+def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=None, base_dir="savedmodels",
                  seq_length=128, overwrite=False, sample_texts=None):
     """Exports `model` to each of `formats`, checks every artifact against Keras, updates models.config.
 
@@ -61,9 +64,10 @@ def export_model(model, name, formats=FORMATS, tokenizer=None, version=None, bas
     Args:
         model: a built Keras model.
         name: TF Serving model name (letters, digits, `_`, `.`, `-`).
-        formats: subset of ("savedmodel", "tflite", "onnx").
+        formats: subset of ("savedmodel", "tflite", "onnx", "hub"); "hub" writes TF Hub reusable
+            `encoder/` and `preprocessor/` SavedModels (see `export.hub`).
         tokenizer: `keras_bert.text.Tokenizer` for the raw-text signatures; its text contract
-            (`tokenizer.text_config`) is saved with every artifact (TFLite / ONNX folders:
+            (`tokenizer.text_config`) is saved with every artifact (TFLite / ONNX / hub folders:
             `vocab.txt` + `text_config.json`; SavedModel: `assets.extra/`).
         version: integer version; default: one more than the highest exported.
         base_dir: the `savedmodels` folder.
@@ -105,6 +109,8 @@ def export_model(model, name, formats=FORMATS, tokenizer=None, version=None, bas
                                           seq_length=seq_length, **common)
     if "onnx" in formats:
         reports["onnx"] = export_onnx(model, paths["onnx"], tokenizer=tokenizer, **common)
+    if "hub" in formats:
+        reports["hub"] = export_tfhub(model, paths["hub"], tokenizer=tokenizer, seq_length=seq_length, **common)
     for fmt in set(formats) - {"savedmodel"}:  # the SavedModel holds it in assets.extra/
         if tokenizer is not None and os.path.isdir(paths[fmt]):
             tokenizer.text_config.replace(max_seq_length=seq_length).save(paths[fmt])

@@ -50,8 +50,9 @@ def pack_segments(segments, seq_length, cls_id, sep_id, pad_id=0, truncation="ro
     if len(segments) not in (1, 2):
         raise ValueError(
             f"pack expects 1 or 2 segments (text A, optional text B), got {len(segments)}.")
-    seq_length = int(seq_length)
-    if seq_length < len(segments) + 1:
+    if not isinstance(seq_length, tf.Tensor):  # a tensor: TF Hub's bert_pack_inputs(seq_length=), export/hub.py
+        seq_length = int(seq_length)
+    if isinstance(seq_length, int) and seq_length < len(segments) + 1:
         layout = "a text pair: [CLS] A [SEP] B [SEP]" if len(segments) == 2 else "[CLS] A [SEP]"
         raise ValueError(f"seq_length={seq_length} is too small for {layout} needs at least "
                          f"{len(segments) + 1} positions; use a larger seq_length.")
@@ -94,9 +95,10 @@ def _combine(segments, seq_length, cls_id, sep_id, pad_id):
     word_ids = tf.where(position == 0, tf.constant(cls_id, tf.int32), word_ids)  # (batch, seq)
     type_ids = tf.zeros_like(word_ids)
     start = tf.ones([batch, 1], tf.int32)  # where the current segment begins
+    width = [None, seq_length] if isinstance(seq_length, int) else tf.stack([-1, seq_length])
     for type_id, segment in enumerate(segments):
         length = tf.cast(segment.row_lengths(), tf.int32)[:, tf.newaxis]  # (batch, 1)
-        dense = segment.to_tensor(shape=[None, seq_length])  # (batch, seq)
+        dense = segment.to_tensor(shape=width)  # (batch, seq)
         index = tf.clip_by_value(position - start, 0, seq_length - 1)  # (batch, seq)
         pieces = tf.gather(dense, index, batch_dims=1)  # (batch, seq): piece at position
         inside = (position >= start) & (position < start + length)

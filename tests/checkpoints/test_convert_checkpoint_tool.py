@@ -37,9 +37,9 @@ def test_convert_all_formats_with_parity(hf_pretraining_dir, tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     print(result.stdout)
     assert "parity with transformers.BertModel" in result.stdout
-    assert result.stdout.count("weights identical") == 3
+    assert result.stdout.count("weights identical") == 4
     for fmt, name in (("google", "bert_model.ckpt.index"), ("huggingface", "model.safetensors"),
-                      ("keras", "pretrainer.weights.h5")):
+                      ("keras", "pretrainer.weights.h5"), ("keras_hub", "tokenizer.json")):
         assert os.path.exists(tmp_path / fmt / name)
 
 

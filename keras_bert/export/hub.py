@@ -1,0 +1,195 @@
+"""TF Hub reusable SavedModels: an encoder and a preprocessor, in the layout of Model Garden's `export_tfhub`.
+
+They implement TF Hub's "Text embeddings with Transformer Encoders" API
+(https://www.tensorflow.org/hub/common_saved_model_apis/text), so the classic workflow
+works unchanged in tf-keras::
+
+    preprocess = hub.KerasLayer("<dir>/preprocessor")
+    encoder = hub.KerasLayer("<dir>/encoder", trainable=True)
+    pooled = encoder(preprocess(sentences))["pooled_output"]
+
+Encoder: callable on the dict of int32 `input_word_ids`/`input_mask`/`input_type_ids`
+(`training=True` applies dropout), returns `pooled_output`, `sequence_output`,
+`encoder_outputs` (one per layer) and `default` (= `pooled_output`); exposes `variables`,
+`trainable_variables` and `regularization_losses` (Reusable SavedModel API), plus
+`vocab_file` and `do_lower_case` as Model Garden's encoders do.
+Preprocessor: callable on a `[batch]` string tensor (packs to `seq_length`); sub-objects
+`tokenize` (strings -> int32 `[batch, (words), (pieces)]`, with `get_special_tokens_dict`)
+and `bert_pack_inputs(segments, seq_length=...)`; the vocab is an asset, the casing a variable.
+"""
+
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from keras_bert.export import verify
+from keras_bert.export.serving_module import check_model
+from keras_bert.text.packer import pack_segments
+from keras_bert.text.preprocessor import Preprocessor
+
+ENCODER_DIR, PREPROCESSOR_DIR = "encoder", "preprocessor"
+_ID_SPEC = tf.TensorSpec([None, None], tf.int32)
+SAMPLE_TEXTS = ("The quick brown fox jumps over the lazy dog.", "Héllo, wörld!", "", "a " * 200)
+
+
+class HubEncoder(tf.train.Checkpoint):  # not tf.Module: its read-only `variables` property
+    """A Keras `BertEncoder` as a TF Hub reusable SavedModel object.
+
+    Args:
+        encoder: a `BertEncoder` (Keras 3, TensorFlow backend).
+        vocab_file: vocab.txt stored as the `vocab_file` asset (optional).
+        lower_case: stored as the `do_lower_case` variable (with `vocab_file`).
+
+    Example:
+        >>> tf.saved_model.save(HubEncoder(encoder, "vocab.txt", True), "/tmp/hub/encoder")  # doctest: +SKIP
+    """
+
+    def __init__(self, encoder, vocab_file=None, lower_case=None):
+        super().__init__()
+        check_model(encoder)
+        self._encoder = encoder
+        # Keras 3 variables wrap tf.Variables (`.value`); TF Hub wants the tf.Variables themselves.
+        self.variables = [v.value for v in encoder.variables]
+        self.trainable_variables = [v.value for v in encoder.trainable_variables]
+        self.regularization_losses = []
+        if vocab_file:
+            self.vocab_file = tf.saved_model.Asset(vocab_file)
+            self.do_lower_case = tf.Variable(bool(lower_case), trainable=False, name="do_lower_case")
+
+    @tf.function
+    def __call__(self, inputs, training=False):
+        outputs = self._encoder({name: inputs[name] for name in ("input_word_ids", "input_mask",
+                                                                  "input_type_ids")}, training=training)
+        return {"pooled_output": outputs["pooled_output"], "default": outputs["pooled_output"],
+                "sequence_output": outputs["sequence_output"],
+                "encoder_outputs": list(outputs["encoder_outputs"])}
+
+    def trace(self):
+        """Traces `__call__` for inference and training (both become concrete functions in the SavedModel)."""
+        spec = {name: _ID_SPEC for name in ("input_word_ids", "input_mask", "input_type_ids")}
+        for training in (False, True):
+            self.__call__.get_concrete_function(spec, training=training)
+        return self
+
+
+class HubTokenize(tf.Module):
+    """The preprocessor's `tokenize` sub-object: strings -> int32 `[batch, (words), (pieces)]`."""
+
+    def __init__(self, tokenizer):
+        super().__init__(name="tokenize")
+        self._tokenizer = tokenizer
+        ids = {"vocab_size": tokenizer.vocab_size, "start_of_sequence_id": tokenizer.cls_id,
+               "end_of_segment_id": tokenizer.sep_id, "padding_id": tokenizer.pad_id,
+               "mask_id": tokenizer.mask_id}
+        self.get_special_tokens_dict = tf.function(
+            lambda: {k: tf.constant(v, tf.int32) for k, v in ids.items()}, input_signature=[])
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    def __call__(self, sentences):
+        return self._tokenizer.tokenize_words(sentences)
+
+
+class HubPackInputs(tf.Module):
+    """The preprocessor's `bert_pack_inputs`: 1 or 2 ragged id tensors (ragged rank 1 or 2) -> encoder inputs."""
+
+    def __init__(self, preprocessor):
+        super().__init__(name="bert_pack_inputs")
+        self._preprocessor = preprocessor
+        for ragged_rank in (1, 2):
+            for num_segments in (1, 2):
+                segments = [tf.RaggedTensorSpec([None] * (ragged_rank + 1), tf.int32)] * num_segments
+                self.__call__.get_concrete_function(segments)  # the preprocessor's seq_length
+                self.__call__.get_concrete_function(segments, seq_length=tf.TensorSpec([], tf.int32))
+
+    @tf.function(autograph=False)
+    def __call__(self, inputs, seq_length=None):
+        flat = [s.merge_dims(1, -1) if s.ragged_rank > 1 else s for s in inputs]  # [b, (pieces)]
+        if seq_length is None:
+            return self._preprocessor.pack(flat)
+        tokenizer = self._preprocessor.tokenizer  # the one packer, at the caller's length
+        return pack_segments(flat, seq_length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id,
+                             self._preprocessor.truncation)
+
+
+class HubPreprocessor(tf.Module):
+    """Raw text -> encoder inputs, as a TF Hub preprocessor SavedModel object.
+
+    Args:
+        tokenizer: a `keras_bert.text.Tokenizer` (its vocab becomes an asset).
+        seq_length: the root call's packed length and `bert_pack_inputs`' default.
+
+    Example:
+        >>> tf.saved_model.save(HubPreprocessor(tokenizer, 128), "/tmp/hub/preprocessor")  # doctest: +SKIP
+    """
+
+    def __init__(self, tokenizer, seq_length=128):
+        super().__init__(name="hub_preprocessor")
+        self._preprocessor = Preprocessor(tokenizer, seq_length=seq_length)
+        self.tokenize = HubTokenize(tokenizer)
+        self.bert_pack_inputs = HubPackInputs(self._preprocessor)
+        self.vocab_file = tokenizer.vocab_asset
+        self.do_lower_case = tf.Variable(tokenizer.lower_case, trainable=False, name="do_lower_case")
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    def __call__(self, sentences):
+        return self._preprocessor(sentences)
+
+
+def check_tfhub(encoder, tokenizer, paths, sample_texts=None):
+    """Parity rows: the reloaded SavedModels (preprocessor + encoder) against the Keras encoder."""
+    hub_encoder = tf.saved_model.load(paths["encoder"])
+    if tokenizer is not None:
+        texts = tf.constant(list(sample_texts or SAMPLE_TEXTS))
+        inputs = tf.saved_model.load(paths["preprocessor"])(texts)
+        reference = Preprocessor(tokenizer, inputs["input_word_ids"].shape[1])(texts)
+        rows = verify.compare("tfhub", "preprocessor", reference, inputs, tolerance=None)
+    else:
+        ids = np.random.default_rng(0).integers(1, encoder.config.vocab_size, (4, 16)).astype("int32")
+        inputs = {"input_word_ids": ids, "input_mask": np.ones_like(ids), "input_type_ids": np.zeros_like(ids)}
+        rows = []
+    want = {k: v for k, v in encoder(inputs).items() if k != "encoder_outputs"}
+    got = hub_encoder(inputs)
+    return rows + verify.compare("tfhub", "encoder", want, got, tolerance=1e-5,
+                                 input_mask=inputs["input_mask"])
+
+
+def tfhub(model, export_dir, tokenizer=None, seq_length=128, overwrite=False, sample_texts=None,
+          verify_export=True, raise_on_failure=True):
+    """Writes `<export_dir>/encoder` and (with a tokenizer) `<export_dir>/preprocessor` as TF Hub SavedModels.
+
+    Both are reloaded and compared with the Keras encoder (tolerance 1e-5).
+
+    Args:
+        model: a `BertEncoder` or any model nesting one (only the encoder is exported).
+        export_dir: output directory.
+        tokenizer: `keras_bert.text.Tokenizer`; its vocab and casing go into both models.
+        seq_length: the preprocessor's default packed length.
+        overwrite: replace existing SavedModels.
+        sample_texts: texts for the parity check.
+        verify_export: reload and compare with Keras.
+        raise_on_failure: raise `verify.ParityError` when a check fails.
+
+    Returns:
+        `verify.ExportReport`; `extra` holds the `encoder` and `preprocessor` paths.
+
+    Example:
+        >>> report = tfhub(keras_bert.load_checkpoint(minilm_dir), "/tmp/minilm_hub", tokenizer)  # doctest: +SKIP
+    """
+    from keras_bert.checkpoints.weight_map import find_encoder  # pylint: disable=import-outside-toplevel
+
+    encoder = find_encoder(model)
+    paths = {"encoder": os.path.join(export_dir, ENCODER_DIR),
+             "preprocessor": os.path.join(export_dir, PREPROCESSOR_DIR) if tokenizer is not None else None}
+    verify.prepare_output_dir(export_dir, [p for p in paths.values() if p], overwrite)
+    vocab = tokenizer.vocab_path if tokenizer is not None else None
+    lower_case = tokenizer.lower_case if tokenizer is not None else None
+    tf.saved_model.save(HubEncoder(encoder, vocab, lower_case).trace(), paths["encoder"])
+    if tokenizer is not None:
+        tf.saved_model.save(HubPreprocessor(tokenizer, seq_length), paths["preprocessor"])
+    report = verify.ExportReport(export_dir, extra=dict(paths))
+    if verify_export:
+        report.rows += check_tfhub(encoder, tokenizer, paths, sample_texts)
+        if raise_on_failure:
+            report.raise_if_failed()
+    return report
