@@ -41,8 +41,9 @@ def parse_args(argv):
     parser.add_argument("--formats", default="savedmodel,tflite,onnx",
                         help="comma-separated subset of savedmodel,tflite,onnx,hub "
                         "(default: savedmodel,tflite,onnx)")
-    parser.add_argument("--seq_length", type=int, default=128,
-                        help="packed length of the raw-text signatures; longer text is truncated")
+    parser.add_argument("--seq_length", type=int,
+                        help="packed length of the raw-text signatures; longer text is truncated "
+                        "(default: the text contract's max_seq_length, e.g. the fine-tuning length, else 128)")
     parser.add_argument("--base_dir", default="savedmodels", help="output root (default: savedmodels)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing version")
     parser.add_argument("--no_lower_case", action="store_true",
@@ -76,12 +77,13 @@ def main(argv=None):
             text_config = text_config.override(lower_case=False if args.no_lower_case else None,
                                                flag="--no_lower_case")
         tokenizer = text_config.tokenizer() if text_config else None
+        seq_length = args.seq_length or (text_config and text_config.max_seq_length) or 128
         if tokenizer is None:
             print("No vocab.txt found (pass --vocab): exporting id-level signatures only.")
         print(f"Exporting {args.model} as {args.name!r} to {args.base_dir}: {', '.join(args.formats)}")
         reports = export.export_model(model, args.name, formats=args.formats, tokenizer=tokenizer,
                                       version=args.version, base_dir=args.base_dir,
-                                      seq_length=args.seq_length, overwrite=args.overwrite)
+                                      seq_length=seq_length, overwrite=args.overwrite)
     except (FileExistsError, FileNotFoundError, ValueError) as error:
         print(f"export: {error}", file=sys.stderr)
         return 2

@@ -132,3 +132,25 @@ def test_save_vocab_mismatch_and_unknown_format(hf_model_dir, tmp_path):
     short_vocab.write_text("\n".join(f"t{i}" for i in range(10)) + "\n")
     with pytest.raises(ValueError, match="vocab.txt has 10 lines but the checkpoint's word_embeddings has 64 rows"):
         save_checkpoint(encoder, tmp_path / "out", format="google", vocab_file=str(short_vocab))
+
+
+def test_the_text_contract_travels_through_every_format(hf_model_dir, tmp_path):
+    encoder = load_checkpoint(hf_model_dir)
+    assert encoder.text_config.source.endswith("tokenizer_config.json") and encoder.text_config.lower_case
+    cased = encoder.text_config.replace(lower_case=False, max_seq_length=24)
+    files = {"google": "text_config.json", "keras": "text_config.json",
+             "huggingface": "tokenizer_config.json", "file": "text_config.json"}
+    for fmt, name in files.items():
+        path = tmp_path / fmt / "model.keras" if fmt == "file" else tmp_path / fmt
+        save_checkpoint(encoder, path, format="keras" if fmt == "file" else fmt, text_config=cased)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # read, not guessed
+            loaded = load_checkpoint(path).text_config
+        assert loaded == cased.replace(vocab_file=str(tmp_path / fmt / "vocab.txt")), fmt
+        assert (tmp_path / fmt / name).exists(), fmt
+    # Without a contract only vocab.txt is written, and both sides say so.
+    encoder.text_config = None
+    with pytest.warns(UserWarning, match="no text contract"):
+        save_checkpoint(encoder, tmp_path / "bare", format="google", vocab_file=cased.vocab_file)
+    with pytest.warns(UserWarning, match="guessing lower_case"):
+        load_checkpoint(tmp_path / "bare")

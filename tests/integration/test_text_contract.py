@@ -1,0 +1,80 @@
+"""The text contract travels: a cased model pretrained with --cased --build_vocab, fine-tuned and
+exported with default flags, tokenizes cased text into the cased pieces in every artifact."""
+
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_bert
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SENTIMENT = os.path.join(ROOT, "tests", "data", "fixtures", "sentiment.csv")
+TEXT = "Google BertConfig Serving"
+pytestmark = pytest.mark.slow
+
+
+def load_tool(name):
+    spec = importlib.util.spec_from_file_location(f"{name}_tool", os.path.join(ROOT, "tools", f"{name}.py"))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def test_cased_pretrain_finetune_export_keeps_the_case_everywhere(tmp_path, shakespeare_files, capsys):
+    run, finetuned, base = tmp_path / "pretrain", tmp_path / "finetune", tmp_path / "savedmodels"
+    load_tool("pretrain").main([
+        "--files", *shakespeare_files[:2], "--cased", "--build_vocab", "500", "--seq_length", "32",
+        "--batch_size", "4", "--train_steps", "2", "--steps_per_epoch", "2", "--no_demo",
+        "--no_export", "--strategy", "cpu", "--jit_compile", "off", "--output_dir", str(run)])
+    vocab = str(run / "vocab.txt")
+    cased = keras_bert.Tokenizer(vocab, lower_case=False).tokenize(TEXT).numpy().tolist()
+    uncased = keras_bert.Tokenizer(vocab, lower_case=True).tokenize(TEXT).numpy().tolist()
+    assert cased != uncased  # the learnt vocabulary has capitals, so case shows in the ids
+
+    load_tool("finetune").main([
+        "--checkpoint", str(run / "final"), "--task", "classification", "--train_file", SENTIMENT,
+        "--labels", "negative", "positive", "--epochs", "1", "--batch_size", "4", "--seq_length",
+        "32", "--strategy", "default", "--jit_compile", "off", "--output_dir", str(finetuned)])
+    assert keras_bert.TextConfig.from_dir(finetuned / "model.keras").lower_case is False
+
+    # Default flags: vocabulary, casing and length (32) all come from the fine-tuned model's contract.
+    capsys.readouterr()
+    status = load_tool("export").main([str(finetuned / "model.keras"), "--base_dir", str(base)])
+    failed = [line for line in capsys.readouterr().out.splitlines() if line.endswith("FAIL")]
+    # A 2-step model's two logits are near ties, so int8's top-1 agreement is noise here; every
+    # float artifact (and the tokenizer-in-graph ids) must match.
+    assert all(line.startswith("tflite_int8 ") for line in failed) and status == (1 if failed else 0)
+    folders = {"savedmodel": base / "model" / "1", "tflite": base / "model" / "tflite" / "1",
+               "onnx": base / "model" / "onnx" / "1"}
+    for fmt, folder in folders.items():
+        contract = keras_bert.TextConfig.from_dir(folder)
+        assert contract.lower_case is False and contract.max_seq_length == 32, fmt
+        assert contract.tokenizer().tokenize(TEXT).numpy().tolist() == cased, fmt
+
+    # SavedModel: the text signature's in-graph tokenizer gives the cased ids' logits.
+    import tensorflow_text  # noqa: F401  (registers the ops the SavedModel uses)
+
+    loaded = tf.saved_model.load(str(folders["savedmodel"]))
+    from_text = loaded.signatures["serving_default"](text_a=tf.constant([TEXT]),
+                                                     text_b=tf.constant([], tf.string))["logits"]
+
+    def from_ids(ids):
+        word_ids = tf.constant([[2] + ids + [3]], tf.int32)  # [CLS] ids [SEP]; both at these rows
+        return loaded.signatures["serve_ids"](
+            input_word_ids=word_ids, input_mask=tf.ones_like(word_ids),
+            input_type_ids=tf.zeros_like(word_ids))["logits"]
+
+    np.testing.assert_allclose(from_text.numpy(), from_ids(cased).numpy(), atol=1e-5)
+    assert not np.allclose(from_text.numpy(), from_ids(uncased).numpy(), atol=1e-5)
+
+    # TFLite: the tokenizer-in-graph model returns the packed ids.
+    from ai_edge_litert.interpreter import InterpreterWithCustomOps
+
+    interpreter = InterpreterWithCustomOps(
+        model_path=str(folders["tflite"] / "text_float32.tflite"),
+        custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS)
+    ids = interpreter.get_signature_runner("serve_text")(text_a=np.array([TEXT], object))["input_word_ids"]
+    assert ids[0][1:1 + len(cased)].tolist() == cased
