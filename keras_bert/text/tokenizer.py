@@ -370,19 +370,29 @@ class Tokenizer(tf.Module):
         """`tokenize_words` with the reference normalization, run per character to keep origins."""
         texts = tf.strings.unicode_transcode(texts, "UTF-8", "UTF-8", errors="replace",
                                              replacement_char=0xFFFD)
-        chars = tf.strings.unicode_split(texts, "UTF-8")  # [b, (c)]
-        normalized = normalize_reference(chars.flat_values, self.lower_case)  # [C]
-        normalized = tf.strings.regex_replace(normalized, _PUNCTUATION, r" \1 ")
+        if self.split_special_tokens:
+            segments = tf.RaggedTensor.from_tensor(texts[:, tf.newaxis])  # [b, (1)]
+            is_special = tf.zeros_like(texts, tf.bool)
+        else:  # as `_words_reference`: literal special tokens are segments of their own
+            safe = tf.strings.regex_replace(texts, r"\x00", "\x01")  # both dropped; same bytes
+            segments = text.regex_split(safe, _SPECIAL_TOKENS, _SPECIAL_TOKENS)  # [b, (s)]
+            is_special = tf.strings.regex_full_match(segments.flat_values, _SPECIAL_TOKENS)
+        chars = tf.strings.unicode_split(segments.flat_values, "UTF-8")  # [S, (c)]
+        text_chars = segments.with_flat_values(chars).merge_dims(1, 2)  # [b, (c)]: the texts' chars
+        normalized = _pad_punctuation(normalize_reference(chars.flat_values, self.lower_case))
+        char_special = tf.gather(is_special, chars.value_rowids())
+        normalized = tf.where(char_special, chars.flat_values, normalized)  # [C]
         units = tf.strings.unicode_split(normalized, "UTF-8")  # [C, (u)] normalized characters
         unit_char = units.value_rowids()  # [U] index into chars.flat_values
-        unit_text = tf.gather(chars.value_rowids(), unit_char)  # [U]
+        unit_segment = tf.gather(chars.value_rowids(), unit_char)  # [U]
         kept = tf.not_equal(units.flat_values, " ")
         previous_kept = tf.concat([[False], kept[:-1]], 0)
-        previous_text = tf.concat([tf.constant([-1], tf.int64), unit_text[:-1]], 0)
-        word_start = kept & (~previous_kept | tf.not_equal(unit_text, previous_text))
-        unit_values, unit_char, unit_text, word_start = (
-            tf.boolean_mask(x, kept) for x in (units.flat_values, unit_char, unit_text, word_start))
-        unit_char -= tf.gather(chars.row_starts(), unit_text)  # index within its text
+        previous_segment = tf.concat([tf.constant([-1], tf.int64), unit_segment[:-1]], 0)
+        word_start = kept & (~previous_kept | tf.not_equal(unit_segment, previous_segment))
+        unit_values, unit_char, unit_segment, word_start = (
+            tf.boolean_mask(x, kept) for x in (units.flat_values, unit_char, unit_segment, word_start))
+        unit_text = tf.gather(segments.value_rowids(), unit_segment)
+        unit_char -= tf.gather(text_chars.row_starts(), unit_text)  # index within its text
         word = tf.cumsum(tf.cast(word_start, tf.int64)) - 1  # [K] word of each kept unit
         num_words = tf.reduce_sum(tf.cast(word_start, tf.int64))
         word_units = tf.RaggedTensor.from_value_rowids(unit_values, word, nrows=num_words)

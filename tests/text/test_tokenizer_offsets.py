@@ -21,8 +21,13 @@ def _check_against_hugging_face(tokenizer, hf_uncased, texts):
         assert list(zip(flat[1][i], flat[2][i])) == [tuple(o) for o in reference["offset_mapping"][i]], text
 
 
+SPECIAL = ["The capital is [MASK]. [SEP]x[CLS]", "[mask] [MASK][MASK] Ünï [PAD]", "a\x00[MASK]b", "東[SEP]京"]
+
+
 def test_reference_offsets_match_hugging_face(vocab_path, hf_uncased, hard_cases, lines):
-    _check_against_hugging_face(Tokenizer(vocab_path), hf_uncased, hard_cases + lines)
+    _check_against_hugging_face(Tokenizer(vocab_path), hf_uncased, hard_cases + SPECIAL + lines)
+    split = Tokenizer(vocab_path, split_special_tokens=True)  # Google's: "[", "mask", "]"
+    assert split.tokenize_with_offsets(SPECIAL)[0].to_list() == split.tokenize_words(SPECIAL).to_list()
 
 
 def test_fast_offsets_match_hugging_face_on_plain_text(vocab_path, hf_uncased, lines):
