@@ -341,8 +341,8 @@ class Tokenizer(tf.Module):
         canonical reordering of stacked combining marks, only reorders marks that are kept).
         With `"fast"` the spans are `FastBertTokenizer`'s (equal to Hugging Face's on the
         Shakespeare lines; a zero-width character next to a word can fall inside its span).
-        Literal special tokens in the text are split as text here (`split_special_tokens=True`
-        behaviour) whatever the tokenizer's setting.
+        Literal special tokens (`[MASK]`) stay whole or are split exactly as in `tokenize_words`
+        (`split_special_tokens`), so ids always equal `tokenize_words`'.
 
         Args:
             texts: `tf.string` tensor (or Python str / list of str) of rank 0 or 1.
