@@ -98,3 +98,17 @@ def test_packed_pipeline_is_fuller_deterministic_and_resumes(shakespeare_files, 
 def test_bad_max_examples_per_row(shakespeare_files, tokenizer):
     with pytest.raises(ValueError, match="max_examples_per_row must be >= 1"):
         _dataset(shakespeare_files[:2], tokenizer, max_examples_per_row=0)
+
+
+def test_feeds_the_packed_pretrainer(shakespeare_files, tokenizer):
+    from keras_bert.config import BertConfig
+    from keras_bert.models.bert_pretrainer import BertPretrainer
+
+    config = BertConfig(hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
+                        max_position_embeddings=64)
+    model = BertPretrainer(config, packed=True)
+    model.compile(optimizer="adam")
+    history = model.fit(_dataset(shakespeare_files[:2], tokenizer), steps_per_epoch=2, epochs=1,
+                        verbose=0)
+    assert np.isfinite(history.history["loss"]).all()
+    assert 0 <= history.history["nsp_accuracy"][-1] <= 1
