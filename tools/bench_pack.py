@@ -27,9 +27,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n", 1)[1])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seq_lengths", type=int, nargs="+", default=[128, 512])
     parser.add_argument("--tokens_per_batch", type=int, default=4096,
                         help="batch size = this // seq_length rows (default 4096: 32 x 128, 8 x 512)")
