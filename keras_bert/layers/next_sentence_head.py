@@ -30,7 +30,7 @@ class NextSentenceHead(keras.layers.Layer):
         return self.dense(pooled_output)
 
     def compute_output_shape(self, pooled_output_shape):
-        return (pooled_output_shape[0], 2)
+        return tuple(pooled_output_shape[:-1]) + (2,)  # packed rows: (batch, examples, 2)
 
     def get_config(self):
         config = super().get_config()

@@ -15,7 +15,9 @@ _MASK_BIAS = -10000.0
 class TransformerEncoderBlock(keras.layers.Layer):
     """Padding-masked multi-head self-attention and a GELU feed-forward, post-LayerNorm.
 
-    `x = LN(x + Dropout(Attention(x)))`, then `x = LN(x + Dropout(FFN(x)))`.
+    `x = LN(x + Dropout(Attention(x)))`, then `x = LN(x + Dropout(FFN(x)))`. Called with
+    `example_ids` (int `[batch, seq]`, 1..k per packed example, 0 on padding), attention is
+    block-diagonal: a token attends only to tokens of its own example.
 
     Args:
         hidden_size: width of the hidden states.
@@ -70,7 +72,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
         self.attention_dropout = FastDropout(attention_dropout_rate, dtype=self.dtype_policy)
         self.dropout = FastDropout(dropout_rate, dtype=self.dtype_policy)
 
-    def build(self, inputs_shape, padding_mask_shape=None):
+    def build(self, inputs_shape, padding_mask_shape=None, example_ids_shape=None):
         hidden_shape = (None, self.hidden_size)  # any leading dims (see call)
         for layer in (self.query, self.key, self.value, self.attention_output, self.intermediate):
             layer.build(hidden_shape)
@@ -96,14 +98,20 @@ class TransformerEncoderBlock(keras.layers.Layer):
         x = ops.reshape(x, (batch, seq, self.num_heads, self.head_size))  # (batch, seq, heads, head_size)
         return ops.transpose(x, (0, 2, 1, 3))  # (batch, heads, seq, head_size)
 
-    def _attention(self, x, batch, seq, padding_mask, training):
+    def _attention(self, x, batch, seq, padding_mask, example_ids, training):
         """Self-attention of x, (batch, seq, hidden) or (batch * seq, hidden); same shape out."""
         query = self._split_heads(self._dense(self.query, x), batch, seq)
         key = self._split_heads(self._dense(self.key, x), batch, seq)
         value = self._split_heads(self._dense(self.value, x), batch, seq)
         query = query * ops.cast(1.0 / self.head_size ** 0.5, query.dtype)
         scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2)))  # (batch, heads, seq, seq)
-        if padding_mask is not None:
+        if example_ids is not None:  # packed rows: each token sees its own example's tokens
+            same = ops.equal(example_ids[:, :, None], example_ids[:, None, :])  # (batch, seq_q, seq_k)
+            if padding_mask is not None:
+                same = ops.logical_and(same, ops.cast(padding_mask, "bool")[:, None, :])
+            bias = (1.0 - ops.cast(same, scores.dtype)) * _MASK_BIAS
+            scores = scores + bias[:, None, :, :]  # (batch, heads, seq_q, seq_k)
+        elif padding_mask is not None:
             bias = (1.0 - ops.cast(padding_mask, scores.dtype)) * _MASK_BIAS  # (batch, seq)
             scores = scores + ops.expand_dims(bias, (1, 2))  # (batch, heads, seq_q, seq_k)
         if scores.dtype != "float32":  # mixed precision: softmax in float32
@@ -117,7 +125,7 @@ class TransformerEncoderBlock(keras.layers.Layer):
                               else (batch, seq, self.hidden_size))
         return self._dense(self.attention_output, context)
 
-    def call(self, inputs, padding_mask=None, training=None):
+    def call(self, inputs, padding_mask=None, example_ids=None, training=None):
         batch, seq = ops.shape(inputs)[0], ops.shape(inputs)[1]
         # In training, Dense and LayerNorm see (batch * seq, hidden), as in Google's BERT:
         # their bias / gamma / beta gradients are then reductions over one axis, which XLA
@@ -125,14 +133,14 @@ class TransformerEncoderBlock(keras.layers.Layer):
         # tools/bench_train.py). Inference keeps (batch, seq, hidden), the layout ONNX
         # Runtime's BERT fusions match.
         x = ops.reshape(inputs, (-1, self.hidden_size)) if training else inputs
-        attention = self._attention(x, batch, seq, padding_mask, training)
+        attention = self._attention(x, batch, seq, padding_mask, example_ids, training)
         x = self.attention_layer_norm(x + self.dropout(attention, training=training))
         ffn = self._dense(self.output_dense, self.activation(self._dense(self.intermediate, x)))
         ffn = self.dropout(ffn, training=training)
         x = self.output_layer_norm(x + ffn)
         return ops.reshape(x, (batch, seq, self.hidden_size)) if training else x
 
-    def compute_output_shape(self, inputs_shape, padding_mask_shape=None):
+    def compute_output_shape(self, inputs_shape, padding_mask_shape=None, example_ids_shape=None):
         return tuple(inputs_shape)
 
     def get_config(self):

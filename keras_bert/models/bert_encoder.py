@@ -8,10 +8,14 @@ from keras_bert.layers.pooler import Pooler
 from keras_bert.layers.transformer_encoder_block import TransformerEncoderBlock
 
 
-def encoder_inputs():
-    """The three int32 `[batch, seq]` inputs of the TF Hub BERT convention."""
-    return {name: keras.Input(shape=(None,), dtype="int32", name=name)
-            for name in ("input_word_ids", "input_mask", "input_type_ids")}
+ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
+PACKED_INPUTS = ("input_example_ids", "input_position_ids")
+
+
+def encoder_inputs(packed=False):
+    """The three int32 `[batch, seq]` inputs of the TF Hub BERT convention (+ packed rows')."""
+    names = ENCODER_INPUTS + (PACKED_INPUTS if packed else ())
+    return {name: keras.Input(shape=(None,), dtype="int32", name=name) for name in names}
 
 
 def as_config(config):
@@ -32,10 +36,15 @@ class BertEncoder(keras.Model):
     Inputs: dict of int32 `[batch, seq]` `input_word_ids`, `input_mask`,
     `input_type_ids`. Outputs: dict with `sequence_output` `[b, s, h]`,
     `pooled_output` `[b, h]` and `encoder_outputs` (one `[b, s, h]` per layer).
+    With `packed=True` (rows holding several examples, `keras_bert.data.packing`) it also
+    takes `input_example_ids` (1..k per example, 0 on padding; attention stays within an
+    example) and `input_position_ids` (restarting per example); `pooled_output` then reads
+    the row's first `[CLS]` only. The weights are the same either way.
 
     Args:
         config: a `BertConfig`, a preset name or a config dict.
         dtype: optional dtype policy for every layer (e.g. "mixed_bfloat16").
+        packed: take the two packed-row inputs as well.
 
     Example:
         >>> encoder = BertEncoder(BertConfig(vocab_size=100, hidden_size=16, num_layers=1,
@@ -47,16 +56,17 @@ class BertEncoder(keras.Model):
         (2, 16)
     """
 
-    def __init__(self, config, dtype=None, name="bert_encoder", **kwargs):
+    def __init__(self, config, dtype=None, name="bert_encoder", packed=False, **kwargs):
         config = as_config(config)
-        inputs = encoder_inputs()
+        inputs = encoder_inputs(packed)
         embeddings = BertEmbeddings(
             vocab_size=config.vocab_size, hidden_size=config.hidden_size,
             max_position_embeddings=config.max_position_embeddings,
             type_vocab_size=config.type_vocab_size, dropout_rate=config.dropout_rate,
             initializer_range=config.initializer_range, layer_norm_eps=config.layer_norm_eps,
             dtype=dtype, name="embeddings")
-        x = embeddings(inputs["input_word_ids"], inputs["input_type_ids"])
+        x = embeddings(inputs["input_word_ids"], inputs["input_type_ids"],
+                       inputs.get("input_position_ids"))
         encoder_outputs = []
         for index in range(config.num_layers):
             x = TransformerEncoderBlock(
@@ -65,16 +75,18 @@ class BertEncoder(keras.Model):
                 dropout_rate=config.dropout_rate,
                 attention_dropout_rate=config.attention_dropout_rate,
                 initializer_range=config.initializer_range, layer_norm_eps=config.layer_norm_eps,
-                dtype=dtype, name=f"transformer_layer_{index}")(x, inputs["input_mask"])
+                dtype=dtype, name=f"transformer_layer_{index}")(
+                    x, inputs["input_mask"], inputs.get("input_example_ids"))
             encoder_outputs.append(x)
         pooled_output = Pooler(config.hidden_size, config.initializer_range, dtype=dtype, name="pooler")(x)
         outputs = {"sequence_output": x, "pooled_output": pooled_output,
                    "encoder_outputs": encoder_outputs}
         super().__init__(inputs=inputs, outputs=outputs, name=name, **kwargs)
         self.config = config
+        self.packed = bool(packed)
         self.layer_dtype = keras.dtype_policies.get(dtype).name if dtype is not None else None
         self.embeddings = embeddings
 
     def get_config(self):
         return {"config": self.config.to_dict(), "dtype": self.layer_dtype,
-                "name": self.name, "trainable": self.trainable}
+                "name": self.name, "trainable": self.trainable, "packed": self.packed}

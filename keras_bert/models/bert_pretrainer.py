@@ -22,37 +22,56 @@ class BertPretrainer(keras.Model):
     cross-entropy. Like Google's BERT, each replica averages over its own
     masked positions and the replicas' gradients are averaged.
 
+    With `packed=True` (rows of several examples from `pretraining_dataset(...,
+    pack_sequences=True)`) the encoder also takes `input_example_ids` and
+    `input_position_ids`, the model takes `next_sentence_positions` `[b, k]` (each
+    example's `[CLS]`), `nsp_logits` is `[b, k, 2]`, and the NSP labels
+    `next_sentence_labels` `[b, k]` come with `next_sentence_weights` `[b, k]` (0 on
+    unused slots): the NSP loss is the mean over real examples.
+
     Args:
         config: a `BertConfig`, a preset name or a config dict.
         encoder: optional `BertEncoder` to reuse (e.g. with loaded weights).
         dtype: optional dtype policy for every layer.
+        packed: take packed rows (see above); the weights are the same either way.
 
     Example:
         >>> model = BertPretrainer("bert_tiny_uncased")
         >>> model.compile(optimizer="adam")
     """
 
-    def __init__(self, config, encoder=None, dtype=None, name="bert_pretrainer", **kwargs):
+    def __init__(self, config, encoder=None, dtype=None, name="bert_pretrainer", packed=False,
+                 **kwargs):
         config = as_config(config)
         if encoder is None:
-            encoder = BertEncoder(config, dtype=dtype)
+            encoder = BertEncoder(config, dtype=dtype, packed=packed)
         elif encoder.config != config:
             raise ValueError(f"encoder.config {encoder.config} differs from config {config}.")
-        inputs = encoder_inputs()
+        elif encoder.packed != packed:
+            raise ValueError(f"encoder.packed={encoder.packed} but packed={packed}; build the "
+                             f"encoder with BertEncoder(config, packed={packed}).")
+        inputs = encoder_inputs(packed)
+        outputs = encoder(dict(inputs))
         inputs["masked_lm_positions"] = keras.Input(shape=(None,), dtype="int32",
                                                     name="masked_lm_positions")
-        outputs = encoder({key: inputs[key] for key in ("input_word_ids", "input_mask", "input_type_ids")})
         mlm_head = MaskedLMHead(
             vocab_size=config.vocab_size, hidden_size=config.hidden_size,
             hidden_act=config.hidden_act, initializer_range=config.initializer_range,
             layer_norm_eps=config.layer_norm_eps, embedding_layer=encoder.embeddings,
             dtype=dtype, name="mlm_head")
         mlm_logits = mlm_head(outputs["sequence_output"], inputs["masked_lm_positions"])
-        nsp_logits = NextSentenceHead(config.initializer_range, dtype=dtype, name="nsp_head")(
-            outputs["pooled_output"])
+        pooled = outputs["pooled_output"]
+        if packed:  # each example's own [CLS], through the encoder's pooler
+            inputs["next_sentence_positions"] = keras.Input(shape=(None,), dtype="int32",
+                                                            name="next_sentence_positions")
+            cls = ops.take_along_axis(outputs["sequence_output"], ops.expand_dims(
+                inputs["next_sentence_positions"], -1), axis=1)  # (batch, examples, hidden)
+            pooled = encoder.get_layer("pooler").dense(cls)
+        nsp_logits = NextSentenceHead(config.initializer_range, dtype=dtype, name="nsp_head")(pooled)
         super().__init__(inputs=inputs, outputs={"mlm_logits": mlm_logits, "nsp_logits": nsp_logits},
                          name=name, **kwargs)
         self.config = config
+        self.packed = bool(packed)
         self.layer_dtype = encoder.layer_dtype
         self.encoder = encoder
         self.mlm_loss_tracker = keras.metrics.Mean(name="mlm_loss")
@@ -64,11 +83,28 @@ class BertPretrainer(keras.Model):
         self.nsp_accuracy = keras.metrics.SparseCategoricalAccuracy(name="nsp_accuracy")
         self._mlm_loss_fn = keras.losses.SparseCategoricalCrossentropy(
             from_logits=True, reduction="mean_with_sample_weight")
-        self._nsp_loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        self._nsp_loss_fn = keras.losses.SparseCategoricalCrossentropy(
+            from_logits=True, reduction="mean_with_sample_weight" if packed else "sum_over_batch_size")
 
     def get_config(self):
         return {"config": self.config.to_dict(), "dtype": self.layer_dtype,
-                "name": self.name, "trainable": self.trainable}
+                "name": self.name, "trainable": self.trainable, "packed": self.packed}
+
+    def with_packing(self, packed):
+        """This model with `packed` inputs (or without): a new `BertPretrainer`, same weights."""
+        if packed == self.packed:
+            return self
+        model = BertPretrainer(self.config, dtype=self.layer_dtype, name=self.name, packed=packed)
+        model.set_weights(self.get_weights())
+        return model
+
+    def _nsp_targets(self, y, nsp_logits):
+        """NSP labels `[n]`, logits `[n, 2]` and weights (`None` unpacked: every row counts)."""
+        labels = ops.reshape(y["next_sentence_labels"], (-1,))
+        logits = ops.reshape(ops.cast(nsp_logits, "float32"), (-1, 2))
+        if not self.packed:
+            return labels, logits, None
+        return labels, logits, ops.reshape(ops.cast(y["next_sentence_weights"], "float32"), (-1,))
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         mlm_logits = ops.cast(y_pred["mlm_logits"], "float32")
@@ -77,7 +113,8 @@ class BertPretrainer(keras.Model):
         # Each loss object scales itself for tf.distribute (1 / replicas).
         loss = self._mlm_loss_fn(y["masked_lm_ids"], mlm_logits, sample_weight=weights)
         if "next_sentence_labels" in y:  # absent when the data has no NSP (RoBERTa-style)
-            loss = loss + self._nsp_loss_fn(ops.reshape(y["next_sentence_labels"], (-1,)), nsp_logits)
+            nsp_labels, nsp_logits, nsp_weights = self._nsp_targets(y, nsp_logits)
+            loss = loss + self._nsp_loss_fn(nsp_labels, nsp_logits, sample_weight=nsp_weights)
         for extra in self.losses:  # regularizers, if any
             loss = loss + self._aggregate_additional_loss(extra)
         return loss
@@ -97,8 +134,9 @@ class BertPretrainer(keras.Model):
         correct = ops.cast(true_logit >= ops.max(mlm_logits, axis=-1), "float32")  # [b, p]
         self.mlm_accuracy.update_state(correct, sample_weight=weights)
         if "next_sentence_labels" in y:
-            nsp_labels = ops.reshape(y["next_sentence_labels"], (-1,))
-            self.nsp_loss_tracker.update_state(ops.mean(
-                keras.losses.sparse_categorical_crossentropy(nsp_labels, nsp_logits, from_logits=True)))
-            self.nsp_accuracy.update_state(nsp_labels, nsp_logits)
+            nsp_labels, nsp_logits, nsp_weights = self._nsp_targets(y, nsp_logits)
+            nsp_loss = keras.losses.sparse_categorical_crossentropy(nsp_labels, nsp_logits, from_logits=True)
+            self.nsp_loss_tracker.update_state(ops.mean(nsp_loss) if nsp_weights is None else (
+                ops.sum(nsp_loss * nsp_weights) / ops.maximum(ops.sum(nsp_weights), 1e-5)))
+            self.nsp_accuracy.update_state(nsp_labels, nsp_logits, sample_weight=nsp_weights)
         return super().compute_metrics(x, y, y_pred, sample_weight)

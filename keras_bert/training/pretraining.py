@@ -156,7 +156,7 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
                     warmup_steps=None, optimizer="adamw", weight_decay=0.01, strategy=None,
                     mixed_precision="off", jit_compile="auto", steps_per_execution=1, seed=0,
                     input_mode="shard", eval_input=None, eval_steps=0, tensorboard=True,
-                    plot=True, callbacks=(), verbose=1):
+                    plot=True, callbacks=(), verbose=1, pack_sequences=False):
     """Pretrains (or resumes pretraining) a BERT with masked-LM + next-sentence losses.
 
     Everything lands in `output_dir`: `checkpoints/` (every `checkpoint_every_epochs`
@@ -204,6 +204,9 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         plot: write `curves.png`.
         callbacks: extra Keras callbacks.
         verbose: Keras verbosity (1: progress bar).
+        pack_sequences: train a packed `BertPretrainer` on packed rows (`train_input` and
+            `eval_input` made with `pack_sequences=True`); `final/` and the returned model
+            are the plain (unpacked) model with the same weights.
 
     Returns:
         dict with `model` (the `BertPretrainer`), `rows` (the per-step log),
@@ -249,6 +252,7 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
             if config is None:
                 raise ValueError("Pass a config (BertConfig, preset name or dict) or an init_checkpoint.")
             model = build_pretrainer(as_config(config))
+        model = model.with_packing(pack_sequences)
         opt = create_optimizer(learning_rate, total_steps=train_steps, warmup_steps=warmup_steps,
                                optimizer=optimizer, weight_decay=weight_decay)
         model.compile(optimizer=opt, jit_compile=resolve_jit_compile(jit_compile, strategy),
@@ -270,7 +274,8 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         "bert_config": bert_config.to_dict(),
         "training": {"global_batch_size": int(global_batch_size), "train_steps": int(train_steps),
                      "learning_rate": float(learning_rate), "warmup_steps": int(warmup_steps),
-                     "optimizer": optimizer, "seed": int(seed), "mixed_precision": mixed_precision},
+                     "optimizer": optimizer, "seed": int(seed), "mixed_precision": mixed_precision,
+                     **({"pack_sequences": True} if pack_sequences else {})},
     }
     run_config_path = _check_output_dir(output_dir, run_config)
     checkpoint = ResumableCheckpoint(os.path.join(output_dir, "checkpoints"), model,
@@ -303,6 +308,7 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
                       validation_steps=eval_steps or None, callbacks=all_callbacks,
                       verbose=verbose)
     step = int(model.optimizer.iterations.numpy())
+    model = model.with_packing(False)
     if chief:
         save_checkpoint(model, os.path.join(output_dir, "final"), format="keras",
                         vocab_file=vocab_file, text_config=text_config)
