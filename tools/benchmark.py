@@ -1,8 +1,9 @@
-"""Speed benchmarks, each against peers in the same run: `python tools/benchmark.py {pipeline,train,infer} [args]`.
+"""Speed benchmarks, each against peers in the same run: `python tools/benchmark.py {pipeline,train,infer,onnx_fusion} [args]`.
 
     python tools/benchmark.py pipeline   # raw text -> masked NSP batches (tools/bench_pipeline.py)
     python tools/benchmark.py train      # one pretraining step (tools/bench_train.py)
     python tools/benchmark.py infer      # inference / serving (tools/bench_infer.py)
+    python tools/benchmark.py onnx_fusion  # ONNX rewrites vs ORT's bert/bert_tf/bert_keras (tools/bench_onnx_fusion.py)
 
 Arguments after the name go to that benchmark (`--help` on each).
 """
@@ -11,7 +12,8 @@ import importlib.util
 import os
 import sys
 
-BENCHMARKS = {"pipeline": "bench_pipeline.py", "train": "bench_train.py", "infer": "bench_infer.py"}
+BENCHMARKS = {"pipeline": "bench_pipeline.py", "train": "bench_train.py", "infer": "bench_infer.py",
+              "onnx_fusion": "bench_onnx_fusion.py"}
 
 
 def load(name):

@@ -79,7 +79,7 @@ class BertPretrainer(keras.Model):
         if "next_sentence_labels" in y:  # absent when the data has no NSP (RoBERTa-style)
             loss = loss + self._nsp_loss_fn(ops.reshape(y["next_sentence_labels"], (-1,)), nsp_logits)
         for extra in self.losses:  # regularizers, if any
-            loss = loss + self._aggregate_additional_loss(extra)
+            loss = loss + ops.sum(ops.cast(extra, "float32"))  # as Keras's Trainer sums them
         return loss
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
