@@ -19,11 +19,12 @@ _EXPORTS = {
     "keras_bert.models": ("BertEncoder", "BertPretrainer", "build_classifier", "build_encoder",
                           "build_pretrainer", "build_span_labeler", "build_token_classifier"),
     "keras_bert.data": ("pretraining_dataset", "shakespeare_bert_files", "shakespeare_files"),
-    "keras_bert.text": ("MaskedLmMasker", "Preprocessor", "TextConfig", "Tokenizer", "build_vocab"),
+    "keras_bert.text": ("MaskedLMMasker", "Preprocessor", "TextConfig", "Tokenizer", "build_vocab"),
     "keras_bert.training": ("LinearWarmup", "ResumableCheckpoint", "bert_schedule",
-                            "create_optimizer", "fill_mask", "finetune_task", "get_strategy",
+                            "create_optimizer", "finetune_task", "get_strategy",
                             "pretraining_input", "run_finetuning", "run_pretraining",
                             "set_mixed_precision"),
+    "keras_bert.export": ("fill_mask",),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 # Subpackages reachable as attributes (`keras_bert.export` needs the "export" extra:

@@ -142,10 +142,10 @@ def bench_model(name, args, work_dir):
     encoder = random_weights(keras_bert.build_encoder(config))
     out = os.path.join(work_dir, name)
     print(f"[{name}] exporting ...", flush=True)
-    saved = export.saved_model(encoder, os.path.join(out, "savedmodel", "1"), verify_export=False)
-    tfl = export.tflite(encoder, os.path.join(out, "tflite"), quantizations=("float32", "int8"),
+    saved = export.export_saved_model(encoder, os.path.join(out, "savedmodel", "1"), verify_export=False)
+    tfl = export.export_tflite(encoder, os.path.join(out, "tflite"), quantizations=("float32", "int8"),
                         verify_export=False)
-    onx = export.onnx(encoder, os.path.join(out, "onnx"), verify_export=False)
+    onx = export.export_onnx(encoder, os.path.join(out, "onnx"), verify_export=False)
     peer_plain, peer_opt, peer_fused = peer_onnx(config, out, args.threads)
     print(f"[{name}] fused ops: ours {onx.extra['fused_ops']}, peer {peer_fused}", flush=True)
     loaded = tf.saved_model.load(saved.path).signatures["serve_ids"]

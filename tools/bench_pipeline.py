@@ -41,6 +41,8 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from keras_bert.text import NORMALIZATIONS  # noqa: E402
+
 
 def _cpu_seconds():
     """User + system CPU time of this process, all threads (robust to other load on the machine)."""
@@ -237,7 +239,7 @@ def main(argv=None):
     parser.add_argument("--seq_length", type=int, default=128)
     parser.add_argument("--batch_size", type=int, default=32)
     parser.add_argument("--max_predictions", type=int, default=20)
-    parser.add_argument("--normalization", default="reference", choices=("reference", "fast"),
+    parser.add_argument("--normalization", default="reference", choices=NORMALIZATIONS,
                         help="keras_bert Tokenizer normalization (reference = exact BERT/HF).")
     parser.add_argument("--repeats", type=int, default=2,
                         help="runs per side, alternating; the fastest counts (default 2).")

@@ -24,8 +24,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import numpy as np  # noqa: E402
 
 import keras_bert  # noqa: E402
-
-FORMATS = ("google", "huggingface", "keras", "keras_hub")
+from keras_bert.checkpoints import FORMATS, MODELS  # noqa: E402
 
 
 def parse_args(argv):
@@ -35,7 +34,7 @@ def parse_args(argv):
     parser.add_argument("--output", help="where to write (a directory; a .keras file for --format keras); "
                         "with --format all, one subdirectory per format (default for the demo: a temp dir)")
     parser.add_argument("--format", choices=FORMATS + ("all",), help="output format (default for the demo: all)")
-    parser.add_argument("--model", choices=("auto", "encoder", "pretrainer"), default="auto",
+    parser.add_argument("--model", choices=sorted(MODELS), default="auto",
                         help="what to read and write: auto (the default) keeps the MLM/NSP heads "
                         "when the input has them; encoder drops them; pretrainer adds fresh ones")
     parser.add_argument("--reference", help="a Hugging Face BERT folder to print parity against with "

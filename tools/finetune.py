@@ -30,6 +30,8 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from keras_bert.training import JIT_MODES, PRECISIONS, STRATEGIES  # noqa: E402
+
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
@@ -54,10 +56,9 @@ def parse_args(argv):
     parser.add_argument("--checkpoint_every_steps", type=int, default=500,
                         help="checkpoint interval in steps, besides epoch ends (0: epoch ends only)")
     parser.add_argument("--keep_checkpoints", type=int, default=2)
-    parser.add_argument("--strategy", default="auto",
-                        choices=("auto", "cpu", "default", "mirrored", "multi_worker", "tpu"))
-    parser.add_argument("--mixed_precision", choices=("off", "bf16", "fp16"), default="off")
-    parser.add_argument("--jit_compile", choices=("auto", "on", "off"), default="auto")
+    parser.add_argument("--strategy", default="auto", choices=STRATEGIES)
+    parser.add_argument("--mixed_precision", choices=sorted(PRECISIONS), default="off")
+    parser.add_argument("--jit_compile", choices=JIT_MODES, default="auto")
     parser.add_argument("--seed", type=int, default=0)
     return parser.parse_args(argv)
 

@@ -18,6 +18,9 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from keras_bert.data import INPUT_FORMATS  # noqa: E402
+from keras_bert.training import JIT_MODES, OPTIMIZERS, PRECISIONS, STRATEGIES  # noqa: E402
+
 DEMO_SENTENCES = (
     "to be , or not to be : that is the [MASK] .",
     "what light through yonder [MASK] breaks ?",
@@ -55,7 +58,7 @@ def parse_args(argv):
                       help="learn a WordPiece vocab of about SIZE tokens from --files instead")
     data.add_argument("--cased", action="store_true", help="keep case and accents (the default "
                       "with --init_checkpoint: the checkpoint's own text contract)")
-    data.add_argument("--input_format", choices=("auto", "bert", "plain"),
+    data.add_argument("--input_format", choices=INPUT_FORMATS,
                       help="'bert': a sentence per line, blank lines between documents; 'plain': "
                       "a paragraph per sentence, a file per document (default 'auto': guessed "
                       "from how the lines end)")
@@ -78,12 +81,11 @@ def parse_args(argv):
     train.add_argument("--checkpoint_every_epochs", type=int, default=2)
     train.add_argument("--learning_rate", type=float, default=2e-3)
     train.add_argument("--warmup_steps", type=int, help="default: 10 %% of --train_steps")
-    train.add_argument("--optimizer", choices=("adamw", "lamb"), default="adamw")
+    train.add_argument("--optimizer", choices=OPTIMIZERS, default="adamw")
     train.add_argument("--weight_decay", type=float, default=0.01)
-    train.add_argument("--strategy", default="auto",
-                       choices=("auto", "cpu", "default", "mirrored", "multi_worker", "tpu"))
-    train.add_argument("--mixed_precision", choices=("off", "bf16", "fp16"), default="off")
-    train.add_argument("--jit_compile", choices=("auto", "on", "off"), default="auto")
+    train.add_argument("--strategy", default="auto", choices=STRATEGIES)
+    train.add_argument("--mixed_precision", choices=sorted(PRECISIONS), default="off")
+    train.add_argument("--jit_compile", choices=JIT_MODES, default="auto")
     train.add_argument("--steps_per_execution", type=int, default=1)
     train.add_argument("--eval_steps", type=int, default=8)
     train.add_argument("--seed", type=int, default=0)
@@ -104,7 +106,8 @@ def main(argv=None):
     strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
     import keras_bert
     from keras_bert import shakespeare_bert_files
-    from keras_bert.training import fill_mask, is_chief, pretraining_input, run_pretraining
+    from keras_bert import fill_mask
+    from keras_bert.training import is_chief, pretraining_input, run_pretraining
 
     files, eval_files = args.files, args.eval_files
     input_format = args.input_format or "auto"

@@ -2,6 +2,7 @@
 
 from keras_bert.data.classification import classification_dataset
 from keras_bert.data.corpus import shakespeare_bert_files, shakespeare_files
+from keras_bert.data.documents import INPUT_FORMATS
 from keras_bert.data.pretraining import pretraining_dataset
 from keras_bert.data.squad import squad_dataset, squad_examples, squad_features, squad_postprocess
 from keras_bert.data.squad_example import SquadExample

@@ -7,7 +7,7 @@ Stages (every one TensorFlow ops; no Python generator or `py_function`):
    TFRecord cache (`document_cache.py`);
 2. documents are grouped `DOCUMENTS_PER_GROUP` at a time; a `scan` hands each group the
    previous one as well, and random B segments are drawn from the documents of both;
-3. each group becomes packed NSP instances (`nsp.py`) and is masked (`MaskedLmMasker`),
+3. each group becomes packed NSP instances (`nsp.py`) and is masked (`MaskedLMMasker`),
    with stateless random ops keyed by (seed, input pipeline, epoch, group): the same seed
    gives the same batches, every epoch gets new instances and masks;
 4. optionally (`pack_sequences`) windows of `PACK_WINDOW` masked instances are packed
@@ -24,7 +24,7 @@ from keras_bert.data.documents import (INPUT_FORMATS, count_documents, detect_in
                                        has_sentence_pair, resolve_files, tokenize_documents)
 from keras_bert.data.nsp import create_instances
 from keras_bert.data.packing import pack_examples
-from keras_bert.text.masked_lm_masker import MaskedLmMasker
+from keras_bert.text.masked_lm_masker import MaskedLMMasker
 
 DOCUMENTS_PER_GROUP = 16
 PACK_WINDOW = 256  # instances packed together (first-fit decreasing)
@@ -131,7 +131,7 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
         cache_files = document_cache.cache_paths(paths, tokenizer, input_format, cache_dir)
         document_cache.build_cache(paths, file_indices, cache_files, tokenizer, input_format)
 
-    masker = MaskedLmMasker.from_tokenizer(tokenizer, max_predictions_per_seq, masked_lm_prob,
+    masker = MaskedLMMasker.from_tokenizer(tokenizer, max_predictions_per_seq, masked_lm_prob,
                                            whole_word_masking)
     base_key = tf.constant([seed, pipeline_id], tf.int64)
     sources = tf.constant(cache_files or paths)

@@ -6,10 +6,10 @@ import re
 import keras
 
 from keras_bert.export import verify
-from keras_bert.export.onnx import onnx as export_onnx
-from keras_bert.export.saved_model import next_version, saved_model
+from keras_bert.export.onnx import export_onnx
+from keras_bert.export.saved_model import export_saved_model, next_version
 from keras_bert.export.serving_config import write_models_config
-from keras_bert.export.tflite import tflite as export_tflite
+from keras_bert.export.tflite import export_tflite
 from keras_bert.export.hub import tfhub as export_tfhub
 
 FORMATS = ("savedmodel", "tflite", "onnx", "hub")
@@ -101,7 +101,7 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
     common = dict(overwrite=overwrite, sample_texts=sample_texts, raise_on_failure=False)
     reports = {}
     if "savedmodel" in formats:
-        reports["savedmodel"] = saved_model(model, paths["savedmodel"], tokenizer=tokenizer,
+        reports["savedmodel"] = export_saved_model(model, paths["savedmodel"], tokenizer=tokenizer,
                                             seq_length=seq_length, **common)
         write_models_config(base_dir)
     if "tflite" in formats:

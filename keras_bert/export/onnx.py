@@ -1,13 +1,15 @@
 """ONNX export with tf2onnx, rewritten so ONNX Runtime's BERT optimizer fuses it, verified in onnxruntime."""
 
 import collections
-import contextlib
 import os
 
 import tensorflow as tf
 
+from keras_bert.checkpoints.weight_map import find_encoder
+from keras_bert.compat import tf2onnx_bounded_memory
 from keras_bert.export import verify
-from keras_bert.export.onnx_rewrites import rewrite_for_ort_fusion
+from keras_bert.export.onnx_rewrites import REWRITES, rewrite_for_ort_fusion
+from keras_bert.export.verify_reference import keras_outputs, sample_ids
 from keras_bert.export.serving_module import ID_INPUTS, ServingModule
 
 TOLERANCE = 1e-4
@@ -43,41 +45,6 @@ def check_ops(model, allow_contrib=False):
             "those ops in the model (DESIGN.md lists known ones, e.g. Erfc from keras gelu).")
 
 
-@contextlib.contextmanager
-def _tf2onnx_memory_fixes():
-    """Keeps tf2onnx's optimizer from growing memory by the model's size on every pass.
-
-    tf2onnx rewrites each node's NodeProto after every optimizer pass (~20 passes), copying
-    every constant into it again; protobuf's upb backend frees a replaced sub-message only
-    with its parent, so memory grew by the whole model per pass (MiniLM-L6: 2 -> 7 GB;
-    BERT-base: killed at 17 GB). A fresh NodeProto per update lets the old copy go. Its
-    `catch_errors` mode also deep-copies the graph before each pass and skips a pass that
-    raises; off here, so a failing pass fails the export.
-    """
-    import onnx as onnx_lib  # pylint: disable=import-outside-toplevel
-    from tf2onnx import graph as tf2onnx_graph  # pylint: disable=import-outside-toplevel
-
-    original = tf2onnx_graph.Node.update_proto
-
-    def update_proto(self, external_tensor_storage=None):
-        old = self._op  # pylint: disable=protected-access
-        self._op = onnx_lib.NodeProto(name=old.name, op_type=old.op_type, domain=old.domain,  # pylint: disable=protected-access
-                                      doc_string=old.doc_string)
-        return original(self, external_tensor_storage)
-
-    saved_env = os.environ.get("TF2ONNX_CATCH_ERRORS")
-    os.environ["TF2ONNX_CATCH_ERRORS"] = "false"  # tf2onnx: set -> catch_errors off
-    tf2onnx_graph.Node.update_proto = update_proto
-    try:
-        yield
-    finally:
-        tf2onnx_graph.Node.update_proto = original
-        if saved_env is None:
-            os.environ.pop("TF2ONNX_CATCH_ERRORS", None)
-        else:
-            os.environ["TF2ONNX_CATCH_ERRORS"] = saved_env
-
-
 def _name_dynamic_axes(model):
     for value in list(model.graph.input) + list(model.graph.output):
         dims = value.type.tensor_type.shape.dim
@@ -92,8 +59,8 @@ def fused_op_counts(model):
     return {op: counts.get(op, 0) for op in FUSED_OPS}
 
 
-def onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sample_texts=None,
-         tokenizer=None, verify_export=True, raise_on_failure=True):
+def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sample_texts=None,
+                tokenizer=None, verify_export=True, raise_on_failure=True, rewrites=REWRITES):
     """Exports the id-level model to ONNX and checks it in onnxruntime (fresh process).
 
     Writes `model.onnx`: int32 `input_word_ids`, `input_mask`, `input_type_ids` with
@@ -115,12 +82,14 @@ def onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sample_tex
         raise_on_failure: raise `verify.ParityError` when a check fails (else only report it).
         verify_export: run both files in onnxruntime in a fresh process and compare with
             Keras (tolerance 1e-4).
+        rewrites: which `onnx_rewrites.REWRITES` passes to apply (default: all; without them
+            ONNX Runtime fuses nothing, see onnx_rewrites.py).
 
     Returns:
         `verify.ExportReport`; `extra` holds `files`, `fused_ops` and `rewrites`.
 
     Example:
-        >>> report = onnx(load_checkpoint(minilm_dir), "savedmodels/minilm/onnx/1")
+        >>> report = export_onnx(load_checkpoint(minilm_dir), "savedmodels/minilm/onnx/1")
         >>> report.extra["fused_ops"]["Attention"]
         6
     """
@@ -138,17 +107,17 @@ def onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sample_tex
 
     spec = [{name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}]
     function = tf.function(module.outputs_from_ids, input_signature=spec)
-    with _tf2onnx_memory_fixes():
+    with tf2onnx_bounded_memory():
         proto, _ = tf2onnx.convert.from_function(function, input_signature=spec, opset=opset)
     check_ops(proto)
-    rewrites = rewrite_for_ort_fusion(proto)
+    rewrites = rewrite_for_ort_fusion(proto, rewrites)
     _name_dynamic_axes(proto)
     onnx_lib.save(proto, files["onnx"])
     report = verify.ExportReport(output_dir, extra={"files": files, "rewrites": rewrites})
     if optimize:
         from onnxruntime.transformers.optimizer import optimize_model  # pylint: disable=import-outside-toplevel
 
-        config = module_config(model)
+        config = find_encoder(model).config
         optimized = optimize_model(files["onnx"], model_type="bert", num_heads=config.num_heads,
                                    hidden_size=config.hidden_size)
         check_ops(optimized.model, allow_contrib=True)
@@ -161,14 +130,6 @@ def onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sample_tex
     return report
 
 
-def module_config(model):
-    """The `BertConfig` of the encoder inside `model`."""
-    for layer in model._flatten_layers(include_self=True, recursive=True):  # pylint: disable=protected-access
-        if hasattr(layer, "config") and hasattr(layer.config, "num_heads"):
-            return layer.config
-    raise ValueError(f"No BertEncoder found inside model {model.name!r}; cannot read num_heads.")
-
-
 def check_onnx(module, files, sample_texts=None, id_batches=None):
     """Each ONNX file in onnxruntime (fresh process, no TF / keras) against Keras, tolerance 1e-4.
 
@@ -178,8 +139,8 @@ def check_onnx(module, files, sample_texts=None, id_batches=None):
         sample_texts: texts for the default check inputs.
         id_batches: optional list of id dicts to run instead (e.g. a shape sweep).
     """
-    batches = id_batches or [verify.sample_ids(module, sample_texts)]
-    references = [verify.keras_outputs(module, ids, tokens=False) for ids in batches]
+    batches = id_batches or [sample_ids(module, sample_texts)]
+    references = [keras_outputs(module, ids, tokens=False) for ids in batches]
     labels = list(files)
     calls = [("", ids, files[label]) for label in labels for ids in batches]
     results, info = verify.run_artifact("onnx", files[labels[0]], calls)

@@ -31,7 +31,7 @@ def next_version(model_dir):
     return max(versions, default=0) + 1
 
 
-def saved_model(model, export_dir, tokenizer=None, seq_length=128, overwrite=False, top_k=5,
+def export_saved_model(model, export_dir, tokenizer=None, seq_length=128, overwrite=False, top_k=5,
                 mask_id=None, sample_texts=None, verify_export=True,
                 raise_on_failure=True):
     """Writes a SavedModel (tag `serve`) that TF Serving loads, and checks it in a fresh process.
@@ -63,7 +63,7 @@ def saved_model(model, export_dir, tokenizer=None, seq_length=128, overwrite=Fal
         `verify.ExportReport` with the path and the parity rows.
 
     Example:
-        >>> report = saved_model(build_classifier(config, 2), "savedmodels/sst2/1",
+        >>> report = export_saved_model(build_classifier(config, 2), "savedmodels/sst2/1",
         ...                      tokenizer=Tokenizer("vocab.txt"), seq_length=128)
         >>> print(report.table())
     """

@@ -3,18 +3,11 @@
 import keras
 import tensorflow as tf
 
-from keras_bert.text.mask_token import MASK_TOKEN, tokenize_keeping_masks  # noqa: F401 (verify.py)
+from keras_bert.checkpoints.weight_map import find_encoder
+from keras_bert.text.mask_token import tokenize_keeping_masks
 from keras_bert.text.preprocessor import Preprocessor
 
 ID_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
-
-
-def find_embeddings(model):
-    """The `BertEmbeddings` layer inside `model` (searched recursively), or None."""
-    for layer in model._flatten_layers(include_self=True, recursive=True):  # pylint: disable=protected-access
-        if type(layer).__name__ == "BertEmbeddings":
-            return layer
-    return None
 
 
 def infer_task(model):
@@ -99,9 +92,9 @@ class ServingModule(tf.Module):
         super().__init__(name="keras_bert_serving")
         check_model(model)
         self.task = infer_task(model)
-        embeddings = find_embeddings(model)
-        self.vocab_size = embeddings.vocab_size if embeddings is not None else None
-        self.max_length = embeddings.max_position_embeddings if embeddings is not None else None
+        config = find_encoder(model).config
+        self.vocab_size = config.vocab_size
+        self.max_length = config.max_position_embeddings
         if tokenizer is not None and self.vocab_size is not None and tokenizer.vocab_size != self.vocab_size:
             raise ValueError(
                 f"The tokenizer's vocabulary ({tokenizer.vocab_path}) has {tokenizer.vocab_size} "

@@ -6,6 +6,7 @@ import tensorflow as tf
 import tensorflow_text as text
 
 from keras_bert.export import verify
+from keras_bert.export.verify_reference import keras_outputs, sample_ids, text_samples
 from keras_bert.export.serving_module import ServingModule
 from keras_bert.text.preprocessor import Preprocessor
 from keras_bert.text.tokenizer import Tokenizer
@@ -92,7 +93,7 @@ class _TextModule(tf.Module):
         self.serve_text_pair = tf.function(serve_text_pair, input_signature=[spec("text_a"), spec("text_b")])
 
 
-def tflite(model, output_dir, tokenizer=None, seq_length=128, quantizations=QUANTIZATIONS,
+def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizations=QUANTIZATIONS,
            text=True, overwrite=False, sample_texts=None, verify_export=True,
            raise_on_failure=True):
     """Converts a Keras BERT model to TFLite files and checks each in a fresh process.
@@ -125,7 +126,7 @@ def tflite(model, output_dir, tokenizer=None, seq_length=128, quantizations=QUAN
         `verify.ExportReport`; `report.extra["files"]` maps variant -> path.
 
     Example:
-        >>> report = tflite(classifier, "savedmodels/sst2/tflite/1", tokenizer=Tokenizer("vocab.txt"))
+        >>> report = export_tflite(classifier, "savedmodels/sst2/tflite/1", tokenizer=Tokenizer("vocab.txt"))
         >>> print(report.table())
     """
     module = ServingModule(model, tokenizer, seq_length=seq_length, runtime_checks=False,
@@ -167,8 +168,8 @@ def _write(path, content):
 
 def check_tflite(module, files, sample_texts=None, text_module=None):
     """Each TFLite file in a fresh process against Keras; the text model's ids against Python's tokenizer."""
-    ids = verify.sample_ids(module, sample_texts)
-    reference = verify.keras_outputs(module, ids, tokens=False)
+    ids = sample_ids(module, sample_texts)
+    reference = keras_outputs(module, ids, tokens=False)
     rows = []
     variants = [v for v in files if v != "text_float32"]
     results, _ = verify.run_artifact("tflite", files[variants[0]],
@@ -181,11 +182,11 @@ def check_tflite(module, files, sample_texts=None, text_module=None):
     if text_module is not None and "text_float32" in files:
         calls, references = [], []
         python_preprocessor = Preprocessor(text_module.tokenizer, module.seq_length)
-        for label, texts in verify.text_samples(module, sample_texts):
+        for label, texts in text_samples(module, sample_texts):
             pair = "text_b" in texts
             segments = [texts["text_a"]] + ([texts["text_b"]] if pair else [])
             ref_ids = {k: v.numpy() for k, v in python_preprocessor(*[tf.constant(s) for s in segments]).items()}
-            reference = dict(verify.keras_outputs(module, ref_ids, tokens=False), **ref_ids)
+            reference = dict(keras_outputs(module, ref_ids, tokens=False), **ref_ids)
             calls.append(("serve_text_pair" if pair else "serve_text", texts))
             references.append((f"serve_text[{label}]", reference, ref_ids["input_mask"]))
         results, _ = verify.run_artifact("tflite", files["text_float32"], calls)

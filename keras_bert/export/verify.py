@@ -1,5 +1,6 @@
 """Parity checks: run an exported artifact in a fresh process and compare it with the Keras model.
 
+The references (sample inputs, the Keras model's outputs) come from `verify_reference.py`.
 The artifact runs in a subprocess that imports neither keras nor keras_bert (SavedModel:
 tensorflow + tensorflow_text; ONNX: onnxruntime; TFLite: ai_edge_litert + tensorflow_text
 for the tokenizer kernels), so a passing check shows the file stands on its own.
@@ -13,34 +14,8 @@ import sys
 import tempfile
 
 import numpy as np
-import tensorflow as tf
 
-from keras_bert.export.serving_module import ID_INPUTS, MASK_TOKEN
-
-# Real sentences for the checks: plain, accented, empty, and one far longer than any
-# seq_length (truncated in the graph).
-SAMPLE_TEXTS = (
-    "The quick brown fox jumps over the lazy dog.",
-    "Shall I compare thee to a summer's day? Thou art more lovely and more temperate.",
-    "",
-    "Héllo wörld: naïve café owners in Zürich said déjà vu!",
-    " ".join(["It was the best of times, it was the worst of times, it was the age of wisdom,"] * 40),
-    "BERT reads the whole sentence in both directions at once.",
-)
-SAMPLE_PAIRS = (
-    "A fast brown fox leaps over a sleepy dog.",
-    "Rough winds do shake the darling buds of May.",
-    "An empty first segment.",
-    "",
-    "short second segment",
-    " ".join(["and the whole thing repeats"] * 60),
-)
-SAMPLE_MASK_TEXTS = (
-    "The capital of France is [MASK].",
-    "To be, or not to [MASK], that is the [MASK].",
-    "A sentence without any mask token.",
-    "[MASK]",
-)
+from keras_bert.export.verify_reference import keras_outputs, sample_ids, text_samples, text_to_ids
 
 SAVED_MODEL_TOLERANCE = 1e-5
 _PROBABILITY_OUTPUTS = ("logits", "probabilities", "start_logits", "end_logits")
@@ -110,116 +85,6 @@ def format_table(rows):
             tolerance, ("ok" if r.ok else "FAIL") + (f" ({r.note})" if r.note else "")))
     widths = [max(len(str(line[i])) for line in lines) for i in range(len(header))]
     return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
-
-
-# ----- reference outputs from the Keras model
-
-def _softmax(x):
-    x = np.asarray(x, np.float64)
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
-    return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
-
-
-def _keras_model(module):
-    # As `model.predict` runs it: one tf.function graph. Op-by-op eager execution differs from
-    # that by up to 6e-6 on MiniLM-L6 logits (other kernel choices); predict is the reference.
-    return tf.function(module._call_model)  # pylint: disable=protected-access
-
-
-def keras_outputs(module, ids, tokens=True):
-    """The task outputs of the Keras model, run as `model.predict` runs it (numpy post-processing).
-
-    `tokens=False` leaves out the pretrainer's `top_k_tokens` (SavedModel-only output).
-    """
-    inputs = {name: tf.constant(ids[name], tf.int32) for name in ID_INPUTS}
-    if module.task == "pretrainer":
-        return _keras_fill_mask(module, inputs, tokens)
-    outputs = _keras_model(module)(inputs)
-    if module.task in ("classifier", "token_classifier"):
-        logits = np.asarray(outputs)
-        return {"logits": logits, "probabilities": _softmax(logits)}
-    if module.task == "encoder":
-        return {"pooled_output": np.asarray(outputs["pooled_output"]),
-                "sequence_output": np.asarray(outputs["sequence_output"])}
-    return {name: np.asarray(value) for name, value in outputs.items() if not isinstance(value, list)}
-
-
-def _keras_fill_mask(module, inputs, tokens):
-    ids, mask = inputs["input_word_ids"].numpy(), inputs["input_mask"].numpy()
-    is_mask = (ids == module.mask_id) & (mask != 0)
-    counts = is_mask.sum(axis=1)
-    slots = int(counts.max(initial=0))
-    positions = np.zeros((ids.shape[0], slots), np.int32)
-    for row in range(ids.shape[0]):
-        found = np.nonzero(is_mask[row])[0]
-        positions[row, :len(found)] = found
-    valid = np.arange(slots)[None, :] < counts[:, None]
-    logits = _keras_model(module)(dict(inputs, masked_lm_positions=tf.constant(positions)))["mlm_logits"]
-    probabilities = _softmax(np.asarray(logits))
-    top_ids = np.argsort(-probabilities, axis=-1, kind="stable")[..., :module.top_k].astype(np.int32)
-    top_p = np.take_along_axis(probabilities, top_ids, axis=-1)
-    outputs = {"masked_lm_positions": np.where(valid, positions, -1),
-               "top_k_ids": np.where(valid[..., None], top_ids, -1),
-               "top_k_probabilities": np.where(valid[..., None], top_p, 0.0).astype(np.float32)}
-    if tokens and module.tokenizer is not None:
-        vocab = np.array([t.encode("utf-8") for t in module.tokenizer.vocab], dtype=object)
-        outputs["top_k_tokens"] = np.where(valid[..., None], vocab[top_ids], b"").astype(object)
-    return outputs
-
-
-def tokenize_keeping_masks_eager(tokenizer, texts, mask_id):
-    """Python reference for the graph's `[MASK]`-aware tokenization: ragged int32 `[batch, (pieces)]`."""
-    rows = []
-    for text in texts:
-        parts = text.split(MASK_TOKEN)
-        pieces = tokenizer.tokenize(tf.constant(parts)).to_list()
-        row = []
-        for i, part in enumerate(pieces):
-            row += part + ([mask_id] if i < len(pieces) - 1 else [])
-        rows.append(row)
-    return tf.ragged.constant(rows, dtype=tf.int32, ragged_rank=1)
-
-
-def text_to_ids(module, text_a, text_b=None):
-    """Eager tokenization + packing (the Python path a Keras user runs) -> numpy ids."""
-    texts = [text_a] if text_b is None else [text_a, text_b]
-    if module.task == "pretrainer":
-        segments = [tokenize_keeping_masks_eager(module.tokenizer, list(t), module.mask_id) for t in texts]
-    else:
-        segments = [module.tokenizer.tokenize(tf.constant(list(t))) for t in texts]
-    return {name: value.numpy() for name, value in module.preprocessor.pack(segments).items()}
-
-
-def sample_ids(module, texts=None, seed=0):
-    """Id inputs for the checks: the sample texts tokenized (trimmed to their longest row), or random ids."""
-    if module.tokenizer is not None:
-        if texts is None:
-            texts = SAMPLE_MASK_TEXTS if module.task == "pretrainer" else SAMPLE_TEXTS
-        ids = text_to_ids(module, texts)
-        length = max(int(ids["input_mask"].sum(axis=1).max()), 2)
-        return {name: value[:, :length] for name, value in ids.items()}
-    rng = np.random.default_rng(seed)
-    batch, seq = 4, 16
-    vocab = module.vocab_size or 100
-    ids = rng.integers(5, vocab, size=(batch, seq)).astype(np.int32)
-    lengths = np.array([seq, seq - 3, 5, 2])
-    mask = (np.arange(seq)[None, :] < lengths[:, None]).astype(np.int32)
-    if module.task == "pretrainer":
-        ids[:, 1] = module.mask_id
-        ids[0, 4] = module.mask_id
-    ids[:, 0] = 2
-    types = ((np.arange(seq)[None, :] >= lengths[:, None] // 2) & (mask == 1)).astype(np.int32)
-    return {"input_word_ids": ids * mask, "input_mask": mask, "input_type_ids": types}
-
-
-def text_samples(module, texts=None):
-    """`[(label, {"text_a": ..., ["text_b": ...]}), ...]` for the text signatures."""
-    if module.task == "pretrainer":
-        texts = list(texts or SAMPLE_MASK_TEXTS)
-        return [("text_a", {"text_a": texts})]
-    texts = list(texts or SAMPLE_TEXTS)
-    pairs = [SAMPLE_PAIRS[i % len(SAMPLE_PAIRS)] for i in range(len(texts))]
-    return [("text_a", {"text_a": texts}), ("text_a+text_b", {"text_a": texts, "text_b": pairs})]
 
 
 # ----- comparison

@@ -13,6 +13,8 @@ masks. So the threefry path is taken only on the TensorFlow backend inside XLA.
 import keras
 from keras import ops
 
+from keras_bert.compat import in_xla_context
+
 
 @keras.saving.register_keras_serializable(package="keras_bert")
 class FastDropout(keras.layers.Dropout):
@@ -51,18 +53,7 @@ def tensorflow_xla_keep_mask(inputs, rate, seed_generator):
     (and then no seed is drawn). Call only on the TensorFlow backend."""
     import tensorflow as tf  # pylint: disable=import-outside-toplevel  # loaded by keras already
 
-    if not in_xla_context(tf):
+    if not in_xla_context():
         return None
     seed = tf.cast(tf.math.floormod(seed_generator.next(), 2**31 - 1), "int32")  # XLA wants int32
     return tf.random.stateless_uniform(tf.shape(inputs), seed, alg="threefry") >= rate
-
-
-def in_xla_context(tf):
-    """Whether the graph being traced is compiled by XLA (`jit_compile=True`).
-
-    TensorFlow's one private-API touchpoint in layers/ (what TF's own gradients use to
-    detect XLA); it moves to keras_bert/compat.py with the other private-API uses.
-    """
-    from tensorflow.python.ops import control_flow_util  # pylint: disable=import-outside-toplevel
-
-    return control_flow_util.GraphOrParentsInXlaContext(tf.compat.v1.get_default_graph())

@@ -116,7 +116,7 @@ class BertPretrainer(keras.Model):
             nsp_labels, nsp_logits, nsp_weights = self._nsp_targets(y, nsp_logits)
             loss = loss + self._nsp_loss_fn(nsp_labels, nsp_logits, sample_weight=nsp_weights)
         for extra in self.losses:  # regularizers, if any
-            loss = loss + self._aggregate_additional_loss(extra)
+            loss = loss + ops.sum(ops.cast(extra, "float32"))  # as Keras's Trainer sums them
         return loss
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):

@@ -21,7 +21,7 @@ So selection and replacement are written here with `tf.random.stateless_*` ops, 
 import tensorflow as tf
 
 
-class MaskedLmMasker(tf.Module):
+class MaskedLMMasker(tf.Module):
     """Masks token ids for masked-LM pretraining, reproducibly from a seed.
 
     Of the maskable tokens of each sequence (all but `unselectable_ids`, e.g. `[CLS]`,
@@ -45,7 +45,7 @@ class MaskedLmMasker(tf.Module):
         is_continuation: optional list of bools, one per id; enables whole-word masking.
 
     Example:
-        >>> masker = MaskedLmMasker(30522, mask_id=103, unselectable_ids=[0, 101, 102])
+        >>> masker = MaskedLMMasker(30522, mask_id=103, unselectable_ids=[0, 101, 102])
         >>> out = masker(tf.constant([[101, 7592, 2088, 999, 102, 0]]), seed=[0, 0])
         >>> sorted(out)
         ['input_word_ids', 'masked_lm_ids', 'masked_lm_positions', 'masked_lm_weights']

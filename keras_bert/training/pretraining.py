@@ -8,6 +8,7 @@ import os
 import keras
 import tensorflow as tf
 
+from keras_bert.compat import model_without_strategy
 from keras_bert.config import BertConfig
 from keras_bert.models.bert_encoder import as_config
 from keras_bert.models.builders import build_pretrainer
@@ -108,15 +109,11 @@ def _keras_mwms_workaround(model, strategy):
     if not isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
         yield
         return
-    saved = model._distribute_strategy  # pylint: disable=protected-access
-    model._distribute_strategy = None  # pylint: disable=protected-access
     for name in ("train_step", "test_step"):
         if not getattr(getattr(model, name), "_keras_bert_rank1", False):
             setattr(model, name, _rank1_logs(getattr(model, name)))
-    try:
+    with model_without_strategy(model):
         yield
-    finally:
-        model._distribute_strategy = saved  # pylint: disable=protected-access
 
 
 def _rank1_logs(step_fn):

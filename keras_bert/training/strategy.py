@@ -5,6 +5,8 @@ import os
 
 import tensorflow as tf
 
+from keras_bert.compat import in_multi_worker_mode
+
 STRATEGIES = ("auto", "cpu", "default", "mirrored", "multi_worker", "tpu")
 
 
@@ -106,7 +108,7 @@ def get_strategy(name="auto", devices=None, tpu=None):
 def is_chief(strategy):
     """True on the worker that writes checkpoints, logs and the final model."""
     resolver = getattr(strategy, "cluster_resolver", None)
-    if resolver is None or not getattr(strategy.extended, "_in_multi_worker_mode", lambda: False)():
+    if resolver is None or not in_multi_worker_mode(strategy):
         return True
     task_type, task_id = resolver.task_type, resolver.task_id
     if task_type is None or task_type == "chief":

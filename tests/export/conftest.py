@@ -37,8 +37,8 @@ def tiny_classifier(tiny_config):
 @pytest.fixture(scope="session")
 def classifier_export(tiny_classifier, tokenizer, tmp_path_factory):
     """The tiny classifier exported once (checked in a fresh process) to savedmodels/tiny/1."""
-    from keras_bert.export import saved_model
+    from keras_bert.export import export_saved_model
 
     export_dir = tmp_path_factory.mktemp("savedmodels") / "tiny" / "1"
-    report = saved_model(tiny_classifier, export_dir, tokenizer=tokenizer, seq_length=32)
+    report = export_saved_model(tiny_classifier, export_dir, tokenizer=tokenizer, seq_length=32)
     return report

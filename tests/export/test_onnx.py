@@ -6,7 +6,7 @@ import pytest
 import tensorflow as tf
 
 import keras_bert
-from keras_bert.export import OnnxConversionError, ServingModule, onnx
+from keras_bert.export import OnnxConversionError, ServingModule, export_onnx, rewrite_for_ort_fusion
 from keras_bert.export.onnx import check_onnx, check_ops
 from tests.export.helpers import randomize
 
@@ -18,7 +18,7 @@ def encoder(tiny_config):
 
 @pytest.fixture(scope="module")
 def onnx_export(encoder, tokenizer, tmp_path_factory):
-    return onnx(encoder, tmp_path_factory.mktemp("onnx"), tokenizer=tokenizer)
+    return export_onnx(encoder, tmp_path_factory.mktemp("onnx"), tokenizer=tokenizer)
 
 
 def test_parity_before_and_after_the_optimizer(onnx_export):
@@ -75,6 +75,17 @@ def test_unconvertible_tf_op_is_a_failure_not_a_silent_success():
 
 def test_old_opset_and_existing_files_are_refused(encoder, onnx_export):
     with pytest.raises(ValueError, match="opset >= 17"):
-        onnx(encoder, onnx_export.path + "_old", opset=13)
+        export_onnx(encoder, onnx_export.path + "_old", opset=13)
     with pytest.raises(FileExistsError, match="overwrite"):
-        onnx(encoder, onnx_export.path)
+        export_onnx(encoder, onnx_export.path)
+
+
+def test_without_the_rewrites_ort_fuses_no_attention(encoder, tmp_path):
+    # The reason onnx_rewrites.py exists: if this starts failing, ONNX Runtime matches
+    # tf2onnx's graph on its own and the rewrites can go (tools/bench_onnx_fusion.py).
+    report = export_onnx(encoder, tmp_path, verify_export=False, rewrites=())
+    assert report.extra["rewrites"] == {}
+    assert report.extra["fused_ops"]["Attention"] == 0
+    assert report.extra["fused_ops"]["EmbedLayerNormalization"] == 0
+    with pytest.raises(ValueError, match="Unknown ONNX rewrite"):
+        rewrite_for_ort_fusion(onnx_lib.ModelProto(), ("layernorm",))

@@ -6,7 +6,7 @@ bias), so no export patches `tf.Tensor.__getitem__` or `tf.tensordot`, not even 
 
 import tensorflow as tf
 
-from keras_bert.export import onnx, saved_model, tflite
+from keras_bert.export import export_onnx, export_saved_model, export_tflite
 
 ORIGINALS = {"tf.Tensor.__getitem__": tf.Tensor.__getitem__, "tf.tensordot": tf.tensordot}
 
@@ -17,11 +17,11 @@ def current():
 
 def test_every_export_function_leaves_tensorflow_unchanged(tiny_classifier, tokenizer, tmp_path):
     exports = {
-        "saved_model": lambda: saved_model(tiny_classifier, tmp_path / "savedmodel" / "1",
-                                           tokenizer=tokenizer, seq_length=16, verify_export=False),
-        "tflite": lambda: tflite(tiny_classifier, tmp_path / "tflite", tokenizer=tokenizer,
-                                 seq_length=16, quantizations=("float32",), verify_export=False),
-        "onnx": lambda: onnx(tiny_classifier, tmp_path / "onnx", optimize=False, verify_export=False),
+        "saved_model": lambda: export_saved_model(tiny_classifier, tmp_path / "savedmodel" / "1",
+                                                  tokenizer=tokenizer, seq_length=16, verify_export=False),
+        "tflite": lambda: export_tflite(tiny_classifier, tmp_path / "tflite", tokenizer=tokenizer,
+                                        seq_length=16, quantizations=("float32",), verify_export=False),
+        "onnx": lambda: export_onnx(tiny_classifier, tmp_path / "onnx", optimize=False, verify_export=False),
     }
     for name, export in exports.items():
         export()

@@ -11,11 +11,8 @@ import pytest
 import tensorflow as tf
 from tensorflow.core.protobuf import saved_model_pb2
 
-import keras_bert
-from keras_bert.export import ParityError, ServingModule, export_and_query_fill_mask, saved_model
-from keras_bert.export.serving_config import read_model_names
-from keras_bert.export.verify import SAMPLE_TEXTS, keras_outputs, text_to_ids
-from tests.export.helpers import randomize
+from keras_bert.export import ParityError, ServingModule, export_saved_model
+from keras_bert.export.verify_reference import SAMPLE_TEXTS, keras_outputs, text_to_ids
 
 
 def test_both_signatures_match_keras_in_a_fresh_process(classifier_export):
@@ -112,13 +109,13 @@ def test_too_long_ids_are_a_clear_error(loaded):
 
 def test_existing_version_is_refused_unless_overwrite(classifier_export, tiny_classifier, tokenizer, tmp_path):
     with pytest.raises(FileExistsError, match="already exists.*overwrite"):
-        saved_model(tiny_classifier, classifier_export.path, tokenizer=tokenizer, seq_length=32)
+        export_saved_model(tiny_classifier, classifier_export.path, tokenizer=tokenizer, seq_length=32)
     with pytest.raises(ValueError, match="numeric version"):
-        saved_model(tiny_classifier, tmp_path / "tiny" / "latest", tokenizer=tokenizer)
+        export_saved_model(tiny_classifier, tmp_path / "tiny" / "latest", tokenizer=tokenizer)
     target = tmp_path / "tiny" / "3"
     target.mkdir(parents=True)
     (target / "stale.txt").write_text("old")
-    saved_model(tiny_classifier, target, overwrite=True, verify_export=False)
+    export_saved_model(tiny_classifier, target, overwrite=True, verify_export=False)
     assert sorted(os.listdir(target)) == ["assets", "fingerprint.pb", "saved_model.pb", "variables"]
     assert os.listdir(tmp_path / "tiny") == ["3"]  # no staging folder left behind
 
@@ -130,18 +127,3 @@ def test_parity_failure_is_loud(classifier_export):
     report.rows.append(ParityRow("savedmodel", "serve_ids", "logits", max_abs_diff=3e-3, tolerance=1e-5, ok=False))
     with pytest.raises(ParityError, match=r"(?s)does not match the Keras model:.*logits\s+3.00e-03.*FAIL"):
         report.raise_if_failed()
-
-
-def test_export_and_query_fill_mask(tiny_config, tokenizer, tmp_path):
-    pretrainer = randomize(keras_bert.build_pretrainer(tiny_config), seed=5)
-    query = "The capital of France is [MASK]."
-    result = export_and_query_fill_mask(pretrainer, tokenizer, "tiny_mlm", query=query,
-                                        base_dir=str(tmp_path), seq_length=32, top_k=4)
-    assert result["version"] == 1 and result["report"].ok
-    assert read_model_names(tmp_path / "models.config") == ["tiny_mlm"]
-    (answer,) = result["answers"]
-    (predictions,) = answer  # one [MASK]
-    module = ServingModule(pretrainer, tokenizer, seq_length=32, top_k=4)
-    expected = keras_outputs(module, text_to_ids(module, [query]))
-    assert [token for token, _ in predictions] == [t.decode() for t in expected["top_k_tokens"][0, 0]]
-    np.testing.assert_allclose([p for _, p in predictions], expected["top_k_probabilities"][0, 0], atol=1e-6)

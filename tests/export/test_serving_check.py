@@ -13,7 +13,7 @@ import tensorflow as tf
 import tensorflow_text
 
 from keras_bert.export import ServingModule
-from keras_bert.export.verify import text_to_ids
+from keras_bert.export.verify_reference import text_to_ids
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SOURCE_DIR = os.path.join(ROOT, "tools", "serving_check")

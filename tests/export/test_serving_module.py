@@ -7,8 +7,9 @@ import tensorflow as tf
 
 import keras_bert
 from keras_bert.export import ServingModule
-from keras_bert.export.serving_module import infer_task, tokenize_keeping_masks
-from keras_bert.export.verify import sample_ids, tokenize_keeping_masks_eager
+from keras_bert.export.serving_module import infer_task
+from keras_bert.text.mask_token import tokenize_keeping_masks
+from keras_bert.export.verify_reference import sample_ids, tokenize_keeping_masks_eager
 from tests.export.helpers import randomize
 
 

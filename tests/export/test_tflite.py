@@ -2,12 +2,10 @@
 
 import os
 
-import numpy as np
 import pytest
 import tensorflow as tf
 
-import keras_bert
-from keras_bert.export import tflite
+from keras_bert.export import export_tflite
 from keras_bert.export.tflite import check_ops_resolve, fast_tokenizer
 
 TEXTS = [
@@ -24,7 +22,7 @@ TEXTS = [
 @pytest.fixture(scope="module")
 def tflite_export(tiny_classifier, tokenizer, tmp_path_factory):
     out = tmp_path_factory.mktemp("tflite")
-    return tflite(tiny_classifier, out, tokenizer=tokenizer, seq_length=48, quantizations=("float32",),
+    return export_tflite(tiny_classifier, out, tokenizer=tokenizer, seq_length=48, quantizations=("float32",),
                   sample_texts=TEXTS)
 
 
@@ -70,6 +68,6 @@ def test_unrunnable_custom_op_is_caught_at_conversion():
 
 def test_existing_files_are_refused(tflite_export, tiny_classifier, tokenizer):
     with pytest.raises(FileExistsError, match="overwrite"):
-        tflite(tiny_classifier, tflite_export.path, tokenizer=tokenizer, quantizations=("float32",))
+        export_tflite(tiny_classifier, tflite_export.path, tokenizer=tokenizer, quantizations=("float32",))
     with pytest.raises(ValueError, match="quantization"):
-        tflite(tiny_classifier, tflite_export.path + "_x", quantizations=("int4",))
+        export_tflite(tiny_classifier, tflite_export.path + "_x", quantizations=("int4",))

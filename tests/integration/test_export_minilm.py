@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import keras_bert
-from keras_bert.export import onnx, saved_model, tflite
+from keras_bert.export import export_onnx, export_saved_model, export_tflite
 
 pytestmark = pytest.mark.slow
 TRAIN_PLAYS = ("hamlet", "macbeth", "othello", "tempest", "julius_caesar", "coriolanus")
@@ -93,14 +93,14 @@ def test_minilm_classifier_exports_to_all_formats_with_parity(minilm_classifier,
     subset = texts[::5]  # SavedModel / ONNX parity on 96 lines; TFLite int8 agreement on all 480
 
     started = time.perf_counter()
-    report = saved_model(classifier, tmp_path / "minilm_genre" / "1", tokenizer=tokenizer, seq_length=48,
+    report = export_saved_model(classifier, tmp_path / "minilm_genre" / "1", tokenizer=tokenizer, seq_length=48,
                          sample_texts=subset)
     assert report.ok, report.table()
     assert max(r.max_abs_diff for r in report.rows if r.output == "logits") <= 1e-5
     print(f"\n{report.table()}\nsavedmodel: {time.perf_counter() - started:.0f} s")
     started = time.perf_counter()
 
-    report = tflite(classifier, tmp_path / "tflite", tokenizer=tokenizer, seq_length=48, text=False,
+    report = export_tflite(classifier, tmp_path / "tflite", tokenizer=tokenizer, seq_length=48, text=False,
                     sample_texts=texts)
     assert report.ok, report.table()
     rows = {(r.artifact, r.output): r for r in report.rows}
@@ -112,7 +112,7 @@ def test_minilm_classifier_exports_to_all_formats_with_parity(minilm_classifier,
     sizes = report.extra["sizes"]
     assert sizes["int8"] < 0.35 * sizes["float32"] and sizes["float16"] < 0.55 * sizes["float32"]
 
-    report = onnx(classifier, tmp_path / "onnx", tokenizer=tokenizer, sample_texts=subset)
+    report = export_onnx(classifier, tmp_path / "onnx", tokenizer=tokenizer, sample_texts=subset)
     assert report.ok, report.table()
     assert max(r.max_abs_diff for r in report.rows) <= 1e-4
     print(f"{report.table()}\nonnx: {time.perf_counter() - started:.0f} s, fused {report.extra['fused_ops']}")

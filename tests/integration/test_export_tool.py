@@ -6,6 +6,7 @@ import os
 import pytest
 
 import keras_bert
+from keras_bert.export import onnx as onnx_module
 from keras_bert.export.serving_config import read_model_names
 from tests.export.helpers import randomize
 
@@ -55,8 +56,7 @@ def test_exports_prints_parity_and_refuses_an_existing_version(keras_file, tmp_p
 
 
 def test_parity_failure_exits_nonzero(keras_file, tmp_path, capsys, monkeypatch):
-    # keras_bert.export.onnx is the function; its module sits in sys.modules.
-    monkeypatch.setattr(importlib.import_module("keras_bert.export.onnx"), "TOLERANCE", -1.0)
+    monkeypatch.setattr(onnx_module, "TOLERANCE", -1.0)
     assert load_tool().main([keras_file, "--base_dir", str(tmp_path), "--formats", "onnx"]) == 1
     captured = capsys.readouterr()
     assert "FAIL" in captured.out and "PARITY CHECK FAILED for onnx" in captured.err

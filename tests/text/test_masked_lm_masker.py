@@ -1,4 +1,4 @@
-"""MaskedLmMasker: BERT's selection count, 80/10/10 split, determinism, whole words.
+"""MaskedLMMasker: BERT's selection count, 80/10/10 split, determinism, whole words.
 
 The measurement behind writing it with stateless ops instead of tensorflow-text's
 `RandomItemSelector` + `MaskValuesChooser` (numbers in keras_bert/text/masked_lm_masker.py):
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_bert.text.masked_lm_masker import MaskedLmMasker
+from keras_bert.text.masked_lm_masker import MaskedLMMasker
 
 PAD, CLS, SEP, MASK, VOCAB = 0, 101, 102, 103, 30522
 
@@ -39,7 +39,7 @@ def _pairs(rows, seq, seed):
 @pytest.fixture(scope="module")
 def big_batch():
     ids = _pairs(12_000, 128, seed=0)
-    masker = MaskedLmMasker(VOCAB, MASK, [PAD, CLS, SEP], max_predictions_per_seq=128)
+    masker = MaskedLMMasker(VOCAB, MASK, [PAD, CLS, SEP], max_predictions_per_seq=128)
     out = {k: v.numpy() for k, v in masker(ids, seed=[7, 0]).items()}
     return ids, out
 
@@ -84,7 +84,7 @@ def test_80_10_10_split_and_targets(big_batch):
 
 def test_same_seed_same_masks_next_epoch_different():
     ids = _pairs(64, 128, seed=1)
-    masker = MaskedLmMasker(VOCAB, MASK, [PAD, CLS, SEP])
+    masker = MaskedLMMasker(VOCAB, MASK, [PAD, CLS, SEP])
     epoch0 = masker(ids, seed=[3, 0])
     again = masker(ids, seed=[3, 0])
     epoch1 = masker(ids, seed=[3, 1])
@@ -95,7 +95,7 @@ def test_same_seed_same_masks_next_epoch_different():
 
 
 def test_cap_and_tiny_inputs():
-    masker = MaskedLmMasker(VOCAB, MASK, [PAD, CLS, SEP], max_predictions_per_seq=5)
+    masker = MaskedLMMasker(VOCAB, MASK, [PAD, CLS, SEP], max_predictions_per_seq=5)
     ids = np.array([[CLS] + list(range(1000, 1126)) + [SEP],  # 126 maskable -> 19, capped to 5
                     [CLS, 1000, SEP, 1001, SEP] + [PAD] * 123,  # 2 maskable -> max(1, 0) = 1
                     [CLS, SEP] + [PAD] * 126], np.int32)  # nothing maskable -> 0
@@ -105,7 +105,7 @@ def test_cap_and_tiny_inputs():
 
 
 def test_max_predictions_wider_than_sequence():
-    masker = MaskedLmMasker(VOCAB, MASK, [PAD, CLS, SEP], max_predictions_per_seq=12, masked_lm_prob=1.0)
+    masker = MaskedLMMasker(VOCAB, MASK, [PAD, CLS, SEP], max_predictions_per_seq=12, masked_lm_prob=1.0)
     out = masker(np.array([[CLS, 1000, 1001, 1002, SEP, PAD]], np.int32), seed=[0, 0])
     np.testing.assert_array_equal(out["masked_lm_positions"].numpy()[0], [1, 2, 3] + [0] * 9)
 
@@ -121,7 +121,7 @@ def test_whole_word_masking_selects_whole_words(shakespeare_files, minilm_dir):
                      tf.zeros([len(lines), 1], tf.int32)], 1).numpy()
     for row in ids:  # [CLS] text [SEP] [PAD]...
         row[np.count_nonzero(row)] = SEP
-    masker = MaskedLmMasker.from_tokenizer(tokenizer, max_predictions_per_seq=42, whole_word_masking=True)
+    masker = MaskedLMMasker.from_tokenizer(tokenizer, max_predictions_per_seq=42, whole_word_masking=True)
     out = {k: v.numpy() for k, v in masker(ids, seed=[1, 2]).items()}
     is_continuation = np.array([t.startswith("##") for t in tokenizer.vocab])
     selected = np.zeros_like(ids, bool)
@@ -154,17 +154,17 @@ def test_tensorflow_text_selector_rounds_up():
     selector = text.RandomItemSelector(max_selections_per_batch=100, selection_rate=0.15)
     share = tf.reduce_mean(tf.cast(selector.get_selection_mask(ragged, axis=1).flat_values, tf.float32))
     assert share > 0.165  # tensorflow-text: about 17 %
-    masker = MaskedLmMasker(VOCAB, MASK, [PAD], max_predictions_per_seq=100)
+    masker = MaskedLMMasker(VOCAB, MASK, [PAD], max_predictions_per_seq=100)
     ours = masker(ragged.to_tensor(), seed=[0, 0])["masked_lm_weights"].numpy().sum() / lengths.sum()
     assert abs(ours - 0.15) < 0.005
 
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="masked_lm_prob"):
-        MaskedLmMasker(VOCAB, MASK, [PAD], masked_lm_prob=0.0)
+        MaskedLMMasker(VOCAB, MASK, [PAD], masked_lm_prob=0.0)
     with pytest.raises(ValueError, match="sum to <= 1"):
-        MaskedLmMasker(VOCAB, MASK, [PAD], mask_token_rate=0.95, random_token_rate=0.1)
+        MaskedLMMasker(VOCAB, MASK, [PAD], mask_token_rate=0.95, random_token_rate=0.1)
     with pytest.raises(ValueError, match="max_predictions_per_seq"):
-        MaskedLmMasker(VOCAB, MASK, [PAD], max_predictions_per_seq=0)
+        MaskedLMMasker(VOCAB, MASK, [PAD], max_predictions_per_seq=0)
     with pytest.raises(ValueError, match="one bool per vocabulary id"):
-        MaskedLmMasker(VOCAB, MASK, [PAD], is_continuation=[False] * 10)
+        MaskedLMMasker(VOCAB, MASK, [PAD], is_continuation=[False] * 10)

@@ -1,4 +1,4 @@
-"""run_pretraining: output folder contract, refusals, log/curves; fill_mask; learning on real text."""
+"""run_pretraining: output folder contract, refusals, log/curves; learning on real text."""
 
 import csv
 import os
@@ -8,7 +8,7 @@ import pytest
 
 import keras_bert
 from keras_bert.data.corpus import shakespeare_bert_files, to_sentences
-from keras_bert.training import TrainingLog, fill_mask, plot_curves, pretraining_input, run_pretraining
+from keras_bert.training import TrainingLog, plot_curves, pretraining_input, run_pretraining
 from tests.training.synthetic import VOCAB_SIZE, synthetic_input
 
 TINY = keras_bert.BertConfig(vocab_size=VOCAB_SIZE, hidden_size=16, num_layers=1, num_heads=2,
@@ -93,23 +93,6 @@ def test_plot_curves_writes_a_png(tmp_path):
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError, match="epoch_end"):
         plot_curves([], str(tmp_path / "none.png"))
-
-
-def test_fill_mask_returns_top_k_tokens_per_mask(minilm_dir):
-    tokenizer = keras_bert.Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
-    config = keras_bert.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=16, num_layers=1,
-                                   num_heads=2, intermediate_size=32)
-    model = keras_bert.build_pretrainer(config)
-    results = fill_mask(model, tokenizer, ["the [MASK] is [MASK] .", "hello [MASK]"], top_k=3)
-    assert [len(r) for r in results] == [2, 1]
-    for masks in results:
-        for candidates in masks:
-            assert len(candidates) == 3
-            probabilities = [p for _, p in candidates]
-            assert probabilities == sorted(probabilities, reverse=True)
-            assert all(isinstance(token, str) for token, _ in candidates)
-    with pytest.raises(ValueError, match=r"needs a \[MASK\]"):
-        fill_mask(model, tokenizer, ["no mask here"])
 
 
 def _python_reference_documents(path, keep):

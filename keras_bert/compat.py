@@ -1,0 +1,87 @@
+"""Every private TensorFlow / tf2onnx API keras_bert relies on, each with its reason.
+
+One place to look when an upgrade breaks: `tests/test_compat.py` pins each touchpoint to
+`VERIFIED` (the versions it was checked on) and asserts the private name still exists and
+behaves as relied on. Importing this module loads no TensorFlow (`layers/` and `models/`
+stay TensorFlow-free); the TF and tf2onnx imports happen inside the functions that use them.
+"""
+
+import contextlib
+import os
+
+# The versions each touchpoint below was checked on (tests/test_compat.py fails on others).
+VERIFIED = {"tensorflow": "2.21", "tf2onnx": "1.17"}
+
+
+def in_multi_worker_mode(strategy):
+    """True when `strategy` spans several worker processes.
+
+    Private: `strategy.extended._in_multi_worker_mode()`. TF has no public equivalent;
+    `cluster_resolver` is also set for a one-worker MultiWorkerMirroredStrategy and for TPUs.
+    """
+    probe = getattr(strategy.extended, "_in_multi_worker_mode", None)
+    return bool(probe()) if probe is not None else False
+
+
+def in_xla_context():
+    """True while tracing inside an XLA cluster (`jit_compile=True`) on TensorFlow.
+
+    Private: `tensorflow.python.ops.control_flow_util.GraphOrParentsInXlaContext`, what TF's
+    own gradient code uses to detect XLA; no public API tells a layer it is being compiled.
+    """
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    from tensorflow.python.ops import control_flow_util  # pylint: disable=import-outside-toplevel
+
+    return bool(control_flow_util.GraphOrParentsInXlaContext(tf.compat.v1.get_default_graph()))
+
+
+@contextlib.contextmanager
+def model_without_strategy(model):
+    """Unsets a Keras model's own distribution strategy for the `with` block, then restores it.
+
+    Private: `keras.Model._distribute_strategy`. `training/pretraining.py` needs it to run
+    `fit` under MultiWorkerMirroredStrategy on Keras 3.15 (keras-team/keras#20585).
+    """
+    saved = model._distribute_strategy  # pylint: disable=protected-access
+    model._distribute_strategy = None  # pylint: disable=protected-access
+    try:
+        yield model
+    finally:
+        model._distribute_strategy = saved  # pylint: disable=protected-access
+
+
+@contextlib.contextmanager
+def tf2onnx_bounded_memory():
+    """Keeps tf2onnx's optimizer from growing memory by the model's size on every pass.
+
+    Measured: tf2onnx rewrites each node's NodeProto after every optimizer pass (~20 passes),
+    copying every constant into it again; protobuf's upb backend frees a replaced sub-message
+    only with its parent, so memory grew by the whole model per pass (MiniLM-L6: 2 -> 7 GB;
+    BERT-base: killed at 17 GB). A fresh NodeProto per update lets the old copy go.
+    Private: `tf2onnx.graph.Node.update_proto` and `Node._op`, patched only for the `with`
+    block (the ONNX export's conversion call) and restored after it. Also sets
+    `TF2ONNX_CATCH_ERRORS=false` for the block: tf2onnx's default deep-copies the graph before
+    each pass and silently skips a pass that raises; off, a failing pass fails the export.
+    """
+    import onnx  # pylint: disable=import-outside-toplevel
+    from tf2onnx import graph as tf2onnx_graph  # pylint: disable=import-outside-toplevel
+
+    original = tf2onnx_graph.Node.update_proto
+
+    def update_proto(self, external_tensor_storage=None):
+        old = self._op  # pylint: disable=protected-access
+        self._op = onnx.NodeProto(name=old.name, op_type=old.op_type, domain=old.domain,  # pylint: disable=protected-access
+                                  doc_string=old.doc_string)
+        return original(self, external_tensor_storage)
+
+    saved_env = os.environ.get("TF2ONNX_CATCH_ERRORS")
+    os.environ["TF2ONNX_CATCH_ERRORS"] = "false"
+    tf2onnx_graph.Node.update_proto = update_proto
+    try:
+        yield
+    finally:
+        tf2onnx_graph.Node.update_proto = original
+        if saved_env is None:
+            os.environ.pop("TF2ONNX_CATCH_ERRORS", None)
+        else:
+            os.environ["TF2ONNX_CATCH_ERRORS"] = saved_env

@@ -1,0 +1,79 @@
+"""keras_bert.compat: each private API still exists and behaves as relied on, on the pinned versions.
+
+A failure here after an upgrade names the touchpoint to re-check in keras_bert/compat.py.
+"""
+
+import os
+import subprocess
+import sys
+
+import keras
+import pytest
+import tensorflow as tf
+
+from keras_bert import compat
+
+
+@pytest.mark.parametrize("package", sorted(compat.VERIFIED))
+def test_installed_versions_are_the_verified_ones(package):
+    installed = __import__(package).__version__
+    assert installed.startswith(compat.VERIFIED[package] + "."), (
+        f"{package} {installed} is installed; keras_bert/compat.py was checked on "
+        f"{compat.VERIFIED[package]}.x: re-check its touchpoints, then update VERIFIED.")
+
+
+def test_importing_compat_loads_no_tensorflow():
+    # The module alone (the package __init__ is not what this checks).
+    code = ("import importlib.util, sys; spec = importlib.util.spec_from_file_location('compat', sys.argv[1]); "
+            "spec.loader.exec_module(importlib.util.module_from_spec(spec)); print('tensorflow' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, compat.__file__], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_in_multi_worker_mode_is_false_for_one_process():
+    assert hasattr(tf.distribute.get_strategy().extended, "_in_multi_worker_mode")
+    assert compat.in_multi_worker_mode(tf.distribute.get_strategy()) is False
+    assert compat.in_multi_worker_mode(tf.distribute.MirroredStrategy(["/cpu:0"])) is False
+
+
+def test_in_xla_context_only_while_compiling():
+    seen = []
+
+    def probe(x):
+        seen.append(compat.in_xla_context())
+        return x + 1
+
+    tf.function(probe, jit_compile=True)(tf.constant(1.0))
+    tf.function(probe, jit_compile=False)(tf.constant(1.0))
+    probe(tf.constant(1.0))
+    assert seen == [True, False, False]
+
+
+def test_model_without_strategy_unsets_and_restores():
+    strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
+    with strategy.scope():
+        model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    assert model._distribute_strategy is strategy  # pylint: disable=protected-access
+    with compat.model_without_strategy(model):
+        assert model._distribute_strategy is None  # pylint: disable=protected-access
+    assert model._distribute_strategy is strategy  # pylint: disable=protected-access
+
+
+def test_tf2onnx_bounded_memory_patches_only_inside_the_block():
+    import onnx
+    from tf2onnx import graph as tf2onnx_graph
+
+    original = tf2onnx_graph.Node.update_proto
+    saved_env = os.environ.get("TF2ONNX_CATCH_ERRORS")
+    with compat.tf2onnx_bounded_memory():
+        assert tf2onnx_graph.Node.update_proto is not original
+        assert os.environ["TF2ONNX_CATCH_ERRORS"] == "false"
+        proto = onnx.helper.make_node("Relu", ["x"], ["y"], name="relu")
+        graph = tf2onnx_graph.Graph([proto], output_shapes={"y": [2]}, dtypes={"y": onnx.TensorProto.FLOAT})
+        node = graph.get_node_by_name("relu")
+        before = node._op  # pylint: disable=protected-access
+        node.update_proto()
+        assert node._op is not before and node._op.op_type == "Relu"  # pylint: disable=protected-access
+    assert tf2onnx_graph.Node.update_proto is original
+    assert os.environ.get("TF2ONNX_CATCH_ERRORS") == saved_env
