@@ -10,7 +10,7 @@ from keras_bert.export.onnx import export_onnx
 from keras_bert.export.saved_model import export_saved_model, next_version
 from keras_bert.export.serving_config import write_models_config
 from keras_bert.export.tflite import export_tflite
-from keras_bert.export.hub import tfhub as export_tfhub
+from keras_bert.export.hub import export_tfhub
 
 FORMATS = ("savedmodel", "tflite", "onnx", "hub")
 DEFAULT_FORMATS = ("savedmodel", "tflite", "onnx")  # "hub" on request

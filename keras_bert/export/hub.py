@@ -154,7 +154,7 @@ def check_tfhub(encoder, tokenizer, paths, sample_texts=None):
                                  input_mask=inputs["input_mask"])
 
 
-def tfhub(model, export_dir, tokenizer=None, seq_length=128, overwrite=False, sample_texts=None,
+def export_tfhub(model, export_dir, tokenizer=None, seq_length=128, overwrite=False, sample_texts=None,
           verify_export=True, raise_on_failure=True):
     """Writes `<export_dir>/encoder` and (with a tokenizer) `<export_dir>/preprocessor` as TF Hub SavedModels.
 
@@ -174,7 +174,7 @@ def tfhub(model, export_dir, tokenizer=None, seq_length=128, overwrite=False, sa
         `verify.ExportReport`; `extra` holds the `encoder` and `preprocessor` paths.
 
     Example:
-        >>> report = tfhub(keras_bert.load_checkpoint(minilm_dir), "/tmp/minilm_hub", tokenizer)  # doctest: +SKIP
+        >>> report = export_tfhub(keras_bert.load_checkpoint(minilm_dir), "/tmp/minilm_hub", tokenizer)  # doctest: +SKIP
     """
     from keras_bert.checkpoints.weight_map import find_encoder  # pylint: disable=import-outside-toplevel
 

@@ -13,7 +13,7 @@ import tensorflow as tf
 import keras_bert
 from keras_bert.checkpoints.weight_map import find_encoder
 from keras_bert.export import export_model
-from keras_bert.export.hub import tfhub
+from keras_bert.export.hub import export_tfhub
 from keras_bert.text.preprocessor import Preprocessor
 from tests.export.helpers import randomize
 
@@ -36,7 +36,7 @@ def hub_export(tiny_config, tokenizer, tmp_path_factory):
 def test_an_existing_export_is_not_replaced_silently(hub_export, tokenizer):
     encoder, paths = hub_export
     with pytest.raises(FileExistsError, match="overwrite"):
-        tfhub(encoder, os.path.dirname(paths["encoder"]), tokenizer=tokenizer)
+        export_tfhub(encoder, os.path.dirname(paths["encoder"]), tokenizer=tokenizer)
 
 
 def test_encoder_is_callable_with_variables_and_dropout(hub_export, tokenizer):
