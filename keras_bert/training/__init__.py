@@ -1,6 +1,7 @@
 """keras_bert.training: optimizers and schedules, strategies, callbacks, pretraining and fine-tuning runs."""
 
 from keras_bert.training.fill_mask import fill_mask
+from keras_bert.training.gradient_accumulation import accumulate_gradients
 from keras_bert.training.finetuning import (TASKS, classification_metrics, entity_metrics, entity_spans,
                                             finetune_task, run_finetuning, token_classification_metrics)
 from keras_bert.training.linear_warmup import LinearWarmup
