@@ -10,7 +10,7 @@ import contextlib
 import os
 
 # The versions each touchpoint below was checked on (tests/test_compat.py fails on others).
-VERIFIED = {"tensorflow": "2.21", "tf2onnx": "1.17"}
+VERIFIED = {"tensorflow": "2.21", "keras": "3.15", "tf2onnx": "1.17"}
 
 
 def in_multi_worker_mode(strategy):
@@ -48,6 +48,25 @@ def model_without_strategy(model):
         yield model
     finally:
         model._distribute_strategy = saved  # pylint: disable=protected-access
+
+
+def compute_training_loss(model, x, y, y_pred, sample_weight):
+    """The loss Keras's TensorFlow `train_step` computes (scaled for tf.distribute).
+
+    Private: `keras.Model._compute_loss`. Gradient accumulation
+    (`training/gradient_accumulation.py`) runs Keras's step once per micro-batch; the public
+    `compute_loss` skips the per-replica scaling that `_compute_loss` applies.
+    """
+    return model._compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight,  # pylint: disable=protected-access
+                               training=True)
+
+
+def track_loss(model, loss, batch_size):
+    """Adds a step's loss to the `loss` metric `fit` reports, as Keras's `train_step` does.
+
+    Private: `keras.Model._loss_tracker`; no public API feeds the reported loss.
+    """
+    model._loss_tracker.update_state(loss, sample_weight=batch_size)  # pylint: disable=protected-access
 
 
 @contextlib.contextmanager

@@ -77,3 +77,13 @@ def test_tf2onnx_bounded_memory_patches_only_inside_the_block():
         assert node._op is not before and node._op.op_type == "Relu"  # pylint: disable=protected-access
     assert tf2onnx_graph.Node.update_proto is original
     assert os.environ.get("TF2ONNX_CATCH_ERRORS") == saved_env
+
+
+def test_training_loss_and_tracker_are_what_fit_reports():
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    x, y = tf.ones([4, 3]), tf.zeros([4, 1])
+    loss = compat.compute_training_loss(model, x, y, model(x), None)
+    assert float(loss) == pytest.approx(float(keras.losses.mean_squared_error(y, model(x)).numpy().mean()))
+    compat.track_loss(model, loss, 4)
+    assert float(model.get_metrics_result()["loss"]) == pytest.approx(float(loss))

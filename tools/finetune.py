@@ -60,6 +60,9 @@ def parse_args(argv):
     parser.add_argument("--mixed_precision", choices=sorted(PRECISIONS), default="off")
     parser.add_argument("--jit_compile", choices=JIT_MODES, default="auto")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--gradient_accumulation_steps", type=int, default=1, metavar="K",
+                        help="run each batch as K micro-batches of batch_size/K in sequence, one "
+                             "optimizer step (less memory, the same update)")
     return parser.parse_args(argv)
 
 
@@ -76,7 +79,8 @@ def main(argv=None):
             doc_stride=args.doc_stride, max_query_length=args.max_query_length,
             output_dir=args.output_dir, checkpoint_every_steps=args.checkpoint_every_steps,
             keep_checkpoints=args.keep_checkpoints, strategy=strategy,
-            mixed_precision=args.mixed_precision, jit_compile=args.jit_compile, seed=args.seed)
+            mixed_precision=args.mixed_precision, jit_compile=args.jit_compile, seed=args.seed,
+            gradient_accumulation_steps=args.gradient_accumulation_steps)
     except (FileNotFoundError, ValueError) as error:  # bad input: the message, not a traceback
         raise SystemExit(f"finetune: {error}") from error
     os.makedirs(args.output_dir, exist_ok=True)

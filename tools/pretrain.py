@@ -87,6 +87,10 @@ def parse_args(argv):
     train.add_argument("--mixed_precision", choices=sorted(PRECISIONS), default="off")
     train.add_argument("--jit_compile", choices=JIT_MODES, default="auto")
     train.add_argument("--steps_per_execution", type=int, default=1)
+    train.add_argument("--gradient_accumulation_steps", type=int, default=1, metavar="K",
+                       help="run each global batch as K micro-batches in sequence, one optimizer "
+                            "step (less memory; the same update when they hold equal numbers of "
+                            "masked tokens)")
     train.add_argument("--eval_steps", type=int, default=8)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--no_demo", action="store_true", help="skip the fill-in-the-mask demo")
@@ -163,6 +167,7 @@ def main(argv=None):
         learning_rate=args.learning_rate, warmup_steps=args.warmup_steps, optimizer=args.optimizer,
         weight_decay=args.weight_decay, strategy=strategy, mixed_precision=args.mixed_precision,
         jit_compile=args.jit_compile, steps_per_execution=args.steps_per_execution, seed=args.seed,
+        gradient_accumulation_steps=args.gradient_accumulation_steps,
         eval_input=eval_input, eval_steps=args.eval_steps if eval_input else 0,
         pack_sequences=args.pack_sequences)
     summary = _summary(result["rows"])

@@ -1,28 +1,21 @@
 """run_pretraining: BERT pretraining with `model.fit` under a tf.distribute strategy, resumable."""
 
-import contextlib
-import json
-import math
 import os
 
 import keras
-import tensorflow as tf
 
-from keras_bert.compat import model_without_strategy
 from keras_bert.config import BertConfig
 from keras_bert.models.bert_encoder import as_config
 from keras_bert.models.builders import build_pretrainer
 from keras_bert.training.optimizers import create_optimizer
 from keras_bert.training.plotting import plot_curves
-from keras_bert.training.precision import (resolve_jit_compile, restores_dtype_policy,
-                                              set_mixed_precision)
-from keras_bert.training.resumable_checkpoint import ResumableCheckpoint
-from keras_bert.training.scalar_logger import ScalarLogger
-from keras_bert.training.step_limit import StepLimit
-from keras_bert.training.strategy import get_strategy, is_chief
+from keras_bert.training.precision import restores_dtype_policy
+from keras_bert.training.run_folder import RunFolder
+from keras_bert.training.run_loop import (check_batch_size, compile_model, fit_from, resume,
+                                          split_batches, start_run, tensorboard_callback)
+from keras_bert.training.strategy import is_chief
 from keras_bert.training.training_log import TrainingLog
 
-RUN_CONFIG = "run_config.json"
 INPUT_MODES = ("shard", "split")
 
 
@@ -55,87 +48,11 @@ def pretraining_input(files, tokenizer, **dataset_kwargs):
     return train_input
 
 
-def _check_output_dir(output_dir, run_config):
-    """Refuses an output dir that holds another model's checkpoints; writes run_config.json."""
-    path = os.path.join(output_dir, RUN_CONFIG)
-    checkpoint_dir = os.path.join(output_dir, "checkpoints")
-    has_checkpoints = tf.train.latest_checkpoint(checkpoint_dir) is not None
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            stored = json.load(f)
-        old, new = stored.get("bert_config", {}), run_config["bert_config"]
-        if old != new:
-            diff = ", ".join(f"{k}: {old.get(k)!r} there vs {new.get(k)!r} now"
-                             for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k))
-            raise ValueError(
-                f"{output_dir} holds checkpoints of a different model ({diff}). Refusing to mix "
-                "them: pass a new --output_dir, or delete that folder to start over.")
-        changed = {k: (stored.get("training", {}).get(k), v)
-                   for k, v in run_config["training"].items()
-                   if stored.get("training", {}).get(k) != v}
-        if changed and has_checkpoints:
-            print(f"Note: resuming {output_dir} with changed settings "
-                  + ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in changed.items()))
-    elif has_checkpoints:
-        raise ValueError(
-            f"{checkpoint_dir} holds checkpoints but {path} is missing, so it cannot be checked "
-            "that they belong to this model. Use a new --output_dir or delete the folder.")
-    return path
-
-
-def _write_json(path, value):
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(value, f, indent=2, sort_keys=True)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
-@contextlib.contextmanager
-def _keras_mwms_workaround(model, strategy):
-    """Lets Keras 3.15 `fit` run under MultiWorkerMirroredStrategy (keras-team/keras#20585).
-
-    Two Keras bugs, both only with the collective multi-worker strategy:
-    1. `fit` "symbolically builds" a model made in a strategy scope with
-       `strategy.reduce("MEAN", batch)` on a nested batch, which the collective
-       all-reduce cannot take. With the model's own strategy unset, Keras skips
-       it and takes the strategy from the enclosing `strategy.scope()`;
-       everything the step needs was built in that scope.
-    2. Each step's logs (scalars, already synchronized across replicas) are
-       reduced with `strategy.reduce("MEAN", v, axis=0)`, which fails on scalars.
-       The step functions return them with shape [1] instead; the mean of equal
-       values is the value.
-    """
-    if not isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
-        yield
-        return
-    for name in ("train_step", "test_step"):
-        if not getattr(getattr(model, name), "_keras_bert_rank1", False):
-            setattr(model, name, _rank1_logs(getattr(model, name)))
-    with model_without_strategy(model):
-        yield
-
-
-def _rank1_logs(step_fn):
-    def step(data):
-        return {k: tf.reshape(v, [1]) if v.shape.rank == 0 else v
-                for k, v in step_fn(data).items()}
-    step._keras_bert_rank1 = True  # pylint: disable=protected-access
-    return step
-
-
-def _data_sharding():
-    """Options that split each global batch across workers (not their files)."""
-    options = tf.data.Options()
-    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
-    return options
-
-
 def _distributed_input(strategy, train_input, global_batch_size, start_step, input_mode):
     """The training dataset, positioned after the `start_step` batches already trained on."""
     if strategy.num_replicas_in_sync == 1 or input_mode == "split":
         # One pipeline produces global batches; Keras splits each across the replicas.
-        return train_input(global_batch_size, None).skip(start_step).with_options(_data_sharding())
+        return split_batches(train_input(global_batch_size, None).skip(start_step))
 
     def dataset_fn(context):
         # Each input pipeline (one per worker) reads its own share of the files; its
@@ -153,7 +70,8 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
                     warmup_steps=None, optimizer="adamw", weight_decay=0.01, strategy=None,
                     mixed_precision="off", jit_compile="auto", steps_per_execution=1, seed=0,
                     input_mode="shard", eval_input=None, eval_steps=0, tensorboard=True,
-                    plot=True, callbacks=(), verbose=1, pack_sequences=False):
+                    plot=True, callbacks=(), gradient_accumulation_steps=1, verbose=1,
+                    pack_sequences=False):
     """Pretrains (or resumes pretraining) a BERT with masked-LM + next-sentence losses.
 
     Everything lands in `output_dir`: `checkpoints/` (every `checkpoint_every_epochs`
@@ -200,6 +118,9 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         tensorboard: write TensorBoard logs.
         plot: write `curves.png`.
         callbacks: extra Keras callbacks.
+        gradient_accumulation_steps: run each global batch as this many micro-batches in
+            sequence and take one optimizer step (less memory, the same update when the
+            micro-batches hold equal numbers of masked tokens; see `accumulate_gradients`).
         verbose: Keras verbosity (1: progress bar).
         pack_sequences: train a packed `BertPretrainer` on packed rows (`train_input` and
             `eval_input` made with `pack_sequences=True`); `final/` and the returned model
@@ -215,6 +136,52 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         ...                          "bert_tiny_uncased", train_steps=500)
     """
     output_dir = os.fspath(output_dir)
+    _check_sizes(input_mode, global_batch_size, train_steps, steps_per_epoch, steps_per_execution)
+    strategy = start_run(strategy, mixed_precision, seed)
+    check_batch_size(global_batch_size, strategy, gradient_accumulation_steps)
+    chief = is_chief(strategy)
+    if warmup_steps is None:
+        warmup_steps = train_steps // 10
+    with strategy.scope():
+        model = _pretrainer(config, init_checkpoint).with_packing(pack_sequences)
+        opt = create_optimizer(learning_rate, total_steps=train_steps, warmup_steps=warmup_steps,
+                               optimizer=optimizer, weight_decay=weight_decay)
+    compile_model(model, strategy, opt, jit_compile, gradient_accumulation_steps,
+                  steps_per_execution=steps_per_execution)
+    bert_config = model.config
+    vocab_file = text_config.vocab_file if text_config is not None else vocab_file
+    _check_vocab(vocab_file, bert_config)
+    settings = {"global_batch_size": int(global_batch_size), "train_steps": int(train_steps),
+                "learning_rate": float(learning_rate), "warmup_steps": int(warmup_steps),
+                "optimizer": optimizer, "seed": int(seed), "mixed_precision": mixed_precision,
+                "gradient_accumulation_steps": int(gradient_accumulation_steps),
+                **({"pack_sequences": True} if pack_sequences else {})}
+    folder = RunFolder(output_dir, bert_config.to_dict(), settings, what="model")
+    checkpoint, start_step = resume(folder, model, chief, keep_checkpoints,
+                                    every_n_epochs=checkpoint_every_epochs)
+    if chief:
+        bert_config.to_json(os.path.join(output_dir, "bert_config.json"))
+    log = TrainingLog(os.path.join(output_dir, "training_log.csv") if chief else None,
+                      start_step=start_step)
+    all_callbacks = [log, checkpoint, keras.callbacks.TerminateOnNaN()]
+    if tensorboard and chief:
+        all_callbacks.append(tensorboard_callback(output_dir))
+    validation = None
+    if eval_input is not None and eval_steps:
+        validation = split_batches(eval_input(global_batch_size, None).take(eval_steps))
+    fit_from(model, strategy, _distributed_input(strategy, train_input, global_batch_size, start_step,
+                                                 input_mode),
+             start_step, train_steps, steps_per_epoch, all_callbacks + list(callbacks),
+             what="pretraining", output_dir=output_dir, validation_data=validation,
+             validation_steps=eval_steps or None, verbose=verbose)
+    model = model.with_packing(False)
+    if chief:
+        _finish(model, output_dir, vocab_file, text_config, log.rows if plot else None)
+    return {"model": model, "rows": log.rows, "start_step": start_step,
+            "step": int(model.optimizer.iterations.numpy()), "output_dir": output_dir}
+
+
+def _check_sizes(input_mode, global_batch_size, train_steps, steps_per_epoch, steps_per_execution):
     if input_mode not in INPUT_MODES:
         raise ValueError(f"input_mode={input_mode!r} is not supported; expected one of {INPUT_MODES}.")
     for name, value in (("global_batch_size", global_batch_size), ("train_steps", train_steps),
@@ -227,90 +194,38 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
             raise ValueError(
                 f"{name}={value} is not a multiple of steps_per_execution={steps_per_execution}; "
                 "training stops and checkpoints only between executions. Make it a multiple.")
-    if isinstance(strategy, str) or strategy is None:
-        strategy = get_strategy(strategy or "auto")
-    replicas = strategy.num_replicas_in_sync
-    if global_batch_size % replicas:
+
+
+def _pretrainer(config, init_checkpoint):
+    if init_checkpoint:
+        from keras_bert.checkpoints import load_checkpoint
+
+        return load_checkpoint(init_checkpoint, model="pretrainer")
+    if config is None:
+        raise ValueError("Pass a config (BertConfig, preset name or dict) or an init_checkpoint.")
+    return build_pretrainer(as_config(config))
+
+
+def _check_vocab(vocab_file, bert_config):
+    if not vocab_file:
+        return
+    from keras_bert.text.vocab import load_vocab
+
+    vocab_size = len(load_vocab(vocab_file))
+    if vocab_size != bert_config.vocab_size:
         raise ValueError(
-            f"global_batch_size={global_batch_size} cannot be split evenly across {replicas} "
-            f"replicas; use a multiple of {replicas}, e.g. {replicas * max(1, global_batch_size // replicas)}.")
-    chief = is_chief(strategy)
-    set_mixed_precision(mixed_precision)
-    keras.utils.set_random_seed(seed)
-    if warmup_steps is None:
-        warmup_steps = train_steps // 10
+            f"{vocab_file} has {vocab_size} tokens but the model's vocab_size is "
+            f"{bert_config.vocab_size}; use the vocab.txt that belongs to the model (or set "
+            f"vocab_size={vocab_size} in the config when training from scratch).")
 
-    from keras_bert.checkpoints import load_checkpoint, save_checkpoint
 
-    with strategy.scope():
-        if init_checkpoint:
-            model = load_checkpoint(init_checkpoint, model="pretrainer")
-        else:
-            if config is None:
-                raise ValueError("Pass a config (BertConfig, preset name or dict) or an init_checkpoint.")
-            model = build_pretrainer(as_config(config))
-        model = model.with_packing(pack_sequences)
-        opt = create_optimizer(learning_rate, total_steps=train_steps, warmup_steps=warmup_steps,
-                               optimizer=optimizer, weight_decay=weight_decay)
-        model.compile(optimizer=opt, jit_compile=resolve_jit_compile(jit_compile, strategy),
-                      steps_per_execution=steps_per_execution)
-    bert_config = model.config
-    vocab_file = text_config.vocab_file if text_config is not None else vocab_file
-    if vocab_file:
-        from keras_bert.text.vocab import load_vocab
+def _finish(model, output_dir, vocab_file, text_config, rows):
+    """The chief's last writes: `final/` (keras_bert format) and, given the log rows, curves.png."""
+    from keras_bert.checkpoints import save_checkpoint
 
-        vocab_size = len(load_vocab(vocab_file))
-        if vocab_size != bert_config.vocab_size:
-            raise ValueError(
-                f"{vocab_file} has {vocab_size} tokens but the model's vocab_size is "
-                f"{bert_config.vocab_size}; use the vocab.txt that belongs to the model (or set "
-                f"vocab_size={vocab_size} in the config when training from scratch).")
-
-    os.makedirs(output_dir, exist_ok=True)
-    run_config = {
-        "bert_config": bert_config.to_dict(),
-        "training": {"global_batch_size": int(global_batch_size), "train_steps": int(train_steps),
-                     "learning_rate": float(learning_rate), "warmup_steps": int(warmup_steps),
-                     "optimizer": optimizer, "seed": int(seed), "mixed_precision": mixed_precision,
-                     **({"pack_sequences": True} if pack_sequences else {})},
-    }
-    run_config_path = _check_output_dir(output_dir, run_config)
-    checkpoint = ResumableCheckpoint(os.path.join(output_dir, "checkpoints"), model,
-                                     max_to_keep=keep_checkpoints, is_chief=chief,
-                                     every_n_epochs=checkpoint_every_epochs)
-    start_step = checkpoint.restore()
-    if chief:
-        _write_json(run_config_path, run_config)
-        bert_config.to_json(os.path.join(output_dir, "bert_config.json"))
-    log = TrainingLog(os.path.join(output_dir, "training_log.csv") if chief else None,
-                      start_step=start_step)
-    if start_step:
-        print(f"Resuming from step {start_step} (checkpoint in {checkpoint.directory}).")
-
-    if start_step < train_steps:
-        all_callbacks = [StepLimit(train_steps), log, checkpoint, keras.callbacks.TerminateOnNaN()]
-        if tensorboard and chief:
-            all_callbacks.append(ScalarLogger(os.path.join(output_dir, "logs")))
-        all_callbacks.extend(callbacks)
-        dataset = _distributed_input(strategy, train_input, global_batch_size, start_step, input_mode)
-        validation = None
-        if eval_input is not None and eval_steps:
-            validation = eval_input(global_batch_size, None).take(eval_steps).with_options(
-                _data_sharding())
-        initial_epoch = start_step // steps_per_epoch
-        epochs = initial_epoch + math.ceil((train_steps - start_step) / steps_per_epoch)
-        with strategy.scope(), _keras_mwms_workaround(model, strategy):
-            model.fit(dataset, epochs=epochs, initial_epoch=initial_epoch,
-                      steps_per_epoch=steps_per_epoch, validation_data=validation,
-                      validation_steps=eval_steps or None, callbacks=all_callbacks,
-                      verbose=verbose)
-    step = int(model.optimizer.iterations.numpy())
-    model = model.with_packing(False)
-    if chief:
-        save_checkpoint(model, os.path.join(output_dir, "final"), format="keras",
-                        vocab_file=vocab_file, text_config=text_config)
-        if plot and any(r.get("kind") == "epoch_end" for r in log.rows):
-            plot_curves(log.rows, os.path.join(output_dir, "curves.png"),
-                        title=f"BERT pretraining (L{bert_config.num_layers}/H{bert_config.hidden_size})")
-    return {"model": model, "rows": log.rows, "start_step": start_step, "step": step,
-            "output_dir": output_dir}
+    save_checkpoint(model, os.path.join(output_dir, "final"), format="keras", vocab_file=vocab_file,
+                    text_config=text_config)
+    if rows and any(r.get("kind") == "epoch_end" for r in rows):
+        config = model.config
+        plot_curves(rows, os.path.join(output_dir, "curves.png"),
+                    title=f"BERT pretraining (L{config.num_layers}/H{config.hidden_size})")

@@ -29,6 +29,7 @@ class ResumableCheckpoint(keras.callbacks.Callback):
         max_to_keep: checkpoints kept (>= 2 keeps a fallback).
         is_chief: whether this worker keeps its checkpoints.
         every_n_epochs: save at the end of every n-th epoch.
+        every_n_steps: also save every n optimizer steps (0: epoch ends only).
         save_on_train_end: also save when `fit` ends (e.g. after the last step).
 
     Example:
@@ -38,7 +39,7 @@ class ResumableCheckpoint(keras.callbacks.Callback):
     """
 
     def __init__(self, directory, model, max_to_keep=3, is_chief=True, every_n_epochs=1,
-                 save_on_train_end=True):
+                 every_n_steps=0, save_on_train_end=True):
         super().__init__()
         if int(max_to_keep) < 1:
             raise ValueError(f"max_to_keep must be >= 1, got {max_to_keep}.")
@@ -46,6 +47,7 @@ class ResumableCheckpoint(keras.callbacks.Callback):
         self.max_to_keep = int(max_to_keep)
         self.is_chief = bool(is_chief)
         self.every_n_epochs = max(1, int(every_n_epochs))
+        self.every_n_steps = int(every_n_steps or 0)
         self.save_on_train_end = save_on_train_end
         self._model = model
         self._manager = None
@@ -124,8 +126,12 @@ class ResumableCheckpoint(keras.callbacks.Callback):
             return None
         return path
 
+    def on_train_batch_end(self, batch, logs=None):
+        if self.every_n_steps and self.step % self.every_n_steps == 0:
+            self.save()
+
     def on_epoch_end(self, epoch, logs=None):
-        if (epoch + 1) % self.every_n_epochs == 0:
+        if (epoch + 1) % self.every_n_epochs == 0 and self.last_saved_step != self.step:
             self.save()
 
     def on_train_end(self, logs=None):

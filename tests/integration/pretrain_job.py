@@ -4,7 +4,8 @@ Usage: python -m tests.integration.pretrain_job OUTPUT_DIR JSON_OPTIONS
 JSON options: input ("synthetic" | "shakespeare"), steps, steps_per_epoch, batch,
 strategy, input_mode, dropout, hidden, layers, seed, vocab, seq_length, predictions,
 logical_cpus (split the CPU into that many logical devices first), stop_after (end
-the process early at that step, as if interrupted), debug.
+the process early at that step, as if interrupted), accumulation (micro-batches per
+batch), debug.
 """
 
 import json
@@ -63,7 +64,8 @@ def main(argv):
         steps_per_epoch=options.get("steps_per_epoch", 10), learning_rate=options.get("lr", 1e-3),
         strategy=strategy, input_mode=options.get("input_mode", "split"),
         jit_compile=options.get("jit_compile", "auto"), seed=options.get("seed", 0),
-        steps_per_execution=options.get("steps_per_execution", 1), verbose=0, plot=False)
+        steps_per_execution=options.get("steps_per_execution", 1),
+        gradient_accumulation_steps=options.get("accumulation", 1), verbose=0, plot=False)
     rows = [r for r in result["rows"] if r["kind"] == "train"]
     summary = {"start_step": result["start_step"], "step": result["step"],
                "losses": [[r["step"], r["loss"]] for r in rows]}

@@ -1,5 +1,6 @@
 """The same pretraining run on one device, MirroredStrategy over 2 logical CPUs and
-MultiWorkerMirroredStrategy with 2 worker processes on localhost gives the same loss curve.
+MultiWorkerMirroredStrategy with 2 worker processes on localhost gives the same loss curve,
+with and without gradient accumulation (2 micro-batches per replica's batch of 4).
 
 Global batch 8 everywhere; the distributed runs use `input_mode="split"`, so each global
 batch is the single-device run's batch cut in two (one half per replica). Dropout is off.
@@ -7,7 +8,7 @@ batch is the single-device run's batch cut in two (one half per replica). Dropou
 Why the sequences are full length with 3 predictions each: like Google's BERT, each replica
 averages the MLM loss over *its own* masked positions, and the replicas' gradients are then
 averaged. That equals the single-device mean over all masked positions only when every
-replica has the same number of masked tokens. At seq_length 64, short_seq_prob 0 and
+replica (and each micro-batch) has the same number of masked tokens. At seq_length 64, short_seq_prob 0 and
 max_predictions_per_seq 3 the cap is always reached (checked below on the batches used).
 
 Tolerance: the first steps agree to float round-off (1e-6 relative). Later the curves drift
@@ -78,16 +79,21 @@ def curves(minilm_dir, tmp_path_factory):
     _finish(single)
     mirrored = _start(root / "mirrored", _options(minilm_dir, strategy="mirrored", logical_cpus=2))
     _finish(mirrored)
+    accumulated = _start(root / "mirrored_accumulated",
+                         _options(minilm_dir, strategy="mirrored", logical_cpus=2, accumulation=2))
+    _finish(accumulated)
     ports = _free_ports(2)
     workers = []
     for index in range(2):
         tf_config = {"cluster": {"worker": [f"127.0.0.1:{p}" for p in ports]},
                      "task": {"type": "worker", "index": index}}
-        workers.append(_start(root / "multi_worker", _options(minilm_dir, strategy="multi_worker"),
+        workers.append(_start(root / "multi_worker",
+                              _options(minilm_dir, strategy="multi_worker", accumulation=2),
                               env={"TF_CONFIG": json.dumps(tf_config)}))
     for worker in workers:
         _finish(worker)
-    return {name: _curves(root / name) for name in ("single", "mirrored", "multi_worker")}
+    return {name: _curves(root / name)
+            for name in ("single", "mirrored", "mirrored_accumulated", "multi_worker")}
 
 
 @pytest.mark.slow
@@ -105,16 +111,18 @@ def test_every_sequence_has_the_same_number_of_masked_tokens(minilm_dir, shakesp
 
 @pytest.mark.slow
 def test_mirrored_and_multi_worker_match_one_device(curves):
+    """The multi-worker run accumulates 2 micro-batches, as does "mirrored_accumulated"."""
     (single,) = curves["single"]
     assert single.shape == (STEPS, 2) and np.array_equal(single[:, 0], np.arange(1, STEPS + 1))
     assert len(curves["mirrored"]) == 1 and len(curves["multi_worker"]) == 2  # one log per worker
-    for name in ("mirrored", "multi_worker"):
+    for name in ("mirrored", "mirrored_accumulated", "multi_worker"):
         for curve in curves[name]:
             np.testing.assert_array_equal(curve[:, 0], single[:, 0])
             np.testing.assert_allclose(curve[:2, 1], single[:2, 1], rtol=1e-6, err_msg=name)
             np.testing.assert_allclose(curve[:, 1], single[:, 1], rtol=3e-3, err_msg=name)
     # Both distributed runs compute the same sums in the same order.
-    np.testing.assert_allclose(curves["multi_worker"][0][:, 1], curves["mirrored"][0][:, 1], rtol=1e-6)
+    np.testing.assert_allclose(curves["multi_worker"][0][:, 1], curves["mirrored_accumulated"][0][:, 1],
+                               rtol=1e-6)
     np.testing.assert_array_equal(curves["multi_worker"][0], curves["multi_worker"][1])
     assert single[-1, 1] < single[0, 1]  # and it trains
 

@@ -11,7 +11,7 @@ import random
 import numpy as np
 import pytest
 
-from keras_bert.training.finetuning import entity_metrics, entity_spans, token_classification_metrics
+from keras_bert.tasks.token_classification import entity_metrics, entity_spans, token_classification_metrics
 
 LABELS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"]
 

@@ -1,0 +1,12 @@
+"""keras_bert.tasks: one module per fine-tuning task (reader, head, loss, metrics, post-processing).
+
+Adding a task is one new module with a `Task` subclass, listed in `TASKS` (tasks/finetune.py).
+"""
+
+from keras_bert.tasks.classification import ClassificationTask, classification_metrics
+from keras_bert.tasks.finetune import TASKS, finetune_task
+from keras_bert.tasks.pair_classification import PairClassificationTask
+from keras_bert.tasks.squad import SquadTask
+from keras_bert.tasks.task import Task
+from keras_bert.tasks.token_classification import (TokenClassificationTask, entity_metrics, entity_spans,
+                                                   token_classification_metrics)

@@ -1,0 +1,84 @@
+"""Sentence classification: a CSV/TSV/JSONL column of text -> one label; accuracy and macro-F1."""
+
+import keras
+import numpy as np
+
+from keras_bert.tasks.task import Task, collect
+
+
+def classification_metrics(labels, logits):
+    """Accuracy and macro-averaged F1 of argmax predictions.
+
+    The per-class F1 is `keras.metrics.F1Score`'s; the macro average runs over the classes
+    that occur in the labels or the predictions (as scikit-learn's `f1_score` does).
+
+    Args:
+        labels: int `[n]` gold classes.
+        logits: float `[n, classes]`.
+
+    Returns:
+        dict with `accuracy`, `macro_f1` and `majority_baseline` (the accuracy of always
+        predicting the most frequent gold class).
+
+    Example:
+        >>> classification_metrics(np.array([0, 1, 1]), np.array([[2., 0], [0, 1], [3, 0]]))["accuracy"]
+        0.6666666666666666
+    """
+    labels = np.asarray(labels).reshape(-1)
+    logits = np.asarray(logits, np.float32).reshape(len(labels), -1)
+    predictions = logits.argmax(-1)
+    classes = max(logits.shape[1], int(labels.max()) + 1)
+    f1 = keras.metrics.F1Score(average=None, threshold=None)  # threshold None: the argmax is 1
+    f1.update_state(np.eye(classes, dtype=np.float32)[labels],
+                    np.eye(classes, dtype=np.float32)[predictions])
+    present = np.unique(np.concatenate([labels, predictions]))
+    return {"accuracy": float(np.mean(predictions == labels)),
+            "macro_f1": float(np.mean(np.asarray(f1.result())[present])),
+            "majority_baseline": float(np.bincount(labels).max() / len(labels))}
+
+
+class ClassificationTask(Task):
+    """One text -> one of `labels` (`text_b` set: a pair of texts, see `PairClassificationTask`).
+
+    Args:
+        tokenizer, seq_length, batch_size, seed: see `Task`.
+        text_a, text_b, label: the file's columns.
+        labels: the label vocabulary, in id order (None: from the training file).
+
+    Example:
+        >>> task = ClassificationTask(tokenizer, 128, 32, labels=["neg", "pos"])
+    """
+
+    name = "classification"
+    pairs = False  # whether text_b is read
+
+    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_a="sentence",
+                 text_b=None, label="label", labels=None, **unused):
+        super().__init__(tokenizer, seq_length, batch_size, seed)
+        self.text_a, self.label, self.labels = text_a, label, labels
+        self.text_b = text_b if self.pairs else None
+
+    def read(self, path, training):
+        from keras_bert.data.classification import classification_dataset, num_classes
+        from keras_bert.text.preprocessor import Preprocessor
+
+        dataset, labels = classification_dataset(
+            path, Preprocessor(self.tokenizer, self.seq_length), text_a=self.text_a,
+            text_b=self.text_b, label=self.label, labels=self.labels, batch_size=self.batch_size,
+            shuffle=training, seed=self.seed)
+        if training:  # the one label vocabulary, train and eval
+            self.labels = labels
+            self.num_classes = num_classes(labels, path)
+        return dataset
+
+    def build_model(self, encoder):
+        from keras_bert.models.builders import build_classifier
+
+        return build_classifier(encoder, self.num_classes)
+
+    def evaluate(self, model, evaluation, path):
+        return classification_metrics(collect(evaluation, 1), model.predict(evaluation, verbose=0))
+
+    def identity(self):
+        return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, label=self.label,
+                    labels=self.labels)

@@ -1,0 +1,87 @@
+"""Gradient accumulation: one optimizer step from K micro-batches of each batch, run one after another."""
+
+import keras
+import tensorflow as tf
+
+from keras_bert.compat import compute_training_loss, track_loss
+
+
+def accumulate_gradients(model, steps):
+    """Makes `model.fit` split every batch into `steps` micro-batches and take one optimizer step.
+
+    The micro-batches run in sequence (a `tf.while_loop`), so a step holds the activations of
+    one micro-batch of `B / steps` examples at a time; their gradients are averaged and
+    applied once, so the step, its global-norm clipping, weight decay, AdamW or LAMB update,
+    loss scaling (fp16) and learning-rate schedule see one batch of `B`, as without
+    accumulation. The optimizer step, the data (batches of `B`), checkpoints and resume keep
+    their meaning: `iterations` counts batches of `B`.
+
+    The update equals the big batch's when the loss is a mean over examples. A loss averaged
+    over a varying number of items per batch (BERT's masked-LM loss: the mean over the batch's
+    masked positions) is averaged per micro-batch, as each replica does under `tf.distribute`;
+    the two agree when the micro-batches hold equal numbers of masked tokens. A batch whose
+    size `steps` does not divide (an epoch's last, partial batch) runs in one pass.
+
+    Why not Keras's own `Optimizer(gradient_accumulation_steps=K)` (Keras 3.15): it counts
+    every micro-batch as a Keras step and its learning-rate schedule sees micro-steps (the
+    warmup and decay would run K times too fast), and under MirroredStrategy its `ops.cond`
+    holds the cross-replica merge of the update step (see tests/training/test_gradient_accumulation.py).
+
+    Args:
+        model: a compiled Keras model (TensorFlow backend); its `train_step` is replaced.
+        steps: micro-batches per batch (1: no accumulation).
+
+    Example:
+        >>> model.compile(optimizer=create_optimizer(1e-4), loss=loss)
+        >>> accumulate_gradients(model, 4)  # a batch of 32 runs as 4 micro-batches of 8
+        >>> model.fit(dataset.batch(32))
+    """
+    steps = int(steps)
+    if steps < 1:
+        raise ValueError(f"gradient_accumulation_steps must be a positive integer, got {steps}.")
+    if getattr(model.optimizer, "gradient_accumulation_steps", None):
+        raise ValueError("The optimizer accumulates gradients itself (gradient_accumulation_steps="
+                         f"{model.optimizer.gradient_accumulation_steps}); use one of the two.")
+    if steps > 1:
+        model.train_step = lambda data: _train_step(model, steps, data)
+
+
+def _micro_batches(data, steps):
+    """`(x, y, sample_weight)` with each tensor reshaped to `[k, batch / k, ...]` and `k`."""
+    batch = tf.shape(tf.nest.flatten(data[0])[0])[0]
+    count = tf.where(batch % steps == 0, steps, 1)
+
+    def split(tensor):
+        if tensor is None:
+            return None
+        return tf.reshape(tensor, tf.concat([[count, batch // count], tf.shape(tensor)[1:]], 0))
+
+    return tf.nest.map_structure(split, data), count
+
+
+def _train_step(model, steps, data):
+    # Keras's TensorFlow `train_step` (keras/src/backend/tensorflow/trainer.py), once per
+    # micro-batch, through the same private touchpoints it uses (keras_bert/compat.py).
+    micro, count = _micro_batches(keras.utils.unpack_x_y_sample_weight(data), steps)
+    variables = model.trainable_variables
+    weight = 1.0 / tf.cast(count, tf.float32)
+
+    def body(index, sums):
+        x, y, sample_weight = tf.nest.map_structure(
+            lambda t: None if t is None else t[index], micro)
+        with tf.GradientTape() as tape:
+            y_pred = model(x, training=True)
+            loss = compute_training_loss(model, x, y, y_pred, sample_weight)
+            track_loss(model, loss * tf.distribute.get_strategy().num_replicas_in_sync,
+                       tf.shape(tf.nest.flatten(x)[0])[0])
+            loss = model.optimizer.scale_loss(loss)
+        gradients = tape.gradient(loss, variables)
+        model.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
+        return index + 1, [s + tf.cast(tf.convert_to_tensor(g), s.dtype) * weight
+                           for s, g in zip(sums, gradients)]
+
+    zeros = [tf.zeros(v.shape, v.dtype) for v in variables]
+    _, gradients = tf.while_loop(lambda index, _: index < count, body, (tf.constant(0), zeros),
+                                 parallel_iterations=1)
+    model.optimizer.apply_gradients(zip(gradients, variables))
+    return model.get_metrics_result()

@@ -1,0 +1,86 @@
+"""The run folder's identity: `run_config.json` names what trained there; a foreign folder is refused."""
+
+import json
+import os
+
+import tensorflow as tf
+
+RUN_CONFIG = "run_config.json"
+
+
+def write_json(path, value):
+    """Writes `value` as JSON through a temporary file and a rename, so a kill never leaves half a file."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(value, f, indent=2, sort_keys=True, default=str)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def _flat(identity, prefix=""):
+    flat = {}
+    for key, value in identity.items():
+        if isinstance(value, dict):
+            flat.update(_flat(value, f"{prefix}{key}."))
+        else:
+            flat[prefix + key] = value
+    return flat
+
+
+class RunFolder:
+    """A training run's folder: `checkpoints/` and `run_config.json` (identity and settings).
+
+    The identity is what a resumed run must share with the one that wrote the checkpoints
+    (the model's config or shapes, the task and its data); a folder whose identity differs is
+    refused, and so is one with checkpoints but no `run_config.json` (a folder without
+    checkpoints is taken over). Settings (learning
+    rate, steps, ...) may change between a run and its resumption; a note lists the changes.
+
+    Args:
+        path: the folder (created if needed).
+        identity: JSON-able dict; nested dicts are compared key by key.
+        settings: JSON-able dict of the run's other settings.
+        what: how the refusal names the run ("model", "fine-tuning run").
+
+    Example:
+        >>> folder = RunFolder("runs/tiny", {"hidden_size": 128}, {"learning_rate": 1e-4})
+        >>> folder.check()   # raises ValueError for another model's folder
+        >>> folder.write()   # on the chief, once the checkpoint is restored
+    """
+
+    def __init__(self, path, identity, settings, what="model"):
+        self.path = os.fspath(path)
+        self.identity = json.loads(json.dumps(identity, default=str))
+        self.settings = json.loads(json.dumps(settings, default=str))
+        self.what = what
+        self.checkpoint_dir = os.path.join(self.path, "checkpoints")
+        self.config_path = os.path.join(self.path, RUN_CONFIG)
+
+    def check(self):
+        """Raises ValueError if the folder belongs to another run; prints changed settings."""
+        os.makedirs(self.path, exist_ok=True)
+        has_checkpoints = tf.train.latest_checkpoint(self.checkpoint_dir) is not None
+        if not has_checkpoints:
+            return  # nothing to mix up: a new run, or one killed before its first checkpoint
+        if not os.path.exists(self.config_path):
+            raise ValueError(
+                f"{self.checkpoint_dir} holds checkpoints but {self.config_path} is missing, so "
+                f"it cannot be checked that they belong to this {self.what}. Pass a new "
+                "--output_dir or delete the folder.")
+        with open(self.config_path, encoding="utf-8") as f:
+            stored = json.load(f)
+        old, new = _flat(stored.get("identity", {})), _flat(self.identity)
+        if old != new:
+            diff = ", ".join(f"{k}: {old.get(k)!r} there vs {new.get(k)!r} now"
+                             for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k))
+            raise ValueError(
+                f"{self.path} holds checkpoints of a different {self.what} ({diff}). Refusing to "
+                "mix them: pass a new --output_dir, or delete that folder to start over.")
+        changed = {k: (stored.get("settings", {}).get(k), v) for k, v in self.settings.items()
+                   if stored.get("settings", {}).get(k) != v}
+        if changed:
+            print(f"Note: resuming {self.path} with changed settings "
+                  + ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in changed.items()))
+
+    def write(self):
+        write_json(self.config_path, {"identity": self.identity, "settings": self.settings})

@@ -1,0 +1,145 @@
+"""The one run loop of pretraining and fine-tuning: preamble, compile, resume, resumable `fit`."""
+
+import contextlib
+import math
+import os
+
+import keras
+import tensorflow as tf
+
+from keras_bert.compat import model_without_strategy
+
+from keras_bert.training.gradient_accumulation import accumulate_gradients
+from keras_bert.training.precision import resolve_jit_compile, set_mixed_precision
+from keras_bert.training.resumable_checkpoint import ResumableCheckpoint
+from keras_bert.training.step_limit import StepLimit
+from keras_bert.training.strategy import get_strategy
+
+
+def start_run(strategy, mixed_precision, seed):
+    """The preamble: the strategy (an instance or a `get_strategy` name), precision policy, seeds."""
+    if isinstance(strategy, str) or strategy is None:
+        strategy = get_strategy(strategy or "auto")
+    set_mixed_precision(mixed_precision)
+    keras.utils.set_random_seed(seed)
+    return strategy
+
+
+def check_batch_size(global_batch_size, strategy, gradient_accumulation_steps=1):
+    """Refuses a global batch that the replicas times the micro-batches do not divide."""
+    replicas, steps = strategy.num_replicas_in_sync, int(gradient_accumulation_steps)
+    if steps < 1:
+        raise ValueError(f"gradient_accumulation_steps must be a positive integer, got {steps}.")
+    parts = replicas * steps
+    if global_batch_size % parts:
+        split = f"{replicas} replicas" + (f" x {steps} micro-batches" if steps > 1 else "")
+        raise ValueError(
+            f"global_batch_size={global_batch_size} cannot be split evenly across {split}; "
+            f"use a multiple of {parts}, e.g. {parts * max(1, global_batch_size // parts)}.")
+
+
+def compile_model(model, strategy, optimizer, jit_compile="auto", gradient_accumulation_steps=1,
+                  **compile_kwargs):
+    """`model.compile` in the strategy's scope, then `accumulate_gradients`."""
+    with strategy.scope():
+        model.compile(optimizer=optimizer, jit_compile=resolve_jit_compile(jit_compile, strategy),
+                      **compile_kwargs)
+    accumulate_gradients(model, gradient_accumulation_steps)
+    return model
+
+
+def resume(folder, model, chief, keep_checkpoints, **checkpoint_kwargs):
+    """Checks the `RunFolder`, restores its newest checkpoint and records the run's identity.
+
+    Returns:
+        `(checkpoint, start_step)`: the `ResumableCheckpoint` callback and the restored step.
+    """
+    folder.check()
+    checkpoint = ResumableCheckpoint(folder.checkpoint_dir, model, max_to_keep=keep_checkpoints,
+                                     is_chief=chief, **checkpoint_kwargs)
+    start_step = checkpoint.restore()
+    if chief:
+        folder.write()
+    return checkpoint, start_step
+
+
+def split_batches(dataset):
+    """Each global batch is cut across the replicas (not the files across workers)."""
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+    return dataset.with_options(options)
+
+
+def fit_from(model, strategy, dataset, start_step, total_steps, steps_per_epoch, callbacks=(),
+             what="training", output_dir=None, **fit_kwargs):
+    """`model.fit` from optimizer step `start_step` to `total_steps` on `dataset`, which must already
+    be positioned after the batches trained on; a finished run is not trained again.
+
+    Keras epochs count from `start_step // steps_per_epoch` (a resume inside an epoch runs a
+    short first epoch); `StepLimit` ends the last one at `total_steps`.
+
+    Returns:
+        the `History`, with `start_step` set.
+    """
+    if start_step >= total_steps:
+        print(f"{output_dir or 'The run'} holds a finished run "
+              f"(step {start_step} of {total_steps}); not training again. Delete the folder (or "
+              "pass a new --output_dir) to retrain.")
+        history = keras.callbacks.History()
+        history.set_model(model)
+        history.epoch = []
+    else:
+        initial_epoch = start_step // steps_per_epoch
+        epochs = initial_epoch + math.ceil((total_steps - start_step) / steps_per_epoch)
+        if start_step:
+            print(f"Resuming {what} from step {start_step} of {total_steps} (epoch "
+                  f"{initial_epoch + 1} of {math.ceil(total_steps / steps_per_epoch)}).")
+        with strategy.scope(), _keras_mwms_workaround(model, strategy):
+            history = model.fit(dataset, initial_epoch=initial_epoch, epochs=epochs,
+                                steps_per_epoch=steps_per_epoch,
+                                callbacks=[StepLimit(total_steps)] + list(callbacks), **fit_kwargs)
+    history.start_step = start_step
+    return history
+
+
+@contextlib.contextmanager
+def _keras_mwms_workaround(model, strategy):
+    """Lets Keras 3.15 `fit` run under MultiWorkerMirroredStrategy (keras-team/keras#20585).
+
+    Two Keras bugs, both only with the collective multi-worker strategy:
+    1. `fit` "symbolically builds" a model made in a strategy scope with
+       `strategy.reduce("MEAN", batch)` on a nested batch, which the collective
+       all-reduce cannot take. With the model's own strategy unset, Keras skips
+       it and takes the strategy from the enclosing `strategy.scope()`;
+       everything the step needs was built in that scope.
+    2. Each step's logs (scalars, already synchronized across replicas) are
+       reduced with `strategy.reduce("MEAN", v, axis=0)`, which fails on scalars.
+       The step functions return them with shape [1] instead; the mean of equal
+       values is the value.
+    """
+    if not isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
+        yield
+        return
+    for name in ("train_step", "test_step"):
+        if not getattr(getattr(model, name), "_keras_bert_rank1", False):
+            setattr(model, name, _rank1_logs(getattr(model, name)))
+    with model_without_strategy(model):
+        yield
+
+
+def _rank1_logs(step_fn):
+    def step(data):
+        return {k: tf.reshape(v, [1]) if v.shape.rank == 0 else v
+                for k, v in step_fn(data).items()}
+    step._keras_bert_rank1 = True  # pylint: disable=protected-access
+    return step
+
+
+def tensorboard_callback(output_dir):
+    """Keras's TensorBoard callback writing epoch curves to `output_dir/logs` (train/, validation/).
+
+    Epoch summaries are indexed by the Keras epoch, which a resumed run continues; per-batch
+    ones are not written, as Keras numbers those from 0 again after a resume.
+    """
+    return keras.callbacks.TensorBoard(os.path.join(output_dir, "logs"), update_freq="epoch",
+                                       write_graph=False)
