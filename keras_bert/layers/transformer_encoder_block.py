@@ -106,11 +106,11 @@ class TransformerEncoderBlock(keras.layers.Layer):
         query = query * ops.cast(1.0 / self.head_size ** 0.5, query.dtype)
         scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2)))  # (batch, heads, seq, seq)
         if example_ids is not None:  # packed rows: each token sees its own example's tokens
-            same = ops.equal(example_ids[:, :, None], example_ids[:, None, :])  # (batch, seq_q, seq_k)
+            same = ops.equal(ops.expand_dims(example_ids, 2), ops.expand_dims(example_ids, 1))  # (batch, seq_q, seq_k)
             if padding_mask is not None:
-                same = ops.logical_and(same, ops.cast(padding_mask, "bool")[:, None, :])
+                same = ops.logical_and(same, ops.expand_dims(ops.cast(padding_mask, "bool"), 1))
             bias = (1.0 - ops.cast(same, scores.dtype)) * _MASK_BIAS
-            scores = scores + bias[:, None, :, :]  # (batch, heads, seq_q, seq_k)
+            scores = scores + ops.expand_dims(bias, 1)  # (batch, heads, seq_q, seq_k)
         elif padding_mask is not None:
             bias = (1.0 - ops.cast(padding_mask, scores.dtype)) * _MASK_BIAS  # (batch, seq)
             scores = scores + ops.expand_dims(bias, (1, 2))  # (batch, heads, seq_q, seq_k)

@@ -38,8 +38,9 @@ def test_minilm_matches_transformers_bert_model(minilm_dir):
         with torch.no_grad():
             theirs = reference(**{k: torch.from_numpy(v) for k, v in batch.items()})
         real = batch["attention_mask"].astype(bool)
-        sequence_diff = np.abs(np.asarray(ours["sequence_output"]) - theirs.last_hidden_state.numpy())
-        pooled_diff = np.abs(np.asarray(ours["pooled_output"]) - theirs.pooler_output.numpy())
+        sequence_diff = np.abs(keras.ops.convert_to_numpy(ours["sequence_output"])
+                               - theirs.last_hidden_state.numpy())
+        pooled_diff = np.abs(keras.ops.convert_to_numpy(ours["pooled_output"]) - theirs.pooler_output.numpy())
         print(f"MiniLM-L6 {kind}: max |sequence_output diff| = {sequence_diff.max():.2e} "
               f"(real tokens {sequence_diff[real].max():.2e}), "
               f"max |pooled_output diff| = {pooled_diff.max():.2e}")

@@ -20,7 +20,8 @@ def test_every_export_function_leaves_tensorflow_unchanged(tiny_classifier, toke
         "saved_model": lambda: export_saved_model(tiny_classifier, tmp_path / "savedmodel" / "1",
                                                   tokenizer=tokenizer, seq_length=16, verify_export=False),
         "tflite": lambda: export_tflite(tiny_classifier, tmp_path / "tflite", tokenizer=tokenizer,
-                                        seq_length=16, quantizations=("float32",), verify_export=False),
+                                        seq_length=16, quantizations=("float32",), text=False,
+                                        verify_export=False),
         "onnx": lambda: export_onnx(tiny_classifier, tmp_path / "onnx", optimize=False, verify_export=False),
     }
     for name, export in exports.items():
