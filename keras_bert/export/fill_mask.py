@@ -25,6 +25,9 @@ def query_fill_mask(export_dir, texts):
         [[[('be', 0.41), ('go', 0.05), ...]]]
     """
     texts = [texts] if isinstance(texts, str) else list(texts)
+    unmasked = [t for t in texts if "[MASK]" not in t]
+    if not texts or unmasked:
+        raise ValueError(f"query_fill_mask needs one or more texts, each with a [MASK]; got {texts!r}.")
     loaded = tf.saved_model.load(os.fspath(export_dir))
     signature = loaded.signatures["serving_default"]
     if "top_k_tokens" not in signature.structured_outputs:
@@ -71,6 +74,10 @@ def export_and_query_fill_mask(pretrainer, tokenizer, name, query="The capital o
         >>> result["answers"][0][0][:2]
         [('be', 0.41), ('go', 0.05)]
     """
+    inputs = getattr(pretrainer, "input", None)
+    if not (isinstance(inputs, dict) and "masked_lm_positions" in inputs):
+        raise ValueError(f"export_and_query_fill_mask needs a BertPretrainer (masked-LM head); got "
+                         f"{type(pretrainer).__name__} {pretrainer.name!r}.")
     version = int(version) if version is not None else next_version(os.path.join(base_dir, name))
     export_dir = os.path.join(base_dir, name, str(version))
     report = saved_model(pretrainer, export_dir, tokenizer=tokenizer, seq_length=seq_length,

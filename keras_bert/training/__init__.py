@@ -4,6 +4,7 @@ from keras_bert.training.fill_mask import fill_mask
 from keras_bert.training.finetuning import (TASKS, classification_metrics, entity_metrics, entity_spans,
                                             finetune_task, run_finetuning, token_classification_metrics)
 from keras_bert.training.linear_warmup import LinearWarmup
+from keras_bert.training.memory_estimate import check_batch_memory
 from keras_bert.training.optimizers import WEIGHT_DECAY_EXCLUDE, bert_schedule, create_optimizer
 from keras_bert.training.plotting import plot_curves
 from keras_bert.training.precision import resolve_jit_compile, set_mixed_precision

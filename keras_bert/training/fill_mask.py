@@ -27,6 +27,13 @@ def fill_mask(pretrainer, tokenizer, texts, top_k=5):
         [('dead', 0.21), ('here', 0.07)]
     """
     texts = [texts] if isinstance(texts, str) else list(texts)
+    if not texts:
+        raise ValueError(f"fill_mask got no texts; pass one or more texts with a {MASK_TOKEN} in each.")
+    model_inputs = getattr(pretrainer, "input", None)
+    if not (isinstance(model_inputs, dict) and "masked_lm_positions" in model_inputs):
+        raise ValueError(f"fill_mask needs a BertPretrainer (masked-LM head); got "
+                         f"{type(pretrainer).__name__} {pretrainer.name!r}. Load it with "
+                         "load_checkpoint(path, model='pretrainer').")
     for text in texts:
         if MASK_TOKEN not in text:
             raise ValueError(f"fill_mask needs a {MASK_TOKEN} in every text; got {text!r}.")

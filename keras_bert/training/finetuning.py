@@ -9,7 +9,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from keras_bert.training.pretraining import _write_json
+from keras_bert.errors import make_dir
+from keras_bert.training.pretraining import _write_json, check_finished_run
+from keras_bert.training.memory_estimate import check_batch_memory
 from keras_bert.training.optimizers import create_optimizer
 from keras_bert.training.precision import (resolve_jit_compile, restores_dtype_policy,
                                               set_mixed_precision)
@@ -98,7 +100,7 @@ def _fit(model, train_dataset, start_step, total_steps, steps_per_epoch, callbac
     """
     initial_epoch = start_step // steps_per_epoch
     epochs = initial_epoch + math.ceil((total_steps - start_step) / steps_per_epoch)
-    return model.fit(train_dataset.repeat().skip(start_step), initial_epoch=initial_epoch,
+    return model.fit(train_dataset.repeat().skip(start_step), initial_epoch=initial_epoch, shuffle=False,
                      epochs=epochs, steps_per_epoch=steps_per_epoch,
                      callbacks=[StepLimit(total_steps)] + list(callbacks), **fit_kwargs)
 
@@ -185,7 +187,7 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
     start_step = 0
     if output_dir:
         output_dir = os.fspath(output_dir)
-        os.makedirs(output_dir, exist_ok=True)
+        make_dir(output_dir, "output_dir (--output_dir)")
         identity = _model_identity(model, run_config)
         training = {"epochs": int(epochs), "steps_per_epoch": int(steps_per_epoch),
                     "learning_rate": float(learning_rate), "warmup_ratio": float(warmup_ratio),
@@ -195,6 +197,8 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
         checkpoint = ResumableCheckpoint(os.path.join(output_dir, "checkpoints"), model,
                                          max_to_keep=keep_checkpoints, is_chief=chief)
         start_step = checkpoint.restore()
+        if start_step >= total_steps:
+            check_finished_run(config_path, training, output_dir)
         if chief:
             _write_json(config_path, {"model": identity, "training": training})
         all_callbacks = [checkpoint] + all_callbacks
@@ -420,7 +424,13 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
         raise ValueError(f"Unknown task {task!r}; expected one of {TASKS}.")
     if task == "pair_classification" and not text_b:
         raise ValueError("task 'pair_classification' needs text_b (the second text's column).")
-    text_config = load_checkpoint(checkpoint, model="encoder").text_config
+    if text_b and task != "pair_classification":
+        raise ValueError(f"text_b (--text_b {text_b}) is only read by task 'pair_classification', "
+                         f"not {task!r}; use that task or drop text_b.")
+    probe = load_checkpoint(checkpoint, model="encoder")
+    check_batch_memory(probe.config, batch_size, seq_length, mixed_precision=mixed_precision)
+    text_config = probe.text_config
+    del probe
     if text_config is None:
         raise ValueError(f"{checkpoint} has no vocab.txt next to it; fine-tuning needs the "
                          "checkpoint's own vocabulary.")
@@ -452,6 +462,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
         if eval_file:
             evaluation, _ = classification_dataset(eval_file, preprocessor, labels=labels,
                                                    shuffle=False, **read)
+        _check_classes(train_file, label, _collect(train, 1), labels)
         classes = num_classes(labels, train_file)  # the one label vocabulary, train and eval
         model, history = run_finetuning(
             lambda: build_classifier(load_checkpoint(checkpoint), classes), train, loss=scce,
@@ -474,6 +485,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
         if eval_file:
             evaluation, _ = token_classification_dataset(eval_file, tokenizer, seq_length, labels=labels,
                                                          batch_size=batch_size, shuffle=False)
+        _check_classes(train_file, "tag", _collect(train, 1)[_collect(train, 2) > 0], labels)
         model, history = run_finetuning(
             lambda: build_token_classifier(load_checkpoint(checkpoint), len(labels)), train,
             loss=scce, weighted_metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
@@ -495,7 +507,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
     train_features = squad_features(squad_examples(train_file), tokenizer, **window)
     train = squad_dataset(train_features, batch_size=batch_size, seed=seed).map(span_targets)
     model, history = run_finetuning(
-        lambda: build_span_labeler(load_checkpoint(checkpoint)), train,
+        lambda: _frozen_pooler(build_span_labeler(load_checkpoint(checkpoint))), train,
         loss={"start_logits": scce, "end_logits": scce},
         run_config=dict(run_config, doc_stride=doc_stride, max_query_length=max_query_length),
         **common)
@@ -510,6 +522,25 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
                                         version_2_with_negative=version_2)
         metrics = squad_evaluate(predictions, examples)
     return finish(model, history, metrics)
+
+
+def _check_classes(train_file, column, label_ids, labels):
+    """Refuses training data of one class: any model scores 100 % on it and learns nothing."""
+    classes = np.unique(np.asarray(label_ids))
+    if np.issubdtype(classes.dtype, np.integer) and len(classes) < 2:
+        name = labels[int(classes[0])] if labels and len(classes) else "?"
+        raise ValueError(f"{train_file}: every training example has the {column} {name!r} "
+                         f"(--label / label= {column!r}); a classifier needs examples of at least "
+                         "two classes.")
+
+
+def _frozen_pooler(model):
+    """The span labeler reads only `sequence_output`: the pooler gets no gradients, so it is
+    frozen (kept as loaded, and Keras does not warn that its gradients do not exist)."""
+    for layer in model.layers:
+        if hasattr(layer, "get_layer") and any(l.name == "pooler" for l in layer.layers):
+            layer.get_layer("pooler").trainable = False
+    return model
 
 
 def _result(model, history, metrics, **extra):

@@ -9,6 +9,7 @@ import keras
 import tensorflow as tf
 
 from keras_bert.config import BertConfig
+from keras_bert.errors import make_dir
 from keras_bert.models.bert_encoder import as_config
 from keras_bert.models.builders import build_pretrainer
 from keras_bert.training.optimizers import create_optimizer
@@ -80,6 +81,20 @@ def _check_output_dir(output_dir, run_config):
             f"{checkpoint_dir} holds checkpoints but {path} is missing, so it cannot be checked "
             "that they belong to this model. Use a new --output_dir or delete the folder.")
     return path
+
+
+def check_finished_run(run_config_path, training, output_dir):
+    """Refuses to re-run a finished run with changed settings: it would report the old results."""
+    stored = {}
+    if os.path.exists(run_config_path):
+        with open(run_config_path, encoding="utf-8") as f:
+            stored = json.load(f).get("training", {})
+    changed = [f"{k} {stored.get(k)!r} -> {v!r}" for k, v in training.items() if stored.get(k) != v]
+    if changed:
+        raise ValueError(
+            f"{output_dir} holds a finished run made with other settings ({', '.join(changed)}); "
+            "its results are not this command's. Pass a new --output_dir, or delete that folder "
+            "to start fresh.")
 
 
 def _write_json(path, value):
@@ -220,16 +235,18 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
     output_dir = os.fspath(output_dir)
     if input_mode not in INPUT_MODES:
         raise ValueError(f"input_mode={input_mode!r} is not supported; expected one of {INPUT_MODES}.")
-    for name, value in (("global_batch_size", global_batch_size), ("train_steps", train_steps),
-                        ("steps_per_epoch", steps_per_epoch),
-                        ("steps_per_execution", steps_per_execution)):
+    for name, flag, value in (("global_batch_size", "--batch_size", global_batch_size),
+                              ("train_steps", "--train_steps", train_steps),
+                              ("steps_per_epoch", "--steps_per_epoch", steps_per_epoch),
+                              ("steps_per_execution", "--steps_per_execution", steps_per_execution)):
         if int(value) <= 0:
-            raise ValueError(f"{name} must be a positive integer, got {value}.")
+            raise ValueError(f"{name} must be a positive integer, got {value} ({flag}).")
     for name, value in (("train_steps", train_steps), ("steps_per_epoch", steps_per_epoch)):
         if value % steps_per_execution:
             raise ValueError(
-                f"{name}={value} is not a multiple of steps_per_execution={steps_per_execution}; "
-                "training stops and checkpoints only between executions. Make it a multiple.")
+                f"{name}={value} (--{name}) is not a multiple of steps_per_execution="
+                f"{steps_per_execution} (--steps_per_execution); training stops and checkpoints "
+                "only between executions. Make it a multiple.")
     if isinstance(strategy, str) or strategy is None:
         strategy = get_strategy(strategy or "auto")
     replicas = strategy.num_replicas_in_sync
@@ -269,7 +286,7 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
                 f"{bert_config.vocab_size}; use the vocab.txt that belongs to the model (or set "
                 f"vocab_size={vocab_size} in the config when training from scratch).")
 
-    os.makedirs(output_dir, exist_ok=True)
+    make_dir(output_dir, "output_dir (--output_dir)")
     run_config = {
         "bert_config": bert_config.to_dict(),
         "training": {"global_batch_size": int(global_batch_size), "train_steps": int(train_steps),
@@ -282,6 +299,8 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
                                      max_to_keep=keep_checkpoints, is_chief=chief,
                                      every_n_epochs=checkpoint_every_epochs)
     start_step = checkpoint.restore()
+    if start_step >= train_steps:
+        check_finished_run(run_config_path, run_config["training"], output_dir)
     if chief:
         _write_json(run_config_path, run_config)
         bert_config.to_json(os.path.join(output_dir, "bert_config.json"))
@@ -303,7 +322,7 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         initial_epoch = start_step // steps_per_epoch
         epochs = initial_epoch + math.ceil((train_steps - start_step) / steps_per_epoch)
         with strategy.scope(), _keras_mwms_workaround(model, strategy):
-            model.fit(dataset, epochs=epochs, initial_epoch=initial_epoch,
+            model.fit(dataset, epochs=epochs, initial_epoch=initial_epoch, shuffle=False,
                       steps_per_epoch=steps_per_epoch, validation_data=validation,
                       validation_steps=eval_steps or None, callbacks=all_callbacks,
                       verbose=verbose)
