@@ -88,7 +88,8 @@ def write_tiny_checkpoint(folder, **config):
     config = keras_bert.BertConfig(**dict(dict(vocab_size=1000, hidden_size=16, num_layers=1, num_heads=2,
                                                intermediate_size=32, max_position_embeddings=64), **config))
     path = os.path.join(folder, "ckpt")
-    keras_bert.save_checkpoint(keras_bert.build_pretrainer(config), path, format="keras", vocab_file=vocab_file)
+    keras_bert.save_checkpoint(keras_bert.build_pretrainer(config), path, format="keras",
+                               text_config=keras_bert.TextConfig(vocab_file, lower_case=True))
     return path
 
 

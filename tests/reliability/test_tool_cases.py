@@ -71,7 +71,7 @@ CASES = [
     ("pretrain", PRETRAIN + ["--preset", "bert_huge"], 2, ["'bert_huge'"]),
     ("pretrain", PRETRAIN + ["--config", "{a_dir}/nope.json"], 2, ["nope.json"]),
     ("pretrain", PRETRAIN + ["--vocab", "{a_dir}/vocab.txt"], 2, ["vocab.txt", "does not exist"]),
-    ("pretrain", PRETRAIN + ["--init_checkpoint", "{a_dir}/ckpt"], 2, ["ckpt", "does not exist"]),
+    ("pretrain", PRETRAIN + ["--init_checkpoint", "{a_dir}/ckpt"], 2, ["a_dir/ckpt"]),
     ("pretrain", PRETRAIN + ["--build_vocab", "100", "--cased", "--output_dir", "{stale_vocab_run}"], 2,
      ["vocab.txt", "--cased False -> True", "new --output_dir"]),
     ("finetune", ["--task", "classification", "--train_file", "x.csv"], 2, ["--checkpoint"]),
