@@ -29,7 +29,8 @@ _EXPORTS = {
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 # Subpackages reachable as attributes (`keras_bert.export` needs the "export" extra:
 # onnx, tf2onnx, ai-edge-litert).
-_SUBMODULES = ("checkpoints", "config", "data", "export", "layers", "models", "text", "training")
+_SUBMODULES = ("checkpoints", "cli", "config", "data", "errors", "export", "layers", "models", "text",
+               "training")
 
 __all__ = sorted(_MODULE_OF)
 

@@ -21,7 +21,6 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 CONTESTANTS = ("ours_xla", "ours_no_xla", "keras_hub_xla", "keras_hub_no_xla", "hf_torch")
 

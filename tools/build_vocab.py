@@ -4,19 +4,19 @@ Example:
     python tools/build_vocab.py corpus/*.txt --vocab_size 30522 --output vocab.txt
 """
 
-import argparse
 import os
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from keras_bert.cli import ArgumentParser, positive_int, run_tool  # noqa: E402
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+",
                         help="UTF-8 text files, one sentence or paragraph per line.")
-    parser.add_argument("--vocab_size", type=int, default=30522,
+    parser.add_argument("--vocab_size", type=positive_int, default=30522,
                         help="maximum vocabulary size (default 30522).")
     case = parser.add_mutually_exclusive_group()
     case.add_argument("--lower_case", dest="lower_case", action="store_true", default=True,
@@ -24,22 +24,20 @@ def main(argv=None):
     case.add_argument("--no_lower_case", dest="lower_case", action="store_false",
                       help="learn a cased vocabulary.")
     parser.add_argument("--output", required=True, help="path of the vocab.txt to write.")
-    parser.add_argument("--max_lines", type=int, default=None,
+    parser.add_argument("--max_lines", type=positive_int, default=None,
                         help="read at most this many non-empty lines.")
-    parser.add_argument("--min_count", type=int, default=None,
+    parser.add_argument("--min_count", type=positive_int, default=None,
                         help="lowest piece count the learner searches from (tensorflow-text's "
                              "lower_thresh, default 10); lower it for small corpora.")
     args = parser.parse_args(argv)
     from keras_bert import build_vocab  # after parsing: --help stays fast (no TensorFlow)
 
     learn_params = {"lower_thresh": args.min_count} if args.min_count else None
-    try:
-        vocab = build_vocab(args.files, args.vocab_size, lower_case=args.lower_case,
-                            output=args.output, max_lines=args.max_lines, learn_params=learn_params)
-    except ValueError as error:
-        parser.error(str(error))
+    vocab = build_vocab(args.files, args.vocab_size, lower_case=args.lower_case,
+                        output=args.output, max_lines=args.max_lines, learn_params=learn_params)
     print(f"Wrote {len(vocab)} tokens to {args.output}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_tool(main))

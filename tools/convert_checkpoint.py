@@ -25,10 +25,11 @@ import numpy as np  # noqa: E402
 
 import keras_bert  # noqa: E402
 from keras_bert.checkpoints import FORMATS, MODELS  # noqa: E402
+from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", help="checkpoint to read: Google TF1 dir, Hugging Face folder, "
                         "keras_bert dir or .keras file (default: the MiniLM-L6 demo)")
     parser.add_argument("--output", help="where to write (a directory; a .keras file for --format keras); "
@@ -55,11 +56,15 @@ def parse_args(argv):
 
 
 def same_weights(a, b):
+    import numpy as np
+
     return len(a.weights) == len(b.weights) and all(
         np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(a.get_weights(), b.get_weights()))
 
 
 def convert(args):
+    import keras_bert
+
     model = keras_bert.load_checkpoint(args.input, model=args.model)
     config = model.config
     print(f"loaded {args.input}: {config.num_layers} layers, hidden {config.hidden_size}, "
@@ -87,12 +92,8 @@ def convert(args):
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    try:
-        return 0 if convert(args) else 1
-    except (ValueError, FileNotFoundError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    """Exit status: 0 every conversion reloads identical, 1 one differs, 2 bad input (one line)."""
+    return run_tool(lambda args: 0 if convert(parse_args(args)) else 1, argv)
 
 
 if __name__ == "__main__":

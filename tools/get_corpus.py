@@ -12,16 +12,19 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from keras_bert.cli import ArgumentParser, make_dir, run_tool  # noqa: E402
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n", 1)[1])
+    parser = ArgumentParser(description=__doc__.split("\n")[0],
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            epilog=__doc__.split("\n", 1)[1])
     parser.add_argument("--dir", help="cache folder (default: ~/.cache/keras_bert/shakespeare, "
                         "or $KERAS_BERT_CORPUS_DIR)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.dir:
+        make_dir(args.dir, "--dir")
     from keras_bert import shakespeare_bert_files, shakespeare_files
 
     raw = shakespeare_files(args.dir)
@@ -36,4 +39,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_tool(main))

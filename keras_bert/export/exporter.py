@@ -11,6 +11,7 @@ from keras_bert.export.saved_model import export_saved_model, next_version
 from keras_bert.export.serving_config import write_models_config
 from keras_bert.export.tflite import export_tflite
 from keras_bert.export.hub import export_tfhub
+from keras_bert.errors import make_dir
 
 FORMATS = ("savedmodel", "tflite", "onnx", "hub")
 DEFAULT_FORMATS = ("savedmodel", "tflite", "onnx")  # "hub" on request
@@ -87,6 +88,7 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
         raise ValueError(f"Unknown format(s) {unknown}; expected a subset of {FORMATS}.")
+    make_dir(base_dir, "base_dir (--base_dir)")
     if version is None:
         version = next_version(os.path.join(base_dir, name))
     version = int(version)

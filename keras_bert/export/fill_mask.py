@@ -36,6 +36,13 @@ def fill_mask(pretrainer, tokenizer, texts, top_k=5):
         [('dead', 0.21), ('here', 0.07)]
     """
     texts = [texts] if isinstance(texts, str) else list(texts)
+    if not texts:
+        raise ValueError(f"fill_mask got no texts; pass one or more texts with a {MASK_TOKEN} in each.")
+    model_inputs = getattr(pretrainer, "input", None)
+    if not (isinstance(model_inputs, dict) and "masked_lm_positions" in model_inputs):
+        raise ValueError(f"fill_mask needs a BertPretrainer (masked-LM head); got "
+                         f"{type(pretrainer).__name__} {pretrainer.name!r}. Load it with "
+                         "load_checkpoint(path, model='pretrainer').")
     for text in texts:
         if MASK_TOKEN not in text:
             raise ValueError(f"fill_mask needs a {MASK_TOKEN} in every text; got {text!r}.")
@@ -92,6 +99,9 @@ def query_fill_mask(export_dir, texts):
         [[[('be', 0.41), ('go', 0.05), ...]]]
     """
     texts = [texts] if isinstance(texts, str) else list(texts)
+    unmasked = [t for t in texts if "[MASK]" not in t]
+    if not texts or unmasked:
+        raise ValueError(f"query_fill_mask needs one or more texts, each with a [MASK]; got {texts!r}.")
     loaded = tf.saved_model.load(os.fspath(export_dir))
     signature = loaded.signatures["serving_default"]
     if "top_k_tokens" not in signature.structured_outputs:
@@ -130,6 +140,10 @@ def export_and_query_fill_mask(pretrainer, tokenizer, name, query="The capital o
         >>> result["answers"][0][0][:2]
         [('be', 0.41), ('go', 0.05)]
     """
+    inputs = getattr(pretrainer, "input", None)
+    if not (isinstance(inputs, dict) and "masked_lm_positions" in inputs):
+        raise ValueError(f"export_and_query_fill_mask needs a BertPretrainer (masked-LM head); got "
+                         f"{type(pretrainer).__name__} {pretrainer.name!r}.")
     version = int(version) if version is not None else next_version(os.path.join(base_dir, name))
     export_dir = os.path.join(base_dir, name, str(version))
     report = export_saved_model(pretrainer, export_dir, tokenizer=tokenizer, seq_length=seq_length,

@@ -13,6 +13,8 @@ def _encoder(encoder, dtype=None):
 
 
 def _head_dense(units, encoder, name):
+    if isinstance(units, bool) or not float(units).is_integer() or units < 1:
+        raise ValueError(f"{name}: the number of classes/labels must be a positive integer, got {units!r}.")
     return keras.layers.Dense(
         units, kernel_initializer=keras.initializers.TruncatedNormal(
             stddev=encoder.config.initializer_range), dtype=encoder.layer_dtype, name=name)

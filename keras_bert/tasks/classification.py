@@ -3,7 +3,7 @@
 import keras
 import numpy as np
 
-from keras_bert.tasks.task import Task, collect
+from keras_bert.tasks.task import Task, check_classes, collect
 
 
 def classification_metrics(labels, logits):
@@ -67,6 +67,7 @@ class ClassificationTask(Task):
             text_b=self.text_b, label=self.label, labels=self.labels, batch_size=self.batch_size,
             shuffle=training, seed=self.seed)
         if training:  # the one label vocabulary, train and eval
+            check_classes(path, self.label, collect(dataset, 1), labels)
             self.labels = labels
             self.num_classes = num_classes(labels, path)
         return dataset

@@ -49,6 +49,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
     """
     from keras_bert.checkpoints import load_checkpoint
     from keras_bert.training.finetuning import run_finetuning
+    from keras_bert.training.memory_estimate import check_batch_memory
 
     if int(gradient_accumulation_steps) < 1 or batch_size % int(gradient_accumulation_steps):
         raise ValueError(f"batch_size={batch_size} cannot be split into gradient_accumulation_steps="
@@ -56,10 +57,16 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
     task_class = TASKS.get(task) if isinstance(task, str) else task
     if task_class is None:
         raise ValueError(f"Unknown task {task!r}; expected one of {tuple(TASKS)}.")
+    if text_b and task_class.name != "pair_classification":
+        raise ValueError(f"text_b (--text_b {text_b}) is only read by task 'pair_classification', "
+                         f"not {task_class.name!r}; use that task or drop text_b.")
     runner = task_class(None, seq_length, batch_size, seed, text_a=text_a, text_b=text_b,
                         label=label, labels=labels, doc_stride=doc_stride,
                         max_query_length=max_query_length)
-    text_config = load_checkpoint(checkpoint, model="encoder").text_config
+    probe = load_checkpoint(checkpoint, model="encoder")
+    check_batch_memory(probe.config, batch_size, seq_length, mixed_precision=mixed_precision)
+    text_config = probe.text_config
+    del probe
     if text_config is None:
         raise ValueError(f"{checkpoint} has no vocab.txt next to it; fine-tuning needs the "
                          "checkpoint's own vocabulary.")

@@ -63,3 +63,13 @@ def collect(dataset, index):
     if isinstance(parts[0], dict):
         return {k: np.concatenate([np.asarray(p[k]) for p in parts]) for k in parts[0]}
     return np.concatenate([np.asarray(p) for p in parts])
+
+
+def check_classes(path, column, label_ids, labels):
+    """Refuses training data of one class: any model scores 100 % on it and learns nothing."""
+    classes = np.unique(np.asarray(label_ids))
+    if np.issubdtype(classes.dtype, np.integer) and len(classes) < 2:
+        name = labels[int(classes[0])] if labels and len(classes) else "?"
+        raise ValueError(f"{path}: every training example has the {column} {name!r} "
+                         f"(--label / label= {column!r}); a classifier needs examples of at least "
+                         "two classes.")

@@ -3,7 +3,7 @@
 import keras
 import numpy as np
 
-from keras_bert.tasks.task import Task, collect
+from keras_bert.tasks.task import Task, check_classes, collect
 
 
 class TokenClassificationTask(Task):
@@ -32,6 +32,8 @@ class TokenClassificationTask(Task):
         dataset, labels = token_classification_dataset(
             path, self.tokenizer, self.seq_length, labels=self.labels, batch_size=self.batch_size,
             shuffle=training, seed=self.seed)
+        if training:
+            check_classes(path, "tag", collect(dataset, 1)[collect(dataset, 2) > 0], labels)
         self.labels = labels
         return dataset
 

@@ -126,6 +126,7 @@ def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens
     import tensorflow as tf
     from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as learner
 
+    from keras_bert.text.text_files import check_text_file
     from keras_bert.text.tokenizer import normalize_reference, split_words_reference
 
     files = [os.fspath(f) for f in ([files] if isinstance(files, (str, os.PathLike)) else files)]
@@ -134,6 +135,8 @@ def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens
     missing = [f for f in files if not os.path.isfile(f)]
     if missing:
         raise ValueError(f"build_vocab: these input files do not exist: {missing[:5]}.")
+    for path in files:
+        check_text_file(path)
     reserved_tokens = list(reserved_tokens)
     missing_special = [t for t in SPECIAL_TOKENS if t not in reserved_tokens]
     if missing_special:
@@ -156,6 +159,11 @@ def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens
         raise ValueError(f"build_vocab found no words in {files[:5]}; the files are empty.")
     word_counts = [(word.decode("utf-8"), count) for word, count in counts.items()]
     vocab = learner.learn(word_counts, vocab_size, reserved_tokens, **(learn_params or {}))
+    if len(vocab) > vocab_size:  # the learner keeps every character of the corpus, whatever the size
+        raise ValueError(
+            f"vocab_size={vocab_size} (--vocab_size, or pretrain.py's --build_vocab) is too small for "
+            f"this corpus: its characters and the reserved tokens alone take {len(vocab)} entries; "
+            f"ask for {len(vocab)} or more.")
     if output:
         write_vocab(vocab, output)
     return vocab

@@ -3,6 +3,7 @@
 from keras_bert.training.finetuning import run_finetuning
 from keras_bert.training.gradient_accumulation import accumulate_gradients
 from keras_bert.training.linear_warmup import LinearWarmup
+from keras_bert.training.memory_estimate import check_batch_memory
 from keras_bert.training.optimizers import OPTIMIZERS, WEIGHT_DECAY_EXCLUDE, bert_schedule, create_optimizer
 from keras_bert.training.plotting import plot_curves
 from keras_bert.training.precision import JIT_MODES, PRECISIONS, resolve_jit_compile, set_mixed_precision

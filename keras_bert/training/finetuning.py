@@ -116,7 +116,7 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
                     "gradient_accumulation_steps": int(gradient_accumulation_steps)}
         folder = RunFolder(output_dir, _model_identity(model, run_config), settings,
                            what="fine-tuning run")
-        checkpoint, start_step = resume(folder, model, chief, keep_checkpoints,
+        checkpoint, start_step = resume(folder, model, chief, keep_checkpoints, total_steps,
                                         every_n_steps=checkpoint_every_steps)
         all_callbacks = [checkpoint] + all_callbacks
     # One iterator reads `repeat()`: a seeded shuffle that reshuffles every epoch then gives every

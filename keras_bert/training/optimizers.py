@@ -68,6 +68,12 @@ def create_optimizer(learning_rate=1e-4, total_steps=None, warmup_steps=0, optim
     """
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"optimizer={optimizer!r} is not supported; expected one of {OPTIMIZERS}.")
+    if not isinstance(learning_rate, keras.optimizers.schedules.LearningRateSchedule) and not (
+            0 < float(learning_rate) < float("inf")):
+        raise ValueError(f"learning_rate (--learning_rate) must be a number > 0, got {learning_rate} "
+                         "(BERT: 1e-4 pretraining, 2e-5 .. 5e-5 fine-tuning).")
+    if not 0 <= float(weight_decay) < float("inf"):
+        raise ValueError(f"weight_decay (--weight_decay) must be >= 0, got {weight_decay} (BERT: 0.01).")
     if total_steps is not None and not isinstance(
             learning_rate, keras.optimizers.schedules.LearningRateSchedule):
         learning_rate = bert_schedule(learning_rate, total_steps, warmup_steps, power=power)

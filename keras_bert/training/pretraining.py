@@ -157,7 +157,7 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
                 "gradient_accumulation_steps": int(gradient_accumulation_steps),
                 **({"pack_sequences": True} if pack_sequences else {})}
     folder = RunFolder(output_dir, bert_config.to_dict(), settings, what="model")
-    checkpoint, start_step = resume(folder, model, chief, keep_checkpoints,
+    checkpoint, start_step = resume(folder, model, chief, keep_checkpoints, train_steps,
                                     every_n_epochs=checkpoint_every_epochs)
     if chief:
         bert_config.to_json(os.path.join(output_dir, "bert_config.json"))
@@ -184,16 +184,18 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
 def _check_sizes(input_mode, global_batch_size, train_steps, steps_per_epoch, steps_per_execution):
     if input_mode not in INPUT_MODES:
         raise ValueError(f"input_mode={input_mode!r} is not supported; expected one of {INPUT_MODES}.")
-    for name, value in (("global_batch_size", global_batch_size), ("train_steps", train_steps),
-                        ("steps_per_epoch", steps_per_epoch),
-                        ("steps_per_execution", steps_per_execution)):
+    for name, flag, value in (("global_batch_size", "--batch_size", global_batch_size),
+                              ("train_steps", "--train_steps", train_steps),
+                              ("steps_per_epoch", "--steps_per_epoch", steps_per_epoch),
+                              ("steps_per_execution", "--steps_per_execution", steps_per_execution)):
         if int(value) <= 0:
-            raise ValueError(f"{name} must be a positive integer, got {value}.")
+            raise ValueError(f"{name} must be a positive integer, got {value} ({flag}).")
     for name, value in (("train_steps", train_steps), ("steps_per_epoch", steps_per_epoch)):
         if value % steps_per_execution:
             raise ValueError(
-                f"{name}={value} is not a multiple of steps_per_execution={steps_per_execution}; "
-                "training stops and checkpoints only between executions. Make it a multiple.")
+                f"{name}={value} (--{name}) is not a multiple of steps_per_execution="
+                f"{steps_per_execution} (--steps_per_execution); training stops and checkpoints "
+                "only between executions. Make it a multiple.")
 
 
 def _pretrainer(config, init_checkpoint):

@@ -42,7 +42,7 @@ class ResumableCheckpoint(keras.callbacks.Callback):
                  every_n_steps=0, save_on_train_end=True):
         super().__init__()
         if int(max_to_keep) < 1:
-            raise ValueError(f"max_to_keep must be >= 1, got {max_to_keep}.")
+            raise ValueError(f"max_to_keep (keep_checkpoints, --keep_checkpoints) must be >= 1, got {max_to_keep}.")
         self.directory = os.fspath(directory)
         self.max_to_keep = int(max_to_keep)
         self.is_chief = bool(is_chief)

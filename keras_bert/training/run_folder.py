@@ -5,6 +5,8 @@ import os
 
 import tensorflow as tf
 
+from keras_bert.errors import make_dir
+
 RUN_CONFIG = "run_config.json"
 
 
@@ -55,10 +57,11 @@ class RunFolder:
         self.what = what
         self.checkpoint_dir = os.path.join(self.path, "checkpoints")
         self.config_path = os.path.join(self.path, RUN_CONFIG)
+        self.changed = {}  # setting -> (stored, new), filled by check()
 
     def check(self):
         """Raises ValueError if the folder belongs to another run; prints changed settings."""
-        os.makedirs(self.path, exist_ok=True)
+        make_dir(self.path, "output_dir (--output_dir)")
         has_checkpoints = tf.train.latest_checkpoint(self.checkpoint_dir) is not None
         if not has_checkpoints:
             return  # nothing to mix up: a new run, or one killed before its first checkpoint
@@ -76,11 +79,21 @@ class RunFolder:
             raise ValueError(
                 f"{self.path} holds checkpoints of a different {self.what} ({diff}). Refusing to "
                 "mix them: pass a new --output_dir, or delete that folder to start over.")
-        changed = {k: (stored.get("settings", {}).get(k), v) for k, v in self.settings.items()
-                   if stored.get("settings", {}).get(k) != v}
-        if changed:
-            print(f"Note: resuming {self.path} with changed settings "
-                  + ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in changed.items()))
+        self.changed = {k: (stored.get("settings", {}).get(k), v) for k, v in self.settings.items()
+                        if stored.get("settings", {}).get(k) != v}
+
+    def check_resumable(self, start_step, total_steps):
+        """After the restore: refuses a finished run with changed settings (its results are not
+        this command's); otherwise notes the settings that changed for the resumed run."""
+        if not self.changed:
+            return
+        changes = ", ".join(f"{k} {a!r} -> {b!r}" for k, (a, b) in self.changed.items())
+        if start_step >= total_steps:
+            raise ValueError(
+                f"{self.path} holds a finished run made with other settings ({changes}); its "
+                "results are not this command's. Pass a new --output_dir, or delete that folder "
+                "to start fresh.")
+        print(f"Note: resuming {self.path} with changed settings {changes}")
 
     def write(self):
         write_json(self.config_path, {"identity": self.identity, "settings": self.settings})

@@ -48,7 +48,7 @@ def compile_model(model, strategy, optimizer, jit_compile="auto", gradient_accum
     return model
 
 
-def resume(folder, model, chief, keep_checkpoints, **checkpoint_kwargs):
+def resume(folder, model, chief, keep_checkpoints, total_steps, **checkpoint_kwargs):
     """Checks the `RunFolder`, restores its newest checkpoint and records the run's identity.
 
     Returns:
@@ -58,6 +58,7 @@ def resume(folder, model, chief, keep_checkpoints, **checkpoint_kwargs):
     checkpoint = ResumableCheckpoint(folder.checkpoint_dir, model, max_to_keep=keep_checkpoints,
                                      is_chief=chief, **checkpoint_kwargs)
     start_step = checkpoint.restore()
+    folder.check_resumable(start_step, total_steps)
     if chief:
         folder.write()
     return checkpoint, start_step
@@ -96,7 +97,7 @@ def fit_from(model, strategy, dataset, start_step, total_steps, steps_per_epoch,
                   f"{initial_epoch + 1} of {math.ceil(total_steps / steps_per_epoch)}).")
         with strategy.scope(), _keras_mwms_workaround(model, strategy):
             history = model.fit(dataset, initial_epoch=initial_epoch, epochs=epochs,
-                                steps_per_epoch=steps_per_epoch,
+                                steps_per_epoch=steps_per_epoch, shuffle=False,
                                 callbacks=[StepLimit(total_steps)] + list(callbacks), **fit_kwargs)
     history.start_step = start_step
     return history

@@ -158,7 +158,7 @@ def test_an_output_dir_of_another_run_is_refused(ner_task, tmp_path):
     first = tool.main(_argv(ner_task, tmp_path, epochs=1, checkpoint_every_steps=0, eval_file=None))
     assert first["step"] == STEPS_PER_EPOCH
     other = _argv(ner_task, tmp_path, epochs=1, checkpoint_every_steps=0, eval_file=None, seq_length=24)
-    with pytest.raises(SystemExit, match=r"different fine-tuning run \(.*seq_length: 32 there vs 24 now"):
+    with pytest.raises(ValueError, match=r"different fine-tuning run \(.*seq_length: 32 there vs 24 now"):
         tool.main(other)
     # Nothing of the first run was touched.
     assert _latest_step(tmp_path / "checkpoints") == STEPS_PER_EPOCH

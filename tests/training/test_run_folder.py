@@ -19,8 +19,12 @@ def test_identity_is_checked_and_settings_may_change(tmp_path, capsys):
     folder.write()
     RunFolder(tmp_path, {"hidden_size": 32}, {}).check()  # no checkpoints yet: nothing to mix up
     _checkpoint(folder)
-    RunFolder(tmp_path, folder.identity, {"lr": 2.0}).check()
-    assert "changed settings lr: 1.0 -> 2.0" in capsys.readouterr().out
+    resumed = RunFolder(tmp_path, folder.identity, {"lr": 2.0})
+    resumed.check()
+    resumed.check_resumable(start_step=1, total_steps=10)
+    assert "changed settings lr 1.0 -> 2.0" in capsys.readouterr().out
+    with pytest.raises(ValueError, match=r"holds a finished run made with other settings \(lr 1.0 -> 2.0\)"):
+        resumed.check_resumable(start_step=10, total_steps=10)
     with pytest.raises(ValueError, match=r"different model \(hidden_size: 16 there vs 32 now, "
                                          r"task.labels: \['a', 'b'\] there vs None now\)"):
         RunFolder(tmp_path, {"hidden_size": 32}, {}).check()

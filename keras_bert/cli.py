@@ -1,0 +1,152 @@
+"""What every tool shares: one-line errors, flag types, a quiet start-up and plain progress output.
+
+Imports no TensorFlow, so a tool's `--help` and its flag errors stay fast.
+
+    if __name__ == "__main__":
+        sys.exit(run_tool(main))
+"""
+
+import argparse
+import os
+import re
+import sys
+import threading
+
+from keras_bert.errors import UsageError, make_dir  # noqa: F401  (re-exported for the tools)
+
+# Expected failures: bad flags, files or values. Anything else is a bug and keeps its traceback.
+USER_ERRORS = (UsageError, ValueError, FileNotFoundError, FileExistsError, NotADirectoryError,
+               IsADirectoryError, PermissionError)
+
+# Start-up lines TensorFlow's C++ side writes on a machine without a GPU (TF_CPP_MIN_LOG_LEVEL
+# does not reach the ones logged before absl is initialized; measured with TF 2.21).
+_NOISE = re.compile(
+    r"All log messages before absl::InitializeLog\(\) is called"
+    r"|cudart_stub\.cc.*Could not find cuda drivers"
+    r"|failed call to cuInit"
+    r"|Unable to register cu(DNN|FFT|BLAS) factory"
+    r"|computation_placer\.cc.*already registered"
+    r"|TF-TRT Warning: Could not find TensorRT"
+    r"|oneDNN custom operations are on"
+    r"|This TensorFlow binary is optimized to use available CPU instructions"
+    r"|To enable the following instructions: .* rebuild TensorFlow")
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with a one-line error (no usage block): `prog: error: message (see --help)`."""
+
+    def __init__(self, *args, **kwargs):
+        # In messages, the tool's file name, also when its main() runs in another program.
+        script = sys._getframe(1).f_globals.get("__file__") or sys.argv[0]  # pylint: disable=protected-access
+        kwargs.setdefault("prog", os.path.basename(script))
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):
+        flag = re.match(r"argument (--\w+): expected one argument", message)
+        if flag:  # argparse reads a value like -3e-5 as another flag
+            message += f"; for a negative value write {flag.group(1)}=VALUE"
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def positive_int(text):
+    """argparse type: an integer >= 1."""
+    return _number(text, int, lambda v: v >= 1, "a positive integer")
+
+
+def non_negative_int(text):
+    """argparse type: an integer >= 0."""
+    return _number(text, int, lambda v: v >= 0, "an integer >= 0")
+
+
+def positive_float(text):
+    """argparse type: a finite number > 0 (a learning rate, a size)."""
+    return _number(text, float, lambda v: 0 < v < float("inf"), "a number > 0")
+
+
+def non_negative_float(text):
+    """argparse type: a finite number >= 0 (weight decay)."""
+    return _number(text, float, lambda v: 0 <= v < float("inf"), "a number >= 0")
+
+
+def _number(text, kind, ok, expected):
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or not ok(value):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+    return value
+
+
+def progress_verbosity(quiet=False, stream=None):
+    """Keras `verbose`: 0 with `--quiet`, the live bar on a terminal, else one plain line per epoch."""
+    if quiet:
+        return 0
+    stream = stream or sys.stdout
+    return 1 if hasattr(stream, "isatty") and stream.isatty() else 2
+
+
+def one_line(error):
+    """The error's message on one line (whitespace runs, newlines included, become one space)."""
+    text = " ".join(str(error).split())
+    if isinstance(error, (FileNotFoundError, PermissionError, IsADirectoryError,
+                          NotADirectoryError, FileExistsError)) and error.filename and error.strerror:
+        text = f"{error.filename}: {error.strerror}"
+    return text or type(error).__name__
+
+
+def run_tool(main, argv=None, prog=None):
+    """Runs a tool's `main(argv)`: expected errors become one line on stderr and exit status 2.
+
+    Args:
+        main: the tool's `main(argv) -> exit status or result`.
+        argv: the arguments (default: `sys.argv[1:]`).
+        prog: the tool's name in messages (default: the file name of `main`'s module).
+
+    Returns:
+        The exit status: `main`'s int return, 0 for any other return, 2 for bad input
+        (`USER_ERRORS`), 130 on Ctrl-C; argparse's own exits pass through.
+    """
+    script = getattr(main, "__globals__", {}).get("__file__") or sys.argv[0]
+    prog = prog or os.path.basename(script) or "keras_bert"
+    with quiet_native_stderr():
+        try:
+            status = main(sys.argv[1:] if argv is None else list(argv))
+        except USER_ERRORS as error:
+            print(f"{prog}: error: {one_line(error)}", file=sys.stderr, flush=True)
+            return 2
+        except KeyboardInterrupt:
+            print(f"{prog}: interrupted; run the same command again to resume.", file=sys.stderr)
+            return 130
+    return status if isinstance(status, int) and not isinstance(status, bool) else 0
+
+
+class quiet_native_stderr:  # noqa: N801  (used as a context manager, like contextlib's)
+    """Drops TensorFlow's known start-up noise from file descriptor 2 while active.
+
+    Native code writes to the descriptor, not to `sys.stderr`, so the descriptor goes
+    through a pipe; a thread passes every other line on unchanged. Restored on exit.
+    """
+
+    def __enter__(self):
+        sys.stderr.flush()
+        self._saved = os.dup(2)
+        read_end, write_end = os.pipe()
+        os.dup2(write_end, 2)
+        os.close(write_end)
+        self._thread = threading.Thread(target=self._forward, args=(read_end,), daemon=True)
+        self._thread.start()
+        return self
+
+    def _forward(self, read_end):
+        with os.fdopen(read_end, "rb") as pipe:
+            for line in pipe:
+                if not _NOISE.search(line.decode("utf-8", "replace")):
+                    os.write(self._saved, line)
+
+    def __exit__(self, *exc):
+        sys.stderr.flush()
+        os.dup2(self._saved, 2)  # closes the pipe's last write end: the thread sees EOF
+        self._thread.join(timeout=5)
+        os.close(self._saved)
+        return False

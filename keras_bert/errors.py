@@ -1,0 +1,31 @@
+"""The user-facing error type and the one check for output folders (imports no TensorFlow)."""
+
+import os
+
+
+class UsageError(ValueError):
+    """Bad input from the user: the message names the flag, file or value and what to do.
+
+    Tools print it as one line (no traceback) and exit with status 2 (`keras_bert.cli.run_tool`).
+    """
+
+
+def make_dir(path, what="output_dir"):
+    """Creates folder `path` (and parents) and returns it; a file in its place is refused.
+
+    Args:
+        path: the folder.
+        what: the flag or argument that named it, for the message (e.g. "--output_dir").
+
+    Example:
+        >>> make_dir("runs/tiny", "--output_dir")
+        'runs/tiny'
+    """
+    path = os.fspath(path)
+    blocker = path
+    while blocker and not os.path.exists(blocker):
+        blocker = os.path.dirname(blocker)
+    if blocker and not os.path.isdir(blocker):
+        raise UsageError(f"{what} {path!r}: {blocker!r} is a file, not a folder; pass a folder path.")
+    os.makedirs(path, exist_ok=True)
+    return path

