@@ -159,11 +159,11 @@ def save_into(path_of, format="keras"):
 def export_fill_mask(which):
     def call(tmp):
         import keras_bert
-        from keras_bert.export import fill_mask
+        from keras_bert.export import mask_filling
 
         if which == "query":
-            return fill_mask.query_fill_mask(str(tmp / "no_model"), [])
-        return fill_mask.export_and_query_fill_mask(keras_bert.build_encoder(tiny_config()), _tokenizer(),
+            return mask_filling.query_fill_mask(str(tmp / "no_model"), [])
+        return mask_filling.export_and_query_fill_mask(keras_bert.build_encoder(tiny_config()), _tokenizer(),
                                                     "demo", base_dir=str(tmp))
     return call
 
