@@ -12,20 +12,23 @@ __version__ = "0.1.0"
 
 # Public name -> the submodule that defines it.
 _EXPORTS = {
-    "keras_bert.checkpoints": ("compare_with_transformers", "load_checkpoint", "save_checkpoint"),
+    "keras_bert.checkpoints": ("load_checkpoint", "save_checkpoint"),
     "keras_bert.config": ("PRESETS", "BertConfig"),
     "keras_bert.layers": ("BertEmbeddings", "MaskedLMHead", "NextSentenceHead", "Pooler",
                           "TransformerEncoderBlock"),
     "keras_bert.models": ("BertEncoder", "BertPretrainer", "build_classifier", "build_encoder",
                           "build_pretrainer", "build_span_labeler", "build_token_classifier"),
-    "keras_bert.data": ("pretraining_dataset", "shakespeare_bert_files", "shakespeare_files"),
+    "keras_bert.data": ("pretraining_dataset",),
     "keras_bert.text": ("MaskedLMMasker", "Preprocessor", "TextConfig", "Tokenizer", "build_vocab"),
     "keras_bert.training": ("LinearWarmup", "ResumableCheckpoint", "bert_schedule",
                             "create_optimizer", "finetune_task", "get_strategy",
                             "pretraining_input", "run_finetuning", "run_pretraining",
                             "set_mixed_precision"),
-    "keras_bert.export": ("fill_mask",),
+    "keras_bert.export": ("export_model", "export_onnx", "export_saved_model", "export_tfhub",
+                          "export_tflite", "fill_mask", "query_fill_mask"),
 }
+# Demo and reference helpers stay in their subpackages: the Shakespeare corpus in
+# keras_bert.data, the torch-only `compare_with_transformers` in keras_bert.checkpoints.
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 # Subpackages reachable as attributes (`keras_bert.export` needs the "export" extra:
 # onnx, tf2onnx, ai-edge-litert).

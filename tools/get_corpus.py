@@ -25,7 +25,7 @@ def main(argv=None):
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.dir:
         make_dir(args.dir, "--dir")
-    from keras_bert import shakespeare_bert_files, shakespeare_files
+    from keras_bert.data import shakespeare_bert_files, shakespeare_files
 
     raw = shakespeare_files(args.dir)
     files = shakespeare_bert_files(args.dir)

@@ -117,7 +117,7 @@ def main(argv=None):
 
     strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
     import keras_bert
-    from keras_bert import shakespeare_bert_files
+    from keras_bert.data import shakespeare_bert_files
     from keras_bert import fill_mask
     from keras_bert.training import check_batch_memory, is_chief, pretraining_input, run_pretraining
 
