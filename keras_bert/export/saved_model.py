@@ -33,7 +33,7 @@ def next_version(model_dir):
 
 def export_saved_model(model, export_dir, tokenizer=None, seq_length=128, overwrite=False, top_k=5,
                 mask_id=None, sample_texts=None, verify_export=True,
-                raise_on_failure=True):
+                raise_on_failure=True, labels=None, squad=None):
     """Writes a SavedModel (tag `serve`) that TF Serving loads, and checks it in a fresh process.
 
     Signatures: `serving_default` takes raw text (`text_a`, optional `text_b`, string
@@ -58,6 +58,9 @@ def export_saved_model(model, export_dir, tokenizer=None, seq_length=128, overwr
         sample_texts: texts used for the parity check (default: built-in sentences).
         raise_on_failure: raise `verify.ParityError` when a check fails (else only report it).
         verify_export: reload in a subprocess and compare with Keras (raises `ParityError`).
+        labels: label names (classifier: adds the `classify` signature; token classifier:
+            `entities`); see `ServingModule`.
+        squad: `SquadOptions` or True (span labeler: adds the `answer` signature).
 
     Returns:
         `verify.ExportReport` with the path and the parity rows.
@@ -68,7 +71,8 @@ def export_saved_model(model, export_dir, tokenizer=None, seq_length=128, overwr
         >>> print(report.table())
     """
     export_dir = check_version_dir(export_dir, overwrite)
-    module = ServingModule(model, tokenizer, seq_length=seq_length, top_k=top_k, mask_id=mask_id)
+    module = ServingModule(model, tokenizer, seq_length=seq_length, top_k=top_k, mask_id=mask_id,
+                           labels=labels, squad=squad)
     parent = os.path.dirname(export_dir)
     os.makedirs(parent, exist_ok=True)
     staging = tempfile.mkdtemp(prefix=".tmp-export-", dir=parent)

@@ -5,6 +5,7 @@ import tensorflow as tf
 
 from keras_bert.checkpoints.weight_map import find_encoder
 from keras_bert.text.mask_token import tokenize_keeping_masks
+from keras_bert.export import task_signatures
 from keras_bert.text.preprocessor import Preprocessor
 
 ID_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
@@ -81,6 +82,12 @@ class ServingModule(tf.Module):
             ONNX drop assert ops).
         string_outputs: include the pretrainer's `top_k_tokens` (a vocabulary lookup table;
             SavedModel only).
+        labels: label names of a classifier or token classifier (`labels[i]` is output i); with
+            a tokenizer they add the `classify` signature (`labels`, `probabilities`,
+            `top_label`) or the `entities` signature (spans with character offsets); see
+            `task_signatures`.
+        squad: `task_signatures.SquadOptions` (or True for the defaults): a span labeler gets
+            the `answer` signature (`question`, `context` in; answer text and offsets out).
 
     Example:
         >>> module = ServingModule(build_classifier(config, 2), Tokenizer("vocab.txt"))
@@ -88,7 +95,7 @@ class ServingModule(tf.Module):
     """
 
     def __init__(self, model, tokenizer=None, seq_length=128, top_k=5, mask_id=None,
-                 runtime_checks=True, string_outputs=True):
+                 runtime_checks=True, string_outputs=True, labels=None, squad=None):
         super().__init__(name="keras_bert_serving")
         check_model(model)
         self.task = infer_task(model)
@@ -134,6 +141,16 @@ class ServingModule(tf.Module):
                     tokenizer.vocab_asset, tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER,
                     tf.string, tf.lookup.TextFileIndex.WHOLE_LINE),
                 default_value="[UNK]")
+        self.labels = None
+        if labels is not None:
+            if self.task not in ("classifier", "token_classifier"):
+                raise ValueError(f"labels= names the outputs of a classifier or token classifier; "
+                                 f"this model is a {self.task}. Leave labels out.")
+            self.labels = task_signatures.check_labels(labels, model.output.shape[-1], self.task)
+        if squad is not None and self.task != "span_labeler":
+            raise ValueError(f"squad= configures a span labeler's answer signature; this model is a "
+                             f"{self.task}. Leave squad out.")
+        self.squad = task_signatures.SquadOptions() if squad is True else squad
         ids_spec = {name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}
         self.serve_ids = tf.function(self.outputs_from_ids, input_signature=[ids_spec])
         if tokenizer is not None:
@@ -154,7 +171,31 @@ class ServingModule(tf.Module):
                 tf.TensorSpec([None], tf.string, name="text_b")])
         else:
             signatures["serving_default"] = signatures["serve_ids"]
+        signatures.update(self.task_signatures())
         return signatures
+
+    def task_signatures(self):
+        """Raw text in, answers out: `classify`, `entities` or `answer` (see `task_signatures`)."""
+        if self.tokenizer is None:
+            return {}
+        text = tf.TensorSpec([None], tf.string, name="text")
+        if self.labels is not None and self.task == "classifier":
+            def classify(text_a, text_b=tf.constant([], tf.string)):
+                probabilities = self.serve_text(text_a, text_b)["probabilities"]
+                return task_signatures.classify(probabilities, self.labels)
+
+            return {"classify": tf.function(classify, input_signature=[
+                tf.TensorSpec([None], tf.string, name="text_a"),
+                tf.TensorSpec([None], tf.string, name="text_b")])}
+        if self.labels is not None and self.task == "token_classifier":
+            return {"entities": tf.function(
+                lambda text: task_signatures.entities(self, text, self.labels), input_signature=[text])}
+        if self.squad is not None:
+            return {"answer": tf.function(
+                lambda question, context: task_signatures.answer(self, question, context, self.squad),
+                input_signature=[tf.TensorSpec([None], tf.string, name="question"),
+                                 tf.TensorSpec([None], tf.string, name="context")])}
+        return {}
 
     # ----- ids -> task outputs
 

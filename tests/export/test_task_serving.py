@@ -1,0 +1,175 @@
+"""Task signatures (classify, entities, answer) of exported SavedModels, run in a fresh process that
+imports only tensorflow + tensorflow_text, equal to keras_bert's Python post-processing."""
+
+import json
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import keras_bert
+from keras_bert.data import squad_examples, squad_features, squad_postprocess
+from keras_bert.data.squad_example import SquadExample
+from keras_bert.data.token_classification import token_classification_dataset
+from keras_bert.export import saved_model, task_signatures
+from keras_bert.export.verify import run_artifact
+from keras_bert.training import entity_spans
+from tests.export.helpers import randomize
+
+FIXTURES = "tests/data/fixtures"
+NER_TEXTS = ["Angela Merkel met Emmanuel Macron in Paris on Monday.",
+             "Shares of Siemens fell 2 percent in Munich, said Olaf Scholz.",
+             "", "Zürich's café owners — and the Bundesbank — disagreed!"]
+
+
+def _compile_and_fit(model, dataset, steps):
+    model.compile(optimizer=keras.optimizers.Adam(1e-3),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(dataset.repeat(), steps_per_epoch=steps, epochs=1, verbose=0)
+    return model
+
+
+# ----- classification
+
+
+def test_classify_returns_label_names_and_top_label(tiny_config, tokenizer, tmp_path):
+    labels = ["negative", "neutral", "positive"]
+    model = randomize(keras_bert.build_classifier(tiny_config, num_classes=3), seed=3)
+    export_dir = tmp_path / "sentiment" / "1"
+    saved_model(model, export_dir, tokenizer=tokenizer, seq_length=32, labels=labels)
+    texts = ["A gripping thriller.", "The plot is thin.", ""]
+    (outputs,), info = run_artifact("savedmodel", export_dir, [
+        ("classify", {"text_a": np.array(texts, object), "text_b": np.array([], object)})])
+    assert not {"keras", "keras_bert"} & set(info["imported"])
+    probabilities = keras.ops.convert_to_numpy(
+        tf.nn.softmax(model(keras_bert.Preprocessor(tokenizer, 32)(tf.constant(texts)))))
+    np.testing.assert_allclose(outputs["probabilities"], probabilities, atol=1e-5)
+    assert [t.decode() for t in outputs["top_label"]] == [labels[i] for i in probabilities.argmax(-1)]
+    assert outputs["labels"].tolist() == [[l.encode() for l in labels]] * 3
+
+
+def test_labels_must_match_the_outputs(tiny_classifier, tokenizer):
+    with pytest.raises(ValueError, match="labels= has 2 names but the classifier has 3 outputs"):
+        keras_bert.export.ServingModule(tiny_classifier, tokenizer, labels=["a", "b"])
+
+
+# ----- entities
+
+TAG_SETS = {"bio": ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"],
+            "iobes": ["O", "B-PER", "I-PER", "E-PER", "S-PER", "B-LOC", "I-LOC", "E-LOC", "S-LOC"],
+            "io": ["O", "PER", "LOC"]}
+
+
+@pytest.mark.parametrize("scheme", sorted(TAG_SETS))
+def test_decode_entities_equals_entity_spans(scheme):
+    labels = TAG_SETS[scheme]
+    rng = np.random.default_rng(0)
+    sentences = [rng.integers(0, len(labels), rng.integers(0, 12)).tolist() for _ in range(300)]
+    first, last, tag = task_signatures.decode_entities(tf.ragged.constant(sentences, tf.int32), labels)
+    names = task_signatures.entity_type_names(labels)
+    decoded = [[(names[t], f, l) for f, l, t in zip(*row)]
+               for row in zip(first.to_list(), last.to_list(), tag.to_list())]
+    assert decoded == [entity_spans([labels[i] for i in s]) for s in sentences]
+
+
+@pytest.fixture(scope="module")
+def ner_model(tiny_config, tokenizer):
+    dataset, labels = token_classification_dataset(f"{FIXTURES}/ner.conll", tokenizer, seq_length=32,
+                                                   batch_size=4)
+    model = randomize(keras_bert.build_token_classifier(keras_bert.build_encoder(tiny_config),
+                                                        len(labels)), seed=5)
+    return _compile_and_fit(model, dataset, steps=3), labels
+
+
+def python_entities(model, tokenizer, labels, text, seq_length):
+    """The reference: first-piece tag per word (Keras), `entity_spans`, word offsets -> characters."""
+    ids, starts, ends = (t.to_list()[0] for t in tokenizer.tokenize_with_offsets(tf.constant([text])))
+    pieces = tf.ragged.constant([[p for word in ids for p in word]], tf.int32, row_splits_dtype=tf.int64)
+    inputs = keras_bert.Preprocessor(tokenizer, seq_length).pack([pieces])
+    probabilities = keras.ops.convert_to_numpy(tf.nn.softmax(model(inputs)))[0]
+    tags, scores, position = [], [], 1
+    for word in ids:
+        if position < seq_length - 1:
+            tags.append(labels[int(probabilities[position].argmax())])
+            scores.append(float(probabilities[position].max()))
+        else:
+            tags.append("O")
+            scores.append(0.0)
+        position += len(word)
+    return [(text[starts[f][0]:ends[l][-1]], type_, starts[f][0], ends[l][-1], np.mean(scores[f:l + 1]))
+            for type_, f, l in entity_spans(tags)]
+
+
+def test_entities_signature_equals_python_decoder(ner_model, tokenizer, tmp_path):
+    model, labels = ner_model
+    seq_length = 16  # short: the second text is cut, its last words are tagged outside
+    export_dir = tmp_path / "ner" / "1"
+    saved_model(model, export_dir, tokenizer=tokenizer, seq_length=seq_length, labels=labels)
+    (out,), info = run_artifact("savedmodel", export_dir,
+                                [("entities", {"text": np.array(NER_TEXTS, object)})])
+    assert not {"keras", "keras_bert"} & set(info["imported"])
+    total = 0
+    for row, text in enumerate(NER_TEXTS):
+        expected = python_entities(model, tokenizer, labels, text, seq_length)
+        n = int(out["num_entities"][row])
+        actual = [(out["entity_text"][row, i].decode(), out["entity_label"][row, i].decode(),
+                   int(out["start_char"][row, i]), int(out["end_char"][row, i]), float(out["score"][row, i]))
+                  for i in range(n)]
+        assert [a[:4] for a in actual] == [e[:4] for e in expected], text
+        np.testing.assert_allclose([a[4] for a in actual], [e[4] for e in expected], atol=1e-5)
+        total += n
+    assert total > 0, "the held-out texts should hold some predicted entities"
+
+
+# ----- answer (SQuAD)
+
+SQUAD_OPTIONS = task_signatures.SquadOptions(doc_stride=8, max_query_length=12, max_answer_length=10)
+
+
+@pytest.fixture(scope="module")
+def squad_model(tiny_config, tokenizer):
+    features = squad_features(squad_examples(f"{FIXTURES}/squad_v1.json"), tokenizer, seq_length=48,
+                              doc_stride=SQUAD_OPTIONS.doc_stride, max_query_length=12)
+    inputs = {n: features[n] for n in ("input_word_ids", "input_mask", "input_type_ids")}
+    targets = {"start_logits": features["start_positions"], "end_logits": features["end_positions"]}
+    model = randomize(keras_bert.build_span_labeler(keras_bert.build_encoder(tiny_config)), seed=7)
+    return _compile_and_fit(model, tf.data.Dataset.from_tensor_slices((inputs, targets)).batch(8), steps=3)
+
+
+def held_out_questions():
+    """Questions of the v2 fixture (not trained on) plus ones with long and empty contexts."""
+    examples = squad_examples(f"{FIXTURES}/squad_v2.json")
+    pairs = [(e.question, e.context) for e in examples]
+    pairs.append(("Who wrote it?", " ".join(e.context for e in examples)))  # many windows
+    pairs.append(("Anything?", ""))
+    return pairs
+
+
+@pytest.mark.parametrize("version_2", [False, True])
+def test_answer_signature_equals_squad_postprocess(squad_model, tokenizer, tmp_path, version_2):
+    import dataclasses
+
+    options = dataclasses.replace(SQUAD_OPTIONS, version_2_with_negative=version_2)
+    seq_length = 48
+    export_dir = tmp_path / "squad" / "1"
+    saved_model(squad_model, export_dir, tokenizer=tokenizer, seq_length=seq_length, squad=options)
+    pairs = held_out_questions()
+    (out,), info = run_artifact("savedmodel", export_dir, [
+        ("answer", {"question": np.array([q for q, _ in pairs], object),
+                    "context": np.array([c for _, c in pairs], object)})])
+    assert not {"keras", "keras_bert"} & set(info["imported"])
+    examples = [SquadExample(qas_id=str(i), question=q, context=c, answer_text="", answer_start=-1,
+                             answers=(), is_impossible=False, title="") for i, (q, c) in enumerate(pairs)]
+    features = squad_features(examples, tokenizer, seq_length=seq_length, doc_stride=options.doc_stride,
+                              max_query_length=options.max_query_length)
+    logits = squad_model.predict({n: features[n] for n in ("input_word_ids", "input_mask", "input_type_ids")},
+                                 verbose=0)
+    expected = squad_postprocess(features, logits["start_logits"], logits["end_logits"],
+                                 n_best_size=options.n_best_size, max_answer_length=options.max_answer_length,
+                                 version_2_with_negative=version_2)
+    answers = [t.decode() for t in out["answer_text"]]
+    assert answers == [expected[str(i)] for i in range(len(pairs))]
+    for (_, context), text, start, end in zip(pairs, answers, out["start_char"], out["end_char"]):
+        assert context[start:end] == text if text else start == end == -1
+    assert any(answers), json.dumps(answers)
