@@ -406,7 +406,7 @@ class Tokenizer(tf.Module):
         piece_word = pieces.value_rowids()
         whole = tf.gather(too_long, piece_word)  # an over-long word's [UNK] spans the word
         word_bytes = tf.cast(tf.strings.length(words), tf.int64)
-        starts = tf.where(whole, 0, starts.flat_values)
+        starts = tf.where(whole, tf.zeros_like(starts.flat_values), starts.flat_values)
         ends = tf.where(whole, tf.gather(word_bytes, piece_word), ends.flat_values)
         first = tf.searchsorted(unit_byte, tf.gather(word_byte, piece_word) + starts, side="right") - 1
         last = tf.searchsorted(unit_byte, tf.gather(word_byte, piece_word) + ends, side="left") - 1
