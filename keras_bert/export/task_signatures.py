@@ -253,7 +253,7 @@ def answer(module, question, context, options):
     start_char = _take(starts.flat_values, base + tf.cast(s_pos - win_offset, tf.int64))
     end_char = _take(ends.flat_values, base + tf.cast(e_pos - win_offset, tf.int64))
     null_score = tf.math.unsorted_segment_min(start_logits[:, 0] + end_logits[:, 0], example32, batch)
-    found = tf.math.is_finite(best)
+    found = best > tf.float32.min  # no valid span: -inf, or the lowest float from the segment max
     if options.version_2_with_negative:
         found &= ~(null_score - best > options.null_score_diff_threshold)
     start_char = tf.where(found, start_char, -1)

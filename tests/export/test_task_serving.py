@@ -172,5 +172,5 @@ def test_answer_signature_equals_squad_postprocess(squad_model, tokenizer, tmp_p
     answers = [t.decode() for t in out["answer_text"]]
     assert answers == [expected[str(i)] for i in range(len(pairs))]
     for (_, context), text, start, end in zip(pairs, answers, out["start_char"], out["end_char"]):
-        assert context[start:end] == text if text else start == end == -1
+        assert (context[start:end] == text) if text else (start == end == -1), (text, start, end)
     assert any(answers), json.dumps(answers)
