@@ -101,11 +101,21 @@ def python_entities(model, tokenizer, labels, text, seq_length):
             for type_, f, l in entity_spans(tags)]
 
 
-def test_entities_signature_equals_python_decoder(ner_model, tokenizer, tmp_path):
+NER_SEQ_LENGTH = 16  # short: the second text is cut, its last words are tagged outside
+
+
+@pytest.fixture(scope="module")
+def ner_export(ner_model, tokenizer, tmp_path_factory):
     model, labels = ner_model
-    seq_length = 16  # short: the second text is cut, its last words are tagged outside
-    export_dir = tmp_path / "ner" / "1"
-    saved_model(model, export_dir, tokenizer=tokenizer, seq_length=seq_length, labels=labels, verify_export=False)
+    export_dir = tmp_path_factory.mktemp("savedmodels") / "ner" / "1"
+    saved_model(model, export_dir, tokenizer=tokenizer, seq_length=NER_SEQ_LENGTH, labels=labels,
+                verify_export=False)
+    return str(export_dir)
+
+
+def test_entities_signature_equals_python_decoder(ner_model, ner_export, tokenizer):
+    model, labels = ner_model
+    seq_length, export_dir = NER_SEQ_LENGTH, ner_export
     (out,), info = run_artifact("savedmodel", export_dir,
                                 [("entities", {"text": np.array(NER_TEXTS, object)})])
     assert not {"keras", "keras_bert"} & set(info["imported"])

@@ -136,7 +136,11 @@ int main(int argc, char** argv) {
 
   for (size_t i = 0; i < outputs.size(); ++i) {
     tensorflow::TensorProto proto;
-    outputs[i].AsProtoTensorContent(&proto);
+    if (outputs[i].dtype() == tensorflow::DT_STRING) {
+      outputs[i].AsProtoField(&proto);  // strings have no packed tensor_content form
+    } else {
+      outputs[i].AsProtoTensorContent(&proto);
+    }
     const std::string path = output_dir + "/" + aliases[i] + ".pb";
     std::ofstream file(path, std::ios::binary);
     if (!file || !proto.SerializeToOstream(&file)) return Fail(2, "cannot write " + path);
