@@ -5,7 +5,8 @@ sentences; the command exits with status 1 if any output is beyond tolerance
 (SavedModel 1e-5, TFLite float32 1e-4, float16 1e-2, int8 top-1 agreement >= 99 %,
 ONNX 1e-4 before and after ONNX Runtime's optimizer, TF Hub 1e-5). Writes:
 
-    savedmodels/<name>/<version>/            SavedModel: serving_default (text), serve_ids
+    savedmodels/<name>/<version>/            SavedModel: serving_default (text), serve_ids, and the
+                                             task's: classify / entities (with labels), answer (--squad)
     savedmodels/<name>/tflite/<version>/     model_{float32,float16,int8}.tflite, text_float32.tflite
     savedmodels/<name>/onnx/<version>/       model.onnx, model_optimized.onnx
     savedmodels/<name>/hub/<version>/        encoder/, preprocessor/: TF Hub reusable SavedModels
@@ -17,6 +18,8 @@ Examples:
     python tools/export.py runs/sst2/model.keras --vocab vocab.txt --name sst2 --version 2
     python tools/export.py runs/pretrain/ckpt --name bert_shakespeare --formats savedmodel --overwrite
     python tools/export.py --formats hub     # MiniLM-L6 as TF Hub encoder + preprocessor
+    python tools/export.py runs/ner/model.keras --name ner     # labels from runs/ner/run_config.json
+    python tools/export.py runs/squad/model.keras --name squad --squad --doc_stride 128
 """
 
 import argparse
@@ -47,6 +50,13 @@ def parse_args(argv):
                         "(default: the text contract's max_seq_length, e.g. the fine-tuning length, else 128)")
     parser.add_argument("--base_dir", default="savedmodels", help="output root (default: savedmodels)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing version")
+    parser.add_argument("--labels", help="comma-separated label names of a classifier or token classifier "
+                        "(label i = output i); default: the fine-tuning run's run_config.json next to the model")
+    parser.add_argument("--squad", action="store_true",
+                        help="span labeler: add the `answer` signature (question + context -> answer text)")
+    parser.add_argument("--doc_stride", type=int, default=128, help="--squad: window stride in pieces")
+    parser.add_argument("--version_2_with_negative", action="store_true",
+                        help="--squad: answer \"\" when the [CLS] null score wins (SQuAD v2)")
     parser.add_argument("--no_lower_case", action="store_true",
                         help="cased text; only for a model without a text contract (a contradiction "
                         "with the checkpoint's is an error)")
@@ -89,9 +99,17 @@ def _export(argv):
     if tokenizer is None:
         print("No vocab.txt found (pass --vocab): exporting id-level signatures only.")
     print(f"Exporting {args.model} as {args.name!r} to {args.base_dir}: {', '.join(args.formats)}")
+    labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
+    if labels is None and export.infer_task(model) in ("classifier", "token_classifier"):
+        labels = export.saved_labels(args.model)
+    if labels is not None:
+        print(f"Label names for the classify / entities signature: {labels}")
+    squad = export.SquadOptions(doc_stride=args.doc_stride,
+                                version_2_with_negative=args.version_2_with_negative) if args.squad else None
     reports = export.export_model(model, args.name, formats=args.formats, tokenizer=tokenizer,
                                   version=args.version, base_dir=args.base_dir,
-                                  seq_length=seq_length, overwrite=args.overwrite)
+                                  seq_length=seq_length, overwrite=args.overwrite,
+                                  labels=labels, squad=squad)
     print()
     print(export.parity_table(reports))
     for fmt, report in reports.items():

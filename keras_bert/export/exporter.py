@@ -56,7 +56,7 @@ def export_paths(base_dir, name, version):
 
 
 def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=None, base_dir="savedmodels",
-                 seq_length=128, overwrite=False, sample_texts=None):
+                 seq_length=128, overwrite=False, sample_texts=None, labels=None, squad=None):
     """Exports `model` to each of `formats`, checks every artifact against Keras, updates models.config.
 
     All checks run (none stops the others); the caller decides what to do with failures:
@@ -75,6 +75,8 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
         seq_length: packed length of the text signatures.
         overwrite: replace an existing version.
         sample_texts: texts for the parity checks.
+        labels, squad: the SavedModel's task signatures (`classify` / `entities`, `answer`);
+            see `saved_model`.
 
     Returns:
         `{format: verify.ExportReport}`.
@@ -104,7 +106,7 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
     reports = {}
     if "savedmodel" in formats:
         reports["savedmodel"] = export_saved_model(model, paths["savedmodel"], tokenizer=tokenizer,
-                                            seq_length=seq_length, **common)
+                                            seq_length=seq_length, labels=labels, squad=squad, **common)
         write_models_config(base_dir)
     if "tflite" in formats:
         reports["tflite"] = export_tflite(model, paths["tflite"], tokenizer=tokenizer,

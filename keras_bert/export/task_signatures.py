@@ -9,6 +9,8 @@ SQuAD answers over `doc_stride` windows with run_squad.py's max-context rule, as
 """
 
 import dataclasses
+import json
+import os
 
 import tensorflow as tf
 
@@ -40,6 +42,17 @@ def check_labels(labels, num_outputs, task):
     if len(set(labels)) != len(labels):
         raise ValueError(f"labels= lists a name twice: {labels}; every label must appear once.")
     return labels
+
+
+def saved_labels(model_path):
+    """The label names a fine-tuning run saved next to `model_path` (`run_config.json`'s task
+    labels, written by `keras_bert.training` / tools/finetune.py), or None."""
+    path = os.path.join(os.path.dirname(os.path.abspath(os.fspath(model_path))), "run_config.json")
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        labels = json.load(f).get("model", {}).get("task", {}).get("labels")
+    return [str(label) for label in labels] if isinstance(labels, list) else None
 
 
 def classify(probabilities, labels):

@@ -184,3 +184,9 @@ def test_answer_signature_equals_squad_postprocess(squad_model, tokenizer, tmp_p
     for (_, context), text, start, end in zip(pairs, answers, out["start_char"], out["end_char"]):
         assert (context[start:end] == text) if text else (start == end == -1), (text, start, end)
     assert any(answers), json.dumps(answers)
+
+
+def test_saved_labels_reads_the_fine_tuning_run_config(tmp_path):
+    (tmp_path / "run_config.json").write_text(json.dumps({"model": {"task": {"labels": ["O", "B-PER"]}}}))
+    assert task_signatures.saved_labels(tmp_path / "model.keras") == ["O", "B-PER"]
+    assert task_signatures.saved_labels(tmp_path / "sub" / "model.keras") is None
