@@ -32,8 +32,8 @@ def next_version(model_dir):
 
 
 def export_saved_model(model, export_dir, tokenizer=None, seq_length=128, overwrite=False, top_k=5,
-                mask_id=None, sample_texts=None, verify_export=True,
-                raise_on_failure=True, labels=None, squad=None):
+                       mask_id=None, sample_texts=None, verify_export=True,
+                       raise_on_failure=True, labels=None, squad=None):
     """Writes a SavedModel (tag `serve`) that TF Serving loads, and checks it in a fresh process.
 
     Signatures: `serving_default` takes raw text (`text_a`, optional `text_b`, string

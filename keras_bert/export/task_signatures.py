@@ -15,7 +15,7 @@ import os
 import tensorflow as tf
 
 from keras_bert.text.packer import pack_segments
-from keras_bert.training.finetuning import _split_tag as split_tag  # entity_spans' reading of a tag
+from keras_bert.tasks.token_classification import _split_tag as split_tag  # entity_spans' reading of a tag
 
 OUTSIDE = "O"
 
@@ -51,7 +51,8 @@ def saved_labels(model_path):
     if not os.path.isfile(path):
         return None
     with open(path, encoding="utf-8") as f:
-        labels = json.load(f).get("model", {}).get("task", {}).get("labels")
+        stored = json.load(f)
+    labels = stored.get("identity", stored.get("model", {})).get("task", {}).get("labels")
     return [str(label) for label in labels] if isinstance(labels, list) else None
 
 

@@ -12,7 +12,7 @@ import keras_bert
 from keras_bert.data import squad_examples, squad_features, squad_postprocess
 from keras_bert.data.squad_example import SquadExample
 from keras_bert.data.token_classification import token_classification_dataset
-from keras_bert.export import saved_model, task_signatures
+from keras_bert.export import export_saved_model, task_signatures
 from keras_bert.export.verify import run_artifact
 from keras_bert.training import entity_spans
 from tests.export.helpers import randomize
@@ -37,7 +37,7 @@ def test_classify_returns_label_names_and_top_label(tiny_config, tokenizer, tmp_
     labels = ["negative", "neutral", "positive"]
     model = randomize(keras_bert.build_classifier(tiny_config, num_classes=3), seed=3)
     export_dir = tmp_path / "sentiment" / "1"
-    saved_model(model, export_dir, tokenizer=tokenizer, seq_length=32, labels=labels, verify_export=False)
+    export_saved_model(model, export_dir, tokenizer=tokenizer, seq_length=32, labels=labels, verify_export=False)
     texts = ["A gripping thriller.", "The plot is thin.", ""]
     (outputs,), info = run_artifact("savedmodel", export_dir, [
         ("classify", {"text_a": np.array(texts, object), "text_b": np.array([], object)})])
@@ -108,7 +108,7 @@ NER_SEQ_LENGTH = 16  # short: the second text is cut, its last words are tagged 
 def ner_export(ner_model, tokenizer, tmp_path_factory):
     model, labels = ner_model
     export_dir = tmp_path_factory.mktemp("savedmodels") / "ner" / "1"
-    saved_model(model, export_dir, tokenizer=tokenizer, seq_length=NER_SEQ_LENGTH, labels=labels,
+    export_saved_model(model, export_dir, tokenizer=tokenizer, seq_length=NER_SEQ_LENGTH, labels=labels,
                 verify_export=False)
     return str(export_dir)
 
@@ -163,7 +163,7 @@ def test_answer_signature_equals_squad_postprocess(squad_model, tokenizer, tmp_p
     options = dataclasses.replace(SQUAD_OPTIONS, version_2_with_negative=version_2)
     seq_length = 48
     export_dir = tmp_path / "squad" / "1"
-    saved_model(squad_model, export_dir, tokenizer=tokenizer, seq_length=seq_length, squad=options,
+    export_saved_model(squad_model, export_dir, tokenizer=tokenizer, seq_length=seq_length, squad=options,
                 verify_export=False)
     pairs = held_out_questions()
     (out,), info = run_artifact("savedmodel", export_dir, [
@@ -187,6 +187,6 @@ def test_answer_signature_equals_squad_postprocess(squad_model, tokenizer, tmp_p
 
 
 def test_saved_labels_reads_the_fine_tuning_run_config(tmp_path):
-    (tmp_path / "run_config.json").write_text(json.dumps({"model": {"task": {"labels": ["O", "B-PER"]}}}))
+    (tmp_path / "run_config.json").write_text(json.dumps({"identity": {"task": {"labels": ["O", "B-PER"]}}}))
     assert task_signatures.saved_labels(tmp_path / "model.keras") == ["O", "B-PER"]
     assert task_signatures.saved_labels(tmp_path / "sub" / "model.keras") is None
