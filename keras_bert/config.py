@@ -24,6 +24,21 @@ _HF_ACTIVATIONS = {
 _GOOGLE_ACTIVATIONS = {"gelu": "gelu_tanh", "relu": "relu"}
 
 
+def read_json(path, expected=""):
+    """Parses the JSON file `path`; invalid JSON is one ValueError naming the file (and `expected`).
+
+    Example:
+        >>> read_json("bert_config.json", "a BERT config")["hidden_size"]  # doctest: +SKIP
+        768
+    """
+    with open(path, encoding="utf-8") as f:
+        try:
+            return json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path} is not valid JSON ({e})"
+                             + (f"; expected {expected}." if expected else ".")) from None
+
+
 @dataclasses.dataclass(frozen=True)
 class BertConfig:
     """Hyper-parameters of a BERT encoder.
@@ -117,12 +132,7 @@ class BertConfig:
                     "directory needs one of them next to the weights.")
         if not os.path.exists(path):
             raise FileNotFoundError(f"BERT config file not found: {path}")
-        with open(path, encoding="utf-8") as f:
-            try:
-                values = json.load(f)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path} is not valid JSON: {e}") from e
-        return cls.from_source_dict(values, source_path=path)
+        return cls.from_source_dict(read_json(path, "a BERT config"), source_path=path)
 
     @classmethod
     def from_source_dict(cls, values, source_path="<dict>"):

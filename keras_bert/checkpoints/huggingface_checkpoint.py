@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
-from keras_bert.config import BertConfig
+from keras_bert.config import BertConfig, read_json
 from keras_bert.text.text_config import find_text_config
 
 CONFIG_NAME = "config.json"
@@ -153,11 +153,7 @@ def read_huggingface_checkpoint(path):
     config_file = os.path.join(directory, CONFIG_NAME)
     if not os.path.exists(config_file):
         raise FileNotFoundError(f"{directory} has {os.path.basename(files[0])} but no {CONFIG_NAME}; {_LAYOUT}.")
-    with open(config_file, encoding="utf-8") as f:
-        try:
-            raw_config = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{config_file} is not valid JSON: {e}") from e
+    raw_config = read_json(config_file, "a Hugging Face BERT config")
     if raw_config.get("model_type", "bert") != "bert":
         raise ValueError(
             f"{config_file} describes a {raw_config['model_type']!r} model; keras_bert loads "

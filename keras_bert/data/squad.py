@@ -9,7 +9,6 @@ packed by the one packer.
 """
 
 import itertools
-import json
 import logging
 import os
 import re
@@ -17,6 +16,7 @@ import re
 import numpy as np
 import tensorflow as tf
 
+from keras_bert.config import read_json
 from keras_bert.data.squad_example import SquadExample
 from keras_bert.text.packer import pack_segments
 
@@ -40,11 +40,7 @@ def squad_examples(path):
     """
     if not os.path.exists(path):
         raise FileNotFoundError(f"SQuAD file {path!r} does not exist.")
-    with open(path, encoding="utf-8") as f:
-        try:
-            data = json.load(f)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path!r} is not valid JSON ({e}); expected a SQuAD v1.1/v2.0 file.") from None
+    data = read_json(path, "a SQuAD v1.1/v2.0 file")
     if not isinstance(data, dict) or not isinstance(data.get("data"), list):
         raise ValueError(f"{path!r} has no top-level 'data' list; expected the SQuAD layout "
                          "{'data': [{'title', 'paragraphs': [{'context', 'qas'}]}]}.")

@@ -19,6 +19,7 @@ import os
 import shutil
 import warnings
 
+from keras_bert.config import read_json
 from keras_bert.text.vocab import SPECIAL_TOKENS, load_vocab, special_token_ids
 
 FILE_NAME = "text_config.json"
@@ -273,11 +274,7 @@ def _write_huggingface(config, directory):
 
 
 def _read_json(path):
-    with open(path, encoding="utf-8") as f:
-        try:
-            return json.load(f)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{path} is not valid JSON ({error}); save the model again.") from None
+    return read_json(path, "the text contract written with the model; save the model again")
 
 
 def _write_json(path, content):
