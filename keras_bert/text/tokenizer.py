@@ -1,5 +1,6 @@
 """In-graph BERT WordPiece tokenizer (tensorflow-text), matching Hugging Face's BertTokenizerFast."""
 
+import functools
 import os
 import re
 
@@ -115,6 +116,18 @@ def _pad_punctuation(texts):
     return tf.strings.regex_replace(texts, _PUNCTUATION, r" \1 ")
 
 
+def _strings_or_string(method):
+    """Checks a tokenize method's text and lets it, written for `[batch]` strings, take a scalar too."""
+    @functools.wraps(method)
+    def call(self, texts):
+        texts = self._as_strings(texts)
+        if texts.shape.rank == 0:
+            outputs = method(self, texts[tf.newaxis])
+            return tuple(t[0] for t in outputs) if isinstance(outputs, tuple) else outputs[0]
+        return method(self, texts)
+    return call
+
+
 class Tokenizer(tf.Module):
     """BERT WordPiece tokenizer that runs inside the TensorFlow graph.
 
@@ -205,28 +218,24 @@ class Tokenizer(tf.Module):
                     f"{seen[token] + 1} and {i + 1}); every token must appear once.")
             seen[token] = i
 
+    @_strings_or_string
     def tokenize(self, texts):
         """Text to WordPiece ids: `[batch]` strings -> int32 `[batch, (pieces)]`; scalar -> `[(pieces)]`.
 
         Args:
             texts: `tf.string` tensor (or Python str / list of str) of rank 0 or 1.
         """
-        texts = self._as_strings(texts)
-        if texts.shape.rank == 0:
-            return self.tokenize(texts[tf.newaxis])[0]
         if self.normalization == "fast":
             return self._wordpiece.tokenize(texts)  # [b, (p)]
         return self.tokenize_words(texts).merge_dims(1, 2)  # [b, (w), (p)] -> [b, (p)]
 
+    @_strings_or_string
     def tokenize_words(self, texts):
         """Text to ids grouped by word: `[batch]` -> int32 `[batch, (words), (pieces)]`.
 
         Args:
             texts: `tf.string` tensor (or Python str / list of str) of rank 0 or 1.
         """
-        texts = self._as_strings(texts)
-        if texts.shape.rank == 0:
-            return self.tokenize_words(texts[tf.newaxis])[0]
         if self.normalization == "reference":
             words = self._words_reference(texts)  # [b, (w)]
             n_chars = tf.strings.length(words, unit="UTF8_CHAR")
@@ -331,6 +340,7 @@ class Tokenizer(tf.Module):
 
     # ----- tokenize_with_offsets (offsets come from the same ops as the ids)
 
+    @_strings_or_string
     def tokenize_with_offsets(self, texts):
         """Text to ids grouped by word, with every piece's character span in the text.
 
@@ -356,9 +366,6 @@ class Tokenizer(tf.Module):
             >>> starts.to_list(), ends.to_list()
             ([[[0], [6], [11]]], [[[5], [11], [12]]])
         """
-        texts = self._as_strings(texts)
-        if texts.shape.rank == 0:
-            return tuple(t[0] for t in self.tokenize_with_offsets(texts[tf.newaxis]))
         if self.normalization == "fast":
             ids = self.tokenize_words(texts)
             _, byte_starts, byte_ends = self._wordpiece.tokenize_with_offsets(texts)  # [b, (p)]
