@@ -1,7 +1,7 @@
 """keras_bert.data: tf.data pipelines for pretraining and fine-tuning."""
 
 from keras_bert.data.classification import classification_dataset
-from keras_bert.data.corpus import shakespeare_bert_files, shakespeare_files
+from keras_bert.data.corpus import demo_sentences, shakespeare_bert_files, shakespeare_files
 from keras_bert.data.documents import INPUT_FORMATS
 from keras_bert.data.pretraining import pretraining_dataset
 from keras_bert.data.squad import squad_dataset, squad_examples, squad_features, squad_postprocess

@@ -112,3 +112,62 @@ def shakespeare_bert_files(cache_dir=None):
         shutil.rmtree(bert_dir)
     os.replace(staging, bert_dir)  # atomic: a half-written corpus is never seen
     return sorted(glob.glob(os.path.join(bert_dir, "*.txt")))
+
+
+# Words a fill-in-the-mask demo should not ask for: the guess would show grammar, not meaning.
+_FUNCTION_WORDS = frozenset("""
+a an the and or but nor if then than so as of to in on at by for with from into upon unto
+is be are was were am art been being have hath has had do does doth did will shall would should
+may might must can could not no yes this that these those it its i me my mine thou thee thy thine
+you your ye he him his she her we us our they them their what which who whom whose when where
+here there now all o oh well let
+""".split())
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def demo_sentences(files, vocab, lower_case=True, count=5, min_words=6, max_words=12):
+    """Picks `count` real sentences from `files`, each with one content word masked.
+
+    Sentences are taken evenly spaced through the files (the first that fits after each
+    point): `min_words`..`max_words` words, not a heading or speaker tag (all capitals), no
+    brackets, ending in . ! or ?, every word a whole token of `vocab` (common words, so the
+    model can answer in one piece). The masked word is the last of 3+ letters that is not
+    a function word.
+
+    Args:
+        files: text files, one sentence (or paragraph) per line, e.g. the held-out plays.
+        vocab: the model's tokens (a list or set).
+        lower_case: whether the model's tokenizer lowercases (words are matched lowercased).
+        count, min_words, max_words: how many sentences and their length in words.
+
+    Returns:
+        A list of `(sentence_with_[MASK], masked_word)` pairs, fewer if the files run out.
+
+    Example:
+        >>> demo_sentences(["winters_tale.txt"], tokenizer.vocab)[0]
+        ('Good [MASK], sweet prince.', 'night')
+    """
+    vocab = set(vocab)
+
+    def in_vocab(word):
+        return (word.lower() if lower_case else word) in vocab
+
+    lines = []
+    for path in files:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines += [line.strip() for line in f if line.strip()]
+    picked, used = [], set()
+    for k in range(count):
+        for line in lines[len(lines) * k // count:]:
+            words = [m for m in _WORD.finditer(line)]
+            if (not min_words <= len(words) <= max_words or line.isupper() or "[" in line
+                    or line[-1] not in ".!?" or not all(in_vocab(m.group()) for m in words)):
+                continue
+            spans = [m for m in words if len(m.group()) >= 3
+                     and m.group().lower() not in _FUNCTION_WORDS]
+            if spans and line not in used:
+                word = spans[-1]
+                used.add(line)
+                picked.append((line[:word.start()] + "[MASK]" + line[word.end():], word.group()))
+                break
+    return picked

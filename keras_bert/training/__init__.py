@@ -13,6 +13,7 @@ from keras_bert.training.run_folder import RunFolder
 from keras_bert.training.step_limit import StepLimit
 from keras_bert.training.strategy import STRATEGIES, get_strategy, is_chief
 from keras_bert.training.training_log import TrainingLog
+from keras_bert.training.unigram_baseline import unigram_mlm_accuracy
 
 # The fine-tuning tasks live in keras_bert.tasks (which builds on this package); these names
 # stay importable from here.

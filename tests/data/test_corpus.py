@@ -1,6 +1,6 @@
 import os
 
-from keras_bert.data.corpus import shakespeare_bert_files, shakespeare_files, to_sentences
+from keras_bert.data.corpus import demo_sentences, shakespeare_bert_files, shakespeare_files, to_sentences
 from keras_bert.data.documents import detect_input_format
 
 
@@ -44,3 +44,25 @@ def test_to_sentences():
     assert to_sentences(text) == [
         "Hor.", "What, has this thing appear'd again to-night?", "Ber.", "I have seen nothing.", "Mar.",
         "Horatio says 'tis but our fantasy, And will not let belief take hold of him.", "Touching this."]
+
+
+def test_demo_sentences_mask_a_content_word_of_real_held_out_lines(tmp_path, shakespeare_files):
+    text = tmp_path / "play.txt"
+    text.write_text("HAMLET.\nACT I.\nGood night, sweet prince; good night to the fair queen.\n"
+                    "The king doth wake tonight and takes his rouse.\nTo be, or not to be\n")
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ",", "."] + (
+        "good night sweet prince to fair queen and the king doth wake tonight takes his rouse".split())
+    picked = demo_sentences([str(text)], vocab, count=2)
+    assert picked == [("Good night, sweet prince; good night to the fair [MASK].", "queen"),
+                      ("The king doth wake tonight and takes his [MASK].", "rouse")]
+    assert demo_sentences([str(text)], vocab[:-1], count=2) == picked[:1]  # "rouse" unknown
+    held_out = shakespeare_bert_files()[-2:]
+    for sentence, word in demo_sentences(held_out, vocab + _words(held_out)):
+        assert sentence.count("[MASK]") == 1
+        assert any(sentence.replace("[MASK]", word) in open(f).read() for f in held_out)
+
+
+def _words(files):
+    import re
+
+    return sorted({w.lower() for f in files for w in re.findall(r"[A-Za-z]+", open(f).read())})

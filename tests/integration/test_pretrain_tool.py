@@ -24,6 +24,8 @@ def test_main_job_runs_on_the_default_corpus_and_exports(tmp_path, shakespeare_f
         assert os.path.exists(tmp_path / "run" / name), name
     assert os.path.isdir(tmp_path / "savedmodels" / "bert_shakespeare" / "1")
     assert out.count("      -> ") == 10  # 5 demo sentences, from Keras and from the SavedModel
+    assert "sentences from held-out texts" in out and out.count("Top-1 is a word for ") == 2
+    assert "(a unigram guess, always " in out  # the baseline next to held-out MLM accuracy
     assert "answered by the exported SavedModel" in out
 
     again = subprocess.run(command, capture_output=True, text=True, timeout=600,
