@@ -23,7 +23,7 @@ _EXPORTS = {
     "keras_bert.training": ("LinearWarmup", "ResumableCheckpoint", "bert_schedule",
                             "create_optimizer", "finetune_task", "get_strategy",
                             "pretraining_input", "run_finetuning", "run_pretraining",
-                            "set_mixed_precision", "unigram_mlm_accuracy"),
+                            "set_mixed_precision"),
     "keras_bert.export": ("export_model", "export_onnx", "export_saved_model", "export_tfhub",
                           "export_tflite", "fill_mask", "query_fill_mask"),
 }
