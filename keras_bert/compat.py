@@ -35,6 +35,21 @@ def in_xla_context():
     return bool(control_flow_util.GraphOrParentsInXlaContext(tf.compat.v1.get_default_graph()))
 
 
+def xla_threefry_keep_mask(inputs, rate, seed_generator):
+    """FastDropout's keep-mask, drawn with threefry while tracing for XLA on TensorFlow, else None
+    (and then no seed is drawn). Call only on the TensorFlow backend.
+
+    Here, not in `layers/`, because it needs TensorFlow and `in_xla_context` (the measured reason
+    is in `layers/fast_dropout.py`); `layers/` import only keras.
+    """
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel  # loaded by keras already
+
+    if not in_xla_context():
+        return None
+    seed = tf.cast(tf.math.floormod(seed_generator.next(), 2**31 - 1), "int32")  # XLA wants int32
+    return tf.random.stateless_uniform(tf.shape(inputs), seed, alg="threefry") >= rate
+
+
 @contextlib.contextmanager
 def model_without_strategy(model):
     """Unsets a Keras model's own distribution strategy for the `with` block, then restores it.

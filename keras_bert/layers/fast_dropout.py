@@ -13,7 +13,7 @@ masks. So the threefry path is taken only on the TensorFlow backend inside XLA.
 import keras
 from keras import ops
 
-from keras_bert.compat import in_xla_context
+from keras_bert.compat import xla_threefry_keep_mask
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
@@ -41,19 +41,9 @@ class FastDropout(keras.layers.Dropout):
     def call(self, inputs, training=False):
         if (training and 0 < self.rate < 1 and self.noise_shape is None
                 and keras.backend.backend() == "tensorflow"):
-            keep = tensorflow_xla_keep_mask(inputs, self.rate, self.seed_generator)
+            keep = xla_threefry_keep_mask(inputs, self.rate, self.seed_generator)
             if keep is not None:
                 scale = ops.cast(1.0 / (1.0 - self.rate), inputs.dtype)
                 return ops.where(keep, inputs * scale, ops.zeros_like(inputs))
         return super().call(inputs, training=training)
 
-
-def tensorflow_xla_keep_mask(inputs, rate, seed_generator):
-    """Boolean keep-mask drawn with threefry when tracing for XLA on TensorFlow, else None
-    (and then no seed is drawn). Call only on the TensorFlow backend."""
-    import tensorflow as tf  # pylint: disable=import-outside-toplevel  # loaded by keras already
-
-    if not in_xla_context():
-        return None
-    seed = tf.cast(tf.math.floormod(seed_generator.next(), 2**31 - 1), "int32")  # XLA wants int32
-    return tf.random.stateless_uniform(tf.shape(inputs), seed, alg="threefry") >= rate
