@@ -190,8 +190,10 @@ def test_bad_and_odd_inputs(plays, tokenizer, tmp_path):
     broken.write_bytes(b"Good \xff\xfemorrow, my lord.\n\nAnd \xc3( to you.\n\n" * 200)
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
-    features, _ = next(iter(pretraining_dataset([str(broken), str(empty), plays[0]], tokenizer,
-                                                batch_size=BATCH, shuffle_buffer=10)))
+    with pytest.raises(ValueError, match="broken.txt is not UTF-8 text"):  # refused, not trained on
+        pretraining_dataset([str(broken), plays[0]], tokenizer)
+    features, _ = next(iter(pretraining_dataset([str(empty), plays[0]], tokenizer, batch_size=BATCH,
+                                                shuffle_buffer=10, next_sentence=False)))
     assert features["input_word_ids"].shape == (BATCH, SEQ)
 
     with pytest.raises(ValueError, match="single document.*next_sentence=False"):
