@@ -52,7 +52,7 @@ CASES = [
     ("pretrain", ["--seq_length", "abc"], 2, ["--seq_length", "'abc'"]),
     ("pretrain", ["--steps_per_epoch", "0"], 2, ["--steps_per_epoch"]),
     ("pretrain", ["--checkpoint_every_epochs", "0"], 2, ["--checkpoint_every_epochs"]),
-    ("pretrain", ["--warmup_steps", "600"], 2, ["--warmup_steps 600", "--train_steps 500"]),
+    ("pretrain", ["--train_steps", "500", "--warmup_steps", "600"], 2, ["--warmup_steps 600", "--train_steps 500"]),
     ("pretrain", ["--weight_decay", "-0.1"], 2, ["--weight_decay", "'-0.1'"]),
     ("pretrain", ["--build_vocab", "0"], 2, ["--build_vocab", "'0'"]),
     ("pretrain", ["--optimizer", "sgd"], 2, ["--optimizer", "'sgd'"]),
