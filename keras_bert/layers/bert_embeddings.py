@@ -6,6 +6,25 @@ from keras import ops
 from keras_bert.layers.fast_dropout import FastDropout
 
 
+def _check_ids_in_range(ids, size, input_name, config_name, hint):
+    """One-line error for ids outside `[0, size)` when `ids` hold values (eager calls).
+
+    Out of range, backends disagree and mostly fail badly: TF CPU raises a GatherV2 trace, TF
+    GPU and JAX return zeros or NaN silently, torch raises IndexError. Symbolic tensors (inside
+    `tf.function`, `jax.jit`, export tracing) carry no values and are not checked; keras_bert's
+    own pipelines only produce ids from the model's vocab.
+    """
+    if ids is None:
+        return
+    try:
+        values = ops.convert_to_numpy(ids)
+    except Exception:  # a symbolic tensor or tracer: nothing to check at trace time
+        return
+    if values.size and (values.min() < 0 or values.max() >= size):
+        bad = values.max() if values.max() >= size else values.min()
+        raise ValueError(f"{input_name} holds {int(bad)}, outside [0, {config_name}={size}); {hint}.")
+
+
 @keras.saving.register_keras_serializable(package="keras_bert")
 class BertEmbeddings(keras.layers.Layer):
     """Sums word, segment (token type) and learned absolute position embeddings.
@@ -72,6 +91,12 @@ class BertEmbeddings(keras.layers.Layer):
                 f"Sequence length {seq_length} exceeds max_position_embeddings="
                 f"{self.max_position_embeddings}; truncate inputs to at most "
                 f"{self.max_position_embeddings} tokens.")
+        _check_ids_in_range(input_word_ids, self.vocab_size, "input_word_ids", "vocab_size",
+                            "tokenize with the vocab.txt the model was trained with")
+        _check_ids_in_range(input_type_ids, self.type_vocab_size, "input_type_ids", "type_vocab_size",
+                            "segment ids are 0 for the first text and 1 for the second")
+        _check_ids_in_range(input_position_ids, self.max_position_embeddings, "input_position_ids",
+                            "max_position_embeddings", "positions restart at 0 for each packed example")
         x = self.word_embeddings(input_word_ids)  # (batch, seq, hidden)
         if input_type_ids is None:
             input_type_ids = ops.zeros_like(input_word_ids)

@@ -39,3 +39,19 @@ def test_sequence_longer_than_positions_is_refused():
     layer = make_layer()
     with pytest.raises(ValueError, match="max_position_embeddings=12"):
         layer(np.zeros((1, 13), "int32"), np.zeros((1, 13), "int32"))
+
+
+@pytest.mark.parametrize("argument, value, message", [
+    ("ids", 50, "input_word_ids holds 50, outside \\[0, vocab_size=50\\)"),
+    ("ids", -1, "input_word_ids holds -1"),
+    ("types", 2, "input_type_ids holds 2, outside \\[0, type_vocab_size=2\\)"),
+    ("positions", 12, "input_position_ids holds 12, outside \\[0, max_position_embeddings=12\\)"),
+])
+def test_out_of_range_ids_are_refused_with_the_value_and_the_limit(argument, value, message):
+    """Every backend: TF CPU used to raise a GatherV2 trace, JAX returned NaN, torch IndexError."""
+    ids, types = inputs()
+    given = {"ids": ids, "types": types, "positions": np.zeros_like(ids)}
+    given[argument] = given[argument].copy()
+    given[argument][1, 2] = value
+    with pytest.raises(ValueError, match=message):
+        make_layer()(given["ids"], given["types"], given["positions"])
