@@ -192,10 +192,7 @@ def write_huggingface_checkpoint(directory, config, weights):
     Names carry the `bert.` prefix; `transformers.BertModel` and
     `BertForPreTraining` both load the folder with `from_pretrained`.
 
-    Args:
-        directory: output directory (created if needed).
-        config: the `BertConfig`.
-        weights: dict Google name -> float32 numpy array (see `model_weights`).
+    Args: as `write_google_checkpoint` (`directory`, `config`, Google-named `weights`).
 
     Example:
         >>> write_huggingface_checkpoint("/tmp/hf", config, model_weights(encoder))  # doctest: +SKIP

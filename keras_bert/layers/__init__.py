@@ -2,6 +2,7 @@
 
 from keras_bert.layers.activations import gelu, gelu_tanh, get_activation
 from keras_bert.layers.bert_embeddings import BertEmbeddings
+from keras_bert.layers.bert_layer import BertLayer
 from keras_bert.layers.fast_dropout import FastDropout
 from keras_bert.layers.masked_lm_head import MaskedLMHead
 from keras_bert.layers.next_sentence_head import NextSentenceHead

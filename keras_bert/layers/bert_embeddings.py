@@ -3,6 +3,7 @@
 import keras
 from keras import ops
 
+from keras_bert.layers.bert_layer import BertLayer
 from keras_bert.layers.fast_dropout import FastDropout
 
 
@@ -26,7 +27,7 @@ def _check_ids_in_range(ids, size, input_name, config_name, hint):
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
-class BertEmbeddings(keras.layers.Layer):
+class BertEmbeddings(BertLayer):
     """Sums word, segment (token type) and learned absolute position embeddings.
 
     Positions are 0..seq-1, or `input_position_ids` (int `[batch, seq]`) when given, as in
@@ -51,13 +52,10 @@ class BertEmbeddings(keras.layers.Layer):
     def __init__(self, vocab_size, hidden_size, max_position_embeddings=512, type_vocab_size=2,
                  dropout_rate=0.1, initializer_range=0.02, layer_norm_eps=1e-12, **kwargs):
         super().__init__(**kwargs)
-        self.vocab_size = vocab_size
-        self.hidden_size = hidden_size
-        self.max_position_embeddings = max_position_embeddings
-        self.type_vocab_size = type_vocab_size
-        self.dropout_rate = dropout_rate
-        self.initializer_range = initializer_range
-        self.layer_norm_eps = layer_norm_eps
+        self.store_arguments(vocab_size=vocab_size, hidden_size=hidden_size,
+            max_position_embeddings=max_position_embeddings, type_vocab_size=type_vocab_size,
+            dropout_rate=dropout_rate, initializer_range=initializer_range,
+            layer_norm_eps=layer_norm_eps)
         initializer = keras.initializers.TruncatedNormal(stddev=initializer_range)
         self.word_embeddings = keras.layers.Embedding(
             vocab_size, hidden_size, embeddings_initializer=initializer,
@@ -115,12 +113,3 @@ class BertEmbeddings(keras.layers.Layer):
     def compute_output_shape(self, input_word_ids_shape, input_type_ids_shape=None,
                              input_position_ids_shape=None):
         return tuple(input_word_ids_shape) + (self.hidden_size,)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(
-            vocab_size=self.vocab_size, hidden_size=self.hidden_size,
-            max_position_embeddings=self.max_position_embeddings,
-            type_vocab_size=self.type_vocab_size, dropout_rate=self.dropout_rate,
-            initializer_range=self.initializer_range, layer_norm_eps=self.layer_norm_eps)
-        return config

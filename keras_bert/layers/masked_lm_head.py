@@ -4,10 +4,11 @@ import keras
 from keras import ops
 
 from keras_bert.layers.activations import get_activation
+from keras_bert.layers.bert_layer import BertLayer
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
-class MaskedLMHead(keras.layers.Layer):
+class MaskedLMHead(BertLayer):
     """Predicts the original tokens at `masked_lm_positions`.
 
     Gathers the masked positions *first* (as original BERT does), then
@@ -35,11 +36,8 @@ class MaskedLMHead(keras.layers.Layer):
     def __init__(self, vocab_size, hidden_size, hidden_act="gelu", initializer_range=0.02,
                  layer_norm_eps=1e-12, embedding_layer=None, **kwargs):
         super().__init__(**kwargs)
-        self.vocab_size = vocab_size
-        self.hidden_size = hidden_size
-        self.hidden_act = hidden_act
-        self.initializer_range = initializer_range
-        self.layer_norm_eps = layer_norm_eps
+        self.store_arguments(vocab_size=vocab_size, hidden_size=hidden_size, hidden_act=hidden_act,
+            initializer_range=initializer_range, layer_norm_eps=layer_norm_eps)
         # Not tracked as a sublayer: the embedding matrix belongs to the encoder,
         # so it is saved, counted and trained once, not twice.
         object.__setattr__(self, "embedding_layer", embedding_layer)
@@ -76,10 +74,3 @@ class MaskedLMHead(keras.layers.Layer):
 
     def compute_output_shape(self, sequence_output_shape, masked_lm_positions_shape):
         return (sequence_output_shape[0], masked_lm_positions_shape[1], self.vocab_size)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(
-            vocab_size=self.vocab_size, hidden_size=self.hidden_size, hidden_act=self.hidden_act,
-            initializer_range=self.initializer_range, layer_norm_eps=self.layer_norm_eps)
-        return config

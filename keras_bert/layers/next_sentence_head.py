@@ -2,9 +2,11 @@
 
 import keras
 
+from keras_bert.layers.bert_layer import BertLayer
+
 
 @keras.saving.register_keras_serializable(package="keras_bert")
-class NextSentenceHead(keras.layers.Layer):
+class NextSentenceHead(BertLayer):
     """Logits for "B follows A" (class 0, IsNext) and "B is random" (class 1).
 
     Args:
@@ -17,7 +19,7 @@ class NextSentenceHead(keras.layers.Layer):
 
     def __init__(self, initializer_range=0.02, **kwargs):
         super().__init__(**kwargs)
-        self.initializer_range = initializer_range
+        self.store_arguments(initializer_range=initializer_range)
         self.dense = keras.layers.Dense(
             2, kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
             dtype=self.dtype_policy, name="dense")
@@ -31,8 +33,3 @@ class NextSentenceHead(keras.layers.Layer):
 
     def compute_output_shape(self, pooled_output_shape):
         return tuple(pooled_output_shape[:-1]) + (2,)  # packed rows: (batch, examples, 2)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(initializer_range=self.initializer_range)
-        return config

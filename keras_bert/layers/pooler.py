@@ -2,9 +2,11 @@
 
 import keras
 
+from keras_bert.layers.bert_layer import BertLayer
+
 
 @keras.saving.register_keras_serializable(package="keras_bert")
-class Pooler(keras.layers.Layer):
+class Pooler(BertLayer):
     """Returns `tanh(W h_[CLS] + b)`, the sentence representation BERT's NSP head reads.
 
     Args:
@@ -18,8 +20,7 @@ class Pooler(keras.layers.Layer):
 
     def __init__(self, hidden_size, initializer_range=0.02, **kwargs):
         super().__init__(**kwargs)
-        self.hidden_size = hidden_size
-        self.initializer_range = initializer_range
+        self.store_arguments(hidden_size=hidden_size, initializer_range=initializer_range)
         self.dense = keras.layers.Dense(
             hidden_size, activation="tanh",
             kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
@@ -34,8 +35,3 @@ class Pooler(keras.layers.Layer):
 
     def compute_output_shape(self, sequence_output_shape):
         return (sequence_output_shape[0], self.hidden_size)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(hidden_size=self.hidden_size, initializer_range=self.initializer_range)
-        return config

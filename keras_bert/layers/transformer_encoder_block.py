@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from keras_bert.layers.activations import get_activation
+from keras_bert.layers.bert_layer import BertLayer
 from keras_bert.layers.fast_dropout import FastDropout
 
 # Added to the attention scores of padding keys. Google's BERT uses -10000:
@@ -12,7 +13,7 @@ _MASK_BIAS = -10000.0
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
-class TransformerEncoderBlock(keras.layers.Layer):
+class TransformerEncoderBlock(BertLayer):
     """Padding-masked multi-head self-attention and a GELU feed-forward, post-LayerNorm.
 
     `x = LN(x + Dropout(Attention(x)))`, then `x = LN(x + Dropout(FFN(x)))`. Called with
@@ -42,14 +43,10 @@ class TransformerEncoderBlock(keras.layers.Layer):
         super().__init__(**kwargs)
         if hidden_size % num_heads:
             raise ValueError(f"hidden_size ({hidden_size}) must be divisible by num_heads ({num_heads}).")
-        self.hidden_size = hidden_size
-        self.num_heads = num_heads
-        self.intermediate_size = intermediate_size
-        self.hidden_act = hidden_act
-        self.dropout_rate = dropout_rate
-        self.attention_dropout_rate = attention_dropout_rate
-        self.initializer_range = initializer_range
-        self.layer_norm_eps = layer_norm_eps
+        self.store_arguments(hidden_size=hidden_size, num_heads=num_heads,
+            intermediate_size=intermediate_size, hidden_act=hidden_act, dropout_rate=dropout_rate,
+            attention_dropout_rate=attention_dropout_rate, initializer_range=initializer_range,
+            layer_norm_eps=layer_norm_eps)
         self.head_size = hidden_size // num_heads
         self.activation = get_activation(hidden_act)
 
@@ -142,12 +139,3 @@ class TransformerEncoderBlock(keras.layers.Layer):
 
     def compute_output_shape(self, inputs_shape, padding_mask_shape=None, example_ids_shape=None):
         return tuple(inputs_shape)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(
-            hidden_size=self.hidden_size, num_heads=self.num_heads,
-            intermediate_size=self.intermediate_size, hidden_act=self.hidden_act,
-            dropout_rate=self.dropout_rate, attention_dropout_rate=self.attention_dropout_rate,
-            initializer_range=self.initializer_range, layer_norm_eps=self.layer_norm_eps)
-        return config
