@@ -127,7 +127,7 @@ def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens
     from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as learner
 
     from keras_bert.text.text_files import check_text_file
-    from keras_bert.text.tokenizer import normalize_reference, split_words_reference
+    from keras_bert.text.normalization import normalize_reference, split_words_reference
 
     files = [os.fspath(f) for f in ([files] if isinstance(files, (str, os.PathLike)) else files)]
     if not files:

@@ -1,7 +1,7 @@
 """Every Unicode code point goes through normalization and word splitting as in Hugging Face.
 
 On failure the message lists the code points (as RE2 ranges) to move in the `_HF_*` tables of
-keras_bert/text/tokenizer.py.
+keras_bert/text/normalization.py.
 
 One known difference is accepted, in lower-case mode only: letters whose case mapping or canonical
 decomposition is newer than one side's Unicode tables. tokenizers lowercases with Rust's Unicode 16
@@ -14,7 +14,7 @@ those scripts, and they are [UNK] either way (test_tokenizer.py compares ids).
 import pytest
 import tensorflow as tf
 
-from keras_bert.text.tokenizer import normalize_reference, split_words_reference
+from keras_bert.text.normalization import normalize_reference, split_words_reference
 
 CODE_POINTS = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]  # no lone surrogates
 
