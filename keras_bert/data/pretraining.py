@@ -95,36 +95,13 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
         raise ValueError(f"max_examples_per_row must be >= 1 with pack_sequences, got "
                          f"{max_examples_per_row} (MLPerf packs up to 3 at seq_length 512).")
     paths = resolve_files(files)
-    file_indices = list(range(len(paths)))
-    pipeline_id = 0
-    if input_context is not None:
-        num_pipelines, pipeline_id = input_context.num_input_pipelines, input_context.input_pipeline_id
-        if len(paths) < num_pipelines:
-            raise ValueError(
-                f"{len(paths)} input file(s) cannot be sharded across {num_pipelines} input "
-                f"pipelines (one file per pipeline at least); split the corpus into >= "
-                f"{num_pipelines} files.")
-        paths, file_indices = paths[pipeline_id::num_pipelines], file_indices[pipeline_id::num_pipelines]
-        batch_size = input_context.get_per_replica_batch_size(batch_size)
+    paths, file_indices, pipeline_id, batch_size = _shard(paths, input_context, batch_size)
     if input_format == "auto":
         input_format = detect_input_format(paths)
         logger.info("pretraining_dataset: input_format='auto' chose %r", input_format)
-    num_documents = count_documents(paths, input_format, limit=2)
     where = (f"Input pipeline {pipeline_id}'s files" if input_context is not None
              else "The input files") + f" ({len(paths)}, input_format={input_format!r})"
-    if num_documents == 0:
-        raise ValueError(f"{where} hold no text (empty or whitespace only); pass text files.")
-    if next_sentence and num_documents < 2:
-        raise ValueError(
-            f"{where} hold a single document, but next-sentence prediction draws its random B "
-            "segments from other documents. Pass more documents (more files; or, with "
-            "input_format='bert', blank lines between documents) or next_sentence=False.")
-    if next_sentence and not has_sentence_pair(paths, input_format):
-        raise ValueError(
-            f"{where} hold only one-sentence documents, so no next-sentence pair can be built "
-            "(an instance's A needs a following sentence of its document). Put a document's "
-            "sentences on consecutive lines (input_format='bert') or in several paragraphs "
-            "(input_format='plain'), or pass next_sentence=False.")
+    _check_documents(paths, input_format, next_sentence, where)
 
     cache_files = None
     if cache_dir is not None:
@@ -134,30 +111,11 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
     masker = MaskedLMMasker.from_tokenizer(tokenizer, max_predictions_per_seq, masked_lm_prob,
                                            whole_word_masking)
     base_key = tf.constant([seed, pipeline_id], tf.int64)
-    sources = tf.constant(cache_files or paths)
-    source_indices = tf.constant(file_indices, tf.int64)
 
-    # Every function below is plain TensorFlow with no Python control flow on tensors, so
+    # Every function here is plain TensorFlow with no Python control flow on tensors, so
     # AutoGraph is skipped: with it, building this pipeline took 3.0 CPU-s instead of 0.6.
-    @_no_autograph
-    def documents_of_epoch(epoch):
-        """Documents `(pieces [sentences, (pieces)], document_id)`, files reshuffled per epoch."""
-        key = tf.random.experimental.stateless_fold_in(base_key, epoch)
-        order = tf.argsort(tf.random.stateless_uniform([tf.size(sources)], key))
-        files = tf.data.Dataset.from_tensor_slices(
-            (tf.gather(sources, order), tf.gather(source_indices, order)))
-        if cache_files is not None:
-            return files.interleave(
-                _no_autograph(lambda path, _: document_cache.read_cached_documents(path)),
-                cycle_length=min(4, len(paths)), num_parallel_calls=tf.data.AUTOTUNE,
-                deterministic=True)
-
-        @_no_autograph
-        def read(path, file_index):
-            pieces = tokenize_documents(tf.io.read_file(path), tokenizer, input_format)
-            ids = document_cache.document_id(file_index, tf.range(pieces.nrows()))
-            return pieces, ids
-        return files.map(read, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
+    documents_of_epoch = _documents_of_epoch_fn(base_key, paths, file_indices, cache_files,
+                                                tokenizer, input_format)
 
     @_no_autograph
     def groups_of_epoch(epoch):
@@ -171,6 +129,53 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
     dataset = dataset.scan(
         empty, _no_autograph(lambda previous, element: (element[2:], element + previous)))
 
+    examples = _examples_fn(base_key, tokenizer, masker, seq_length, short_seq_prob, next_sentence)
+    dataset = dataset.map(examples, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
+    if pack_sequences:
+        dataset = dataset.batch(PACK_WINDOW).map(
+            _no_autograph(lambda features, labels: pack_examples(
+                features, labels, seq_length, max_predictions_per_seq, int(max_examples_per_row))),
+            num_parallel_calls=tf.data.AUTOTUNE).unbatch()
+    shuffle_seed = int(tf.random.stateless_uniform(
+        [], tf.random.experimental.stateless_fold_in(base_key, -1), minval=0, maxval=2**31 - 1,
+        dtype=tf.int64))
+    dataset = dataset.shuffle(shuffle_buffer, seed=shuffle_seed, reshuffle_each_iteration=False)
+    dataset = dataset.batch(batch_size, drop_remainder=True)
+    return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+_no_autograph = tf.autograph.experimental.do_not_convert
+
+
+def _documents_of_epoch_fn(base_key, paths, file_indices, cache_files, tokenizer, input_format):
+    """`epoch -> Dataset` of documents `(pieces [sentences, (pieces)], document_id)`, the files
+    in a new order each epoch (read from the token cache when there is one)."""
+    sources = tf.constant(cache_files or paths)
+    source_indices = tf.constant(file_indices, tf.int64)
+
+    @_no_autograph
+    def read(path, file_index):
+        pieces = tokenize_documents(tf.io.read_file(path), tokenizer, input_format)
+        return pieces, document_cache.document_id(file_index, tf.range(pieces.nrows()))
+
+    @_no_autograph
+    def documents_of_epoch(epoch):
+        key = tf.random.experimental.stateless_fold_in(base_key, epoch)
+        order = tf.argsort(tf.random.stateless_uniform([tf.size(sources)], key))
+        files = tf.data.Dataset.from_tensor_slices(
+            (tf.gather(sources, order), tf.gather(source_indices, order)))
+        if cache_files is not None:
+            return files.interleave(
+                _no_autograph(lambda path, _: document_cache.read_cached_documents(path)),
+                cycle_length=min(4, len(paths)), num_parallel_calls=tf.data.AUTOTUNE,
+                deterministic=True)
+        return files.map(read, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
+    return documents_of_epoch
+
+
+def _examples_fn(base_key, tokenizer, masker, seq_length, short_seq_prob, next_sentence):
+    """`(epoch, index, *current and previous group pools) -> (features, labels)` batch of
+    masked NSP instances, keyed by (seed, pipeline, epoch, group)."""
     @_no_autograph
     def examples(epoch, index, *pools):
         current, previous = pools[:4], pools[4:]
@@ -194,22 +199,40 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
         if next_sentence:
             labels["next_sentence_labels"] = instances["next_sentence_labels"]
         return features, labels
-
-    dataset = dataset.map(examples, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
-    if pack_sequences:
-        dataset = dataset.batch(PACK_WINDOW).map(
-            _no_autograph(lambda features, labels: pack_examples(
-                features, labels, seq_length, max_predictions_per_seq, int(max_examples_per_row))),
-            num_parallel_calls=tf.data.AUTOTUNE).unbatch()
-    shuffle_seed = int(tf.random.stateless_uniform(
-        [], tf.random.experimental.stateless_fold_in(base_key, -1), minval=0, maxval=2**31 - 1,
-        dtype=tf.int64))
-    dataset = dataset.shuffle(shuffle_buffer, seed=shuffle_seed, reshuffle_each_iteration=False)
-    dataset = dataset.batch(batch_size, drop_remainder=True)
-    return dataset.prefetch(tf.data.AUTOTUNE)
+    return examples
 
 
-_no_autograph = tf.autograph.experimental.do_not_convert
+def _shard(paths, input_context, batch_size):
+    """This input pipeline's files (`id, id + n, ...`), their indices, its id and batch size."""
+    file_indices = list(range(len(paths)))
+    if input_context is None:
+        return paths, file_indices, 0, batch_size
+    num_pipelines, pipeline_id = input_context.num_input_pipelines, input_context.input_pipeline_id
+    if len(paths) < num_pipelines:
+        raise ValueError(
+            f"{len(paths)} input file(s) cannot be sharded across {num_pipelines} input "
+            f"pipelines (one file per pipeline at least); split the corpus into >= "
+            f"{num_pipelines} files.")
+    return (paths[pipeline_id::num_pipelines], file_indices[pipeline_id::num_pipelines],
+            pipeline_id, input_context.get_per_replica_batch_size(batch_size))
+
+
+def _check_documents(paths, input_format, next_sentence, where):
+    """One-line errors for a corpus that cannot make the examples asked for."""
+    num_documents = count_documents(paths, input_format, limit=2)
+    if num_documents == 0:
+        raise ValueError(f"{where} hold no text (empty or whitespace only); pass text files.")
+    if next_sentence and num_documents < 2:
+        raise ValueError(
+            f"{where} hold a single document, but next-sentence prediction draws its random B "
+            "segments from other documents. Pass more documents (more files; or, with "
+            "input_format='bert', blank lines between documents) or next_sentence=False.")
+    if next_sentence and not has_sentence_pair(paths, input_format):
+        raise ValueError(
+            f"{where} hold only one-sentence documents, so no next-sentence pair can be built "
+            "(an instance's A needs a following sentence of its document). Put a document's "
+            "sentences on consecutive lines (input_format='bert') or in several paragraphs "
+            "(input_format='plain'), or pass next_sentence=False.")
 
 
 def _flatten_group(pieces, document_ids):
