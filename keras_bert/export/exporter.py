@@ -110,7 +110,7 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
         write_models_config(base_dir)
     if "tflite" in formats:
         reports["tflite"] = export_tflite(model, paths["tflite"], tokenizer=tokenizer,
-                                          seq_length=seq_length, **common)
+                                          seq_length=seq_length, labels=labels, **common)
     if "onnx" in formats:
         reports["onnx"] = export_onnx(model, paths["onnx"], tokenizer=tokenizer, **common)
     if "hub" in formats:

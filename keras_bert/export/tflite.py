@@ -1,7 +1,18 @@
-"""TFLite export: float32, float16 and dynamic-range int8 id-level models, plus a tokenizer-in-graph model."""
+"""TFLite export: float32, float16 and dynamic-range int8 id-level models, plus a tokenizer-in-graph model.
+
+Task signatures in TFLite (builtins + tensorflow-text's TFLite kernels, no Select-TF ops):
+`classify` converts (label names are a string constant; Tile/Gather/ArgMax run on strings).
+`entities` and `answer` do not: character offsets and windows need ops that have neither a
+TFLite builtin nor a tensorflow-text kernel (measured with TF 2.21 / tensorflow-text 2.21):
+UnicodeDecodeWithOffsets and StringLength (byte -> character offsets), LowerBound/UpperBound
+(`tf.searchsorted`), RaggedRange (`tf.ragged.range`), RaggedGather, Substr (the answer text),
+plus DenseBincount and UnsortedSegmentSum (`entities`) or int64 FloorDiv/SelectV2 (`answer`).
+Serve those from the SavedModel (`task_signatures.py`).
+"""
 
 import os
 
+import numpy as np
 import tensorflow as tf
 import tensorflow_text as text
 
@@ -71,7 +82,7 @@ def fast_tokenizer(tokenizer):
 class _TextModule(tf.Module):
     """`serve_text(text_a)` and `serve_text_pair(text_a, text_b)`, written for the TFLite converter."""
 
-    def __init__(self, module, tokenizer):
+    def __init__(self, model, module, tokenizer, labels=None):
         super().__init__(name="keras_bert_tflite_text")
         self.serving = module
         self.tokenizer = tokenizer
@@ -91,11 +102,17 @@ class _TextModule(tf.Module):
         spec = lambda name: tf.TensorSpec([None], tf.string, name=name)  # noqa: E731
         self.serve_text = tf.function(serve_text, input_signature=[spec("text_a")])
         self.serve_text_pair = tf.function(serve_text_pair, input_signature=[spec("text_a"), spec("text_b")])
+        self.labels = labels if module.task == "classifier" else None
+        if self.labels is not None:
+            # The SavedModel's `classify` (text_b empty for single texts), with the fast tokenizer.
+            twin = ServingModule(model, tokenizer, module.seq_length, runtime_checks=False,
+                                 string_outputs=False, labels=labels)
+            self.classify = twin.task_signatures()["classify"]
 
 
 def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizations=QUANTIZATIONS,
-           text=True, overwrite=False, sample_texts=None, verify_export=True,
-           raise_on_failure=True):
+                  text=True, overwrite=False, sample_texts=None, verify_export=True,
+                  raise_on_failure=True, labels=None):
     """Converts a Keras BERT model to TFLite files and checks each in a fresh process.
 
     Writes `model_<quantization>.tflite` (signature `serving_default`: int32
@@ -107,7 +124,9 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
     in, the task outputs plus the packed ids out. The in-graph tokenizer is the
     `normalization="fast"` variant of `tokenizer` (FastBertTokenizer; converts without
     Select-TF ops); it differs from the reference normalization on rare characters (see
-    `Tokenizer`). Load with `ai_edge_litert.interpreter.InterpreterWithCustomOps(...,
+    `Tokenizer`). A classifier exported with `labels` also gets the `classify` signature
+    (`text_a`, `text_b` -> `labels`, `probabilities`, `top_label`, as the SavedModel's);
+    `entities` and `answer` do not convert (see the module docstring). Load with `ai_edge_litert.interpreter.InterpreterWithCustomOps(...,
     custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS)`.
 
     Args:
@@ -121,6 +140,7 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
         sample_texts: texts for the parity check.
         raise_on_failure: raise `verify.ParityError` when a check fails (else only report it).
         verify_export: run each file in a subprocess and compare with Keras.
+        labels: label names of a classifier (adds `classify` to the text model).
 
     Returns:
         `verify.ExportReport`; `report.extra["files"]` maps variant -> path.
@@ -130,7 +150,7 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
         >>> print(report.table())
     """
     module = ServingModule(model, tokenizer, seq_length=seq_length, runtime_checks=False,
-                           string_outputs=False)
+                           string_outputs=False, labels=labels)
     bad = [q for q in quantizations if q not in QUANTIZATIONS]
     if bad:
         raise ValueError(f"Unknown quantization(s) {bad}; expected a subset of {QUANTIZATIONS}.")
@@ -147,9 +167,11 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
         _write(planned[quantization], content)
         report.extra["sizes"][quantization] = len(content)
     if text:
-        text_module = _TextModule(module, fast_tokenizer(tokenizer))
+        text_module = _TextModule(model, module, fast_tokenizer(tokenizer), labels)
         functions = [text_module.serve_text.get_concrete_function(),
                      text_module.serve_text_pair.get_concrete_function()]
+        if hasattr(text_module, "classify"):
+            functions.append(text_module.classify.get_concrete_function())
         content = _convert(functions, text_module, "float32")
         _write(planned["text_float32"], content)
         report.extra["sizes"]["text_float32"] = len(content)
@@ -159,6 +181,13 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
         if raise_on_failure:
             report.raise_if_failed()
     return report
+
+
+def classify_reference(probabilities, labels):
+    """What `classify` must return for these probabilities (numpy; `task_signatures.classify`'s contract)."""
+    names = np.array([label.encode("utf-8") for label in labels], dtype=object)
+    return {"labels": np.tile(names, (len(probabilities), 1)), "probabilities": probabilities,
+            "top_label": names[np.argmax(probabilities, axis=-1)]}
 
 
 def _write(path, content):
@@ -189,6 +218,10 @@ def check_tflite(module, files, sample_texts=None, text_module=None):
             reference = dict(keras_outputs(module, ref_ids, tokens=False), **ref_ids)
             calls.append(("serve_text_pair" if pair else "serve_text", texts))
             references.append((f"serve_text[{label}]", reference, ref_ids["input_mask"]))
+            if text_module.labels is not None:
+                calls.append(("classify", {"text_a": texts["text_a"], "text_b": texts.get("text_b", np.array([], object))}))
+                references.append((f"classify[{label}]", classify_reference(reference["probabilities"],
+                                                                            text_module.labels), None))
         results, _ = verify.run_artifact("tflite", files["text_float32"], calls)
         for (label, reference, mask), actual in zip(references, results):
             rows += verify.compare("tflite_text_float32", label, reference, actual, TOLERANCES["float32"],

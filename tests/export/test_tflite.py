@@ -19,11 +19,14 @@ TEXTS = [
 ]
 
 
+LABELS = ["negative", "neutral", "positive"]
+
+
 @pytest.fixture(scope="module")
 def tflite_export(tiny_classifier, tokenizer, tmp_path_factory):
     out = tmp_path_factory.mktemp("tflite")
     return export_tflite(tiny_classifier, out, tokenizer=tokenizer, seq_length=48, quantizations=("float32",),
-                  sample_texts=TEXTS)
+                         sample_texts=TEXTS, labels=LABELS)
 
 
 def test_float32_and_text_model_match_keras(tflite_export):
@@ -36,6 +39,17 @@ def test_float32_and_text_model_match_keras(tflite_export):
         for name in ("input_word_ids", "input_mask", "input_type_ids"):
             assert rows[("tflite_text_float32", label, name)].agreement == 1.0
     assert sorted(os.listdir(tflite_export.path)) == ["model_float32.tflite", "text_float32.tflite"]
+
+
+def test_classify_signature_returns_label_names(tflite_export):
+    # Run in a fresh process (ai_edge_litert): the same probabilities as Keras on the same ids, and
+    # the names of the top classes, for single texts and pairs.
+    rows = [r for r in tflite_export.rows if r.signature.startswith("classify[")]
+    assert {(r.signature, r.output) for r in rows} == {
+        (f"classify[{label}]", output) for label in ("text_a", "text_a+text_b")
+        for output in ("labels", "probabilities", "top_label")}
+    assert all(r.ok for r in rows), tflite_export.table()
+    assert all(r.max_abs_diff <= 1e-4 for r in rows if r.output == "probabilities")
 
 
 def test_text_model_uses_only_builtins_and_tensorflow_text_ops(tflite_export):
