@@ -1,4 +1,14 @@
-"""ONNX export with tf2onnx, rewritten so ONNX Runtime's BERT optimizer fuses it, verified in onnxruntime."""
+"""ONNX export with tf2onnx, rewritten so ONNX Runtime's BERT optimizer fuses it, verified in onnxruntime.
+
+Task outputs in `model.onnx` (ids in; tf2onnx converts them, string tensors included): a
+classifier exported with `labels` also returns `labels` and `top_label` (strings, in the graph);
+a span labeler exported with `squad` returns the best span of one-window features,
+`answer_start` / `answer_end` (positions in the sequence; the client maps them to characters
+with its tokenizer's offsets), `score` and `null_score`, as `squad_postprocess` picks them.
+`entities` is not in ONNX: its words and character offsets come from tensorflow-text ops
+(FastWordpieceTokenizeWithOffsets, RaggedRange, ...), which tf2onnx cannot convert; the token
+classifier's `probabilities` are there. Raw text in: `onnx_text.py`.
+"""
 
 import collections
 import os
@@ -7,7 +17,7 @@ import tensorflow as tf
 
 from keras_bert.checkpoints.weight_map import find_encoder
 from keras_bert.compat import tf2onnx_bounded_memory
-from keras_bert.export import verify
+from keras_bert.export import task_signatures, verify
 from keras_bert.export.onnx_rewrites import REWRITES, rewrite_for_ort_fusion
 from keras_bert.export.verify_reference import keras_outputs, sample_ids
 from keras_bert.export.serving_module import ID_INPUTS, ServingModule
@@ -60,7 +70,8 @@ def fused_op_counts(model):
 
 
 def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sample_texts=None,
-                tokenizer=None, verify_export=True, raise_on_failure=True, rewrites=REWRITES):
+                tokenizer=None, verify_export=True, raise_on_failure=True, rewrites=REWRITES,
+                labels=None, squad=None):
     """Exports the id-level model to ONNX and checks it in onnxruntime (fresh process).
 
     Writes `model.onnx`: int32 `input_word_ids`, `input_mask`, `input_type_ids` with
@@ -84,6 +95,8 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
             Keras (tolerance 1e-4).
         rewrites: which `onnx_rewrites.REWRITES` passes to apply (default: all; without them
             ONNX Runtime fuses nothing, see onnx_rewrites.py).
+        labels: a classifier's label names: adds the `labels` and `top_label` outputs.
+        squad: `SquadOptions` (or True) for a span labeler: adds the best-span outputs.
 
     Returns:
         `verify.ExportReport`; `extra` holds `files`, `fused_ops` and `rewrites`.
@@ -98,7 +111,8 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
 
     if opset < 17:
         raise ValueError(f"opset={opset} is too old; use opset >= 17 (LayerNormalization).")
-    module = ServingModule(model, tokenizer, runtime_checks=False, string_outputs=False)
+    module = ServingModule(model, tokenizer, runtime_checks=False, string_outputs=False, labels=labels,
+                           squad=squad)
     output_dir = os.path.abspath(os.fspath(output_dir))
     files = {"onnx": os.path.join(output_dir, "model.onnx")}
     if optimize:
@@ -106,7 +120,7 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
     verify.prepare_output_dir(output_dir, files.values(), overwrite)
 
     spec = [{name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}]
-    function = tf.function(module.outputs_from_ids, input_signature=spec)
+    function = tf.function(lambda inputs: ids_task_outputs(module, inputs), input_signature=spec)
     with tf2onnx_bounded_memory():
         proto, _ = tf2onnx.convert.from_function(function, input_signature=spec, opset=opset)
     check_ops(proto)
@@ -128,6 +142,17 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
         if raise_on_failure:
             report.raise_if_failed()
     return report
+
+
+def ids_task_outputs(module, inputs):
+    """What `model.onnx` computes: the model's outputs plus the task's answer (module docstring)."""
+    outputs = module.outputs_from_ids(inputs)
+    if module.labels is not None and module.task == "classifier":
+        outputs.update(task_signatures.classify(outputs["probabilities"], module.labels))
+    if module.squad is not None:
+        outputs.update(task_signatures.span_from_ids(inputs, outputs["start_logits"], outputs["end_logits"],
+                                                     module.squad))
+    return outputs
 
 
 def check_onnx(module, files, sample_texts=None, id_batches=None):

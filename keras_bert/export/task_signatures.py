@@ -239,18 +239,8 @@ def answer(module, question, context, options):
     dense_max_context = max_context.to_tensor(False, shape=[None, seq_length])  # [W, seq] by local index
     max_context_at = tf.gather(dense_max_context, tf.clip_by_value(position - offset, 0, seq_length - 1),
                                batch_dims=1) & in_context
-    k = min(options.n_best_size, seq_length)
-    top_starts = tf.math.top_k(start_logits, k=k).indices  # [W, k]
-    top_ends = tf.math.top_k(end_logits, k=k).indices
-    s, e = top_starts[:, :, tf.newaxis], top_ends[:, tf.newaxis, :]  # [W, k, 1], [W, 1, k]
-    valid = (tf.gather(max_context_at, top_starts, batch_dims=1)[:, :, tf.newaxis]
-             & tf.gather(in_context, top_ends, batch_dims=1)[:, tf.newaxis, :]
-             & (e >= s) & (e - s + 1 <= options.max_answer_length))  # [W, k, k]
-    pair_score = (tf.gather(start_logits, top_starts, batch_dims=1)[:, :, tf.newaxis]
-                  + tf.gather(end_logits, top_ends, batch_dims=1)[:, tf.newaxis, :])
-    pair_score = tf.reshape(tf.where(valid, pair_score, -float("inf")), [-1, k * k])  # [W, k*k]
-    best_pair = tf.argmax(pair_score, axis=1, output_type=tf.int32)  # first best, as postprocess
-    window_best = tf.reduce_max(pair_score, axis=1)  # [W]
+    window_start_pos, window_end_pos, window_best = best_spans(
+        start_logits, end_logits, max_context_at, in_context, options)  # [W] each
     # The first window with the best score wins (squad_postprocess keeps the first strict maximum).
     batch = tf.shape(question)[0]
     example32 = tf.cast(example, tf.int32)
@@ -259,23 +249,74 @@ def answer(module, question, context, options):
     winner = tf.math.unsorted_segment_min(tf.where(is_winner, tf.range(tf.size(example32)), tf.int32.max),
                                           example32, batch)  # [b] window
     winner = tf.minimum(winner, tf.size(example32) - 1)
-    pair = tf.gather(best_pair, winner)
-    s_pos = tf.gather(tf.gather(top_starts, winner), pair // k, batch_dims=1)
-    e_pos = tf.gather(tf.gather(top_ends, winner), pair % k, batch_dims=1)
+    s_pos, e_pos = tf.gather(window_start_pos, winner), tf.gather(window_end_pos, winner)
     base = ids.row_starts() + tf.gather(window_start, winner)
     win_offset = tf.gather(offset[:, 0], winner)
     start_char = _take(starts.flat_values, base + tf.cast(s_pos - win_offset, tf.int64))
     end_char = _take(ends.flat_values, base + tf.cast(e_pos - win_offset, tf.int64))
     null_score = tf.math.unsorted_segment_min(start_logits[:, 0] + end_logits[:, 0], example32, batch)
-    found = best > tf.float32.min  # no valid span: -inf, or the lowest float from the segment max
-    if options.version_2_with_negative:
-        found &= ~(null_score - best > options.null_score_diff_threshold)
+    found = _found(best, null_score, options)
     start_char = tf.where(found, start_char, -1)
     end_char = tf.where(found, end_char, -1)
     answer_text = tf.strings.substr(context, tf.cast(tf.maximum(start_char, 0), tf.int32),
                                     tf.cast(end_char - start_char, tf.int32), unit="UTF8_CHAR")
     return {"answer_text": tf.where(found, answer_text, ""), "start_char": start_char,
             "end_char": end_char, "score": tf.where(found, best, 0.0), "null_score": null_score}
+
+
+def best_spans(start_logits, end_logits, start_ok, end_ok, options):
+    """The best answer span of each row of logits, as `squad_postprocess` picks it in one window.
+
+    Pairs the `n_best_size` best starts with the `n_best_size` best ends; a pair counts where
+    `start_ok` (bool `[rows, seq]`: a context piece in its max-context window) holds at the
+    start, `end_ok` (a context piece) at the end, end >= start and it spans at most
+    `max_answer_length` pieces. Returns int32 start and end positions and the float32 score
+    (start + end logit; -inf where no pair counts), each `[rows]`; the first best pair wins.
+    """
+    seq = start_logits.shape[-1]
+    k = (min(options.n_best_size, seq) if seq is not None
+         else tf.minimum(options.n_best_size, tf.shape(start_logits)[-1]))  # ids in: dynamic seq
+    top_starts = tf.math.top_k(start_logits, k=k).indices  # [W, k]
+    top_ends = tf.math.top_k(end_logits, k=k).indices
+    s, e = top_starts[:, :, tf.newaxis], top_ends[:, tf.newaxis, :]  # [W, k, 1], [W, 1, k]
+    valid = (tf.gather(start_ok, top_starts, batch_dims=1)[:, :, tf.newaxis]
+             & tf.gather(end_ok, top_ends, batch_dims=1)[:, tf.newaxis, :]
+             & (e >= s) & (e - s + 1 <= options.max_answer_length))  # [W, k, k]
+    pair_score = (tf.gather(start_logits, top_starts, batch_dims=1)[:, :, tf.newaxis]
+                  + tf.gather(end_logits, top_ends, batch_dims=1)[:, tf.newaxis, :])
+    pair_score = tf.reshape(tf.where(valid, pair_score, -float("inf")), [-1, k * k])  # [W, k*k]
+    best_pair = tf.argmax(pair_score, axis=1, output_type=tf.int32)  # first best, as postprocess
+    start = tf.gather(top_starts, best_pair // k, batch_dims=1)
+    end = tf.gather(top_ends, best_pair % k, batch_dims=1)
+    return start, end, tf.reduce_max(pair_score, axis=1)
+
+
+def _found(best, null_score, options):
+    """Whether the best span is the answer: some span counted (not -inf, nor the lowest float a
+    segment max gives an empty segment) and, for SQuAD v2, the null score does not beat it."""
+    found = best > tf.float32.min
+    if options.version_2_with_negative:
+        found &= ~(null_score - best > options.null_score_diff_threshold)
+    return found
+
+
+def span_from_ids(inputs, start_logits, end_logits, options):
+    """The answer of one-window features, in pieces: ids in, no tokenizer (the ONNX ids model).
+
+    The context is segment B (`input_type_ids` 1) without its closing `[SEP]`; every context
+    piece has its max context in a single window. Returns `answer_start`, `answer_end` (int32
+    `[b]` positions in the sequence, -1 for no answer), `score` and `null_score` (float32 `[b]`),
+    the numbers `squad_postprocess` decides by.
+    """
+    mask, types = inputs["input_mask"], inputs["input_type_ids"]
+    position = tf.range(tf.shape(mask)[1])[tf.newaxis, :]  # [1, seq]
+    last = tf.reduce_sum(mask, axis=1, keepdims=True) - 1  # [b, 1] the closing [SEP]
+    context = tf.equal(types, 1) & tf.equal(mask, 1) & (position < last)  # [b, seq]
+    start, end, best = best_spans(start_logits, end_logits, context, context, options)
+    null_score = start_logits[:, 0] + end_logits[:, 0]
+    found = _found(best, null_score, options)
+    return {"answer_start": tf.where(found, start, -1), "answer_end": tf.where(found, end, -1),
+            "score": tf.where(found, best, 0.0), "null_score": null_score}
 
 
 def _take(values, index):

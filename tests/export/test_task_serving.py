@@ -12,7 +12,7 @@ import keras_bert
 from keras_bert.data import squad_examples, squad_features, squad_postprocess
 from keras_bert.data.squad_example import SquadExample
 from keras_bert.data.token_classification import token_classification_dataset
-from keras_bert.export import export_saved_model, task_signatures
+from keras_bert.export import export_onnx, export_saved_model, task_signatures
 from keras_bert.export.verify import run_artifact
 from keras_bert.training import entity_spans
 from tests.export.helpers import randomize
@@ -47,6 +47,15 @@ def test_classify_returns_label_names_and_top_label(tiny_config, tokenizer, tmp_
     np.testing.assert_allclose(outputs["probabilities"], probabilities, atol=1e-5)
     assert [t.decode() for t in outputs["top_label"]] == [labels[i] for i in probabilities.argmax(-1)]
     assert outputs["labels"].tolist() == [[l.encode() for l in labels]] * 3
+
+    # ONNX (ids in; onnxruntime in a fresh process): label names out of the graph too.
+    export_onnx(model, tmp_path / "onnx", labels=labels, optimize=False, verify_export=False)
+    ids = {k: v.numpy() for k, v in keras_bert.Preprocessor(tokenizer, 32)(tf.constant(texts)).items()}
+    (onnx_out,), info = run_artifact("onnx", tmp_path / "onnx" / "model.onnx", [("", ids)])
+    assert not {"keras", "keras_bert", "tensorflow"} & set(info["imported"])
+    np.testing.assert_allclose(onnx_out["probabilities"], probabilities, atol=1e-5)
+    assert onnx_out["top_label"].tolist() == [labels[i] for i in probabilities.argmax(-1)]
+    assert onnx_out["labels"].tolist() == [labels] * 3
 
 
 def test_labels_must_match_the_outputs(tiny_classifier, tokenizer):
@@ -184,6 +193,36 @@ def test_answer_signature_equals_squad_postprocess(squad_model, tokenizer, tmp_p
     for (_, context), text, start, end in zip(pairs, answers, out["start_char"], out["end_char"]):
         assert (context[start:end] == text) if text else (start == end == -1), (text, start, end)
     assert any(answers), json.dumps(answers)
+
+
+def test_onnx_best_span_equals_squad_postprocess(squad_model, tokenizer, tmp_path):
+    # model.onnx takes ids; its best span (positions) mapped through the features' character
+    # offsets must be squad_postprocess's answer wherever the context fits one window (any sequence
+    # length: the ONNX model's is dynamic; 192 fits most held-out contexts whole).
+    seq_length = 192
+    export_onnx(squad_model, tmp_path, squad=SQUAD_OPTIONS, optimize=False, verify_export=False)
+    pairs = held_out_questions()
+    examples = [SquadExample(qas_id=str(i), question=q, context=c, answer_text="", answer_start=-1,
+                             answers=(), is_impossible=False, title="") for i, (q, c) in enumerate(pairs)]
+    features = squad_features(examples, tokenizer, seq_length=seq_length, doc_stride=SQUAD_OPTIONS.doc_stride,
+                              max_query_length=SQUAD_OPTIONS.max_query_length)
+    single = np.bincount(features["example_index"], minlength=len(pairs)) == 1
+    rows = np.nonzero(single[features["example_index"]])[0]
+    ids = {n: features[n][rows] for n in ("input_word_ids", "input_mask", "input_type_ids")}
+    (out,), info = run_artifact("onnx", tmp_path / "model.onnx", [("", ids)])
+    assert "tensorflow" not in info["imported"]
+    logits = squad_model.predict(ids, verbose=0)
+    subset = {k: (v[rows] if isinstance(v, np.ndarray) and len(v) == len(features["example_index"]) else v)
+              for k, v in features.items()}
+    expected = squad_postprocess(subset, logits["start_logits"], logits["end_logits"],
+                                 n_best_size=SQUAD_OPTIONS.n_best_size,
+                                 max_answer_length=SQUAD_OPTIONS.max_answer_length)
+    answers = []
+    for row, start, end in zip(rows, out["answer_start"], out["answer_end"]):
+        offsets = features["offsets"][row]
+        answers.append(features["context"][row][offsets[start, 0]:offsets[end, 1]] if start >= 0 else "")
+    assert answers == [expected[features["qas_id"][row]] for row in rows]
+    assert len(rows) >= 3 and any(answers), answers
 
 
 def test_saved_labels_reads_the_fine_tuning_run_config(tmp_path):
