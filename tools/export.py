@@ -8,7 +8,9 @@ ONNX 1e-4 before and after ONNX Runtime's optimizer, TF Hub 1e-5). Writes:
     savedmodels/<name>/<version>/            SavedModel: serving_default (text), serve_ids, and the
                                              task's: classify / entities (with labels), answer (--squad)
     savedmodels/<name>/tflite/<version>/     model_{float32,float16,int8}.tflite, text_float32.tflite
-    savedmodels/<name>/onnx/<version>/       model.onnx, model_optimized.onnx
+                                             (+ classify with --labels; entities / answer: SavedModel only)
+    savedmodels/<name>/onnx/<version>/       model.onnx, model_optimized.onnx, text_model.onnx (raw text
+                                             in, onnxruntime-extensions' BertTokenizer op; one example a call)
     savedmodels/<name>/hub/<version>/        encoder/, preprocessor/: TF Hub reusable SavedModels
                                              (--formats hub; hub.KerasLayer(..., trainable=True))
     savedmodels/models.config                TF Serving config listing every exported model

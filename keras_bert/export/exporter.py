@@ -113,7 +113,7 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
                                           seq_length=seq_length, labels=labels, **common)
     if "onnx" in formats:
         reports["onnx"] = export_onnx(model, paths["onnx"], tokenizer=tokenizer, labels=labels, squad=squad,
-                                      **common)
+                                      seq_length=seq_length, **common)
     if "hub" in formats:
         reports["hub"] = export_tfhub(model, paths["hub"], tokenizer=tokenizer, seq_length=seq_length, **common)
     for fmt in set(formats) - {"savedmodel"}:  # the SavedModel holds it in assets.extra/

@@ -19,7 +19,7 @@ from keras_bert.checkpoints.weight_map import find_encoder
 from keras_bert.compat import tf2onnx_bounded_memory
 from keras_bert.export import task_signatures, verify
 from keras_bert.export.onnx_rewrites import REWRITES, rewrite_for_ort_fusion
-from keras_bert.export.verify_reference import keras_outputs, sample_ids
+from keras_bert.export.verify_reference import keras_outputs, sample_ids, text_samples
 from keras_bert.export.serving_module import ID_INPUTS, ServingModule
 
 TOLERANCE = 1e-4
@@ -71,7 +71,7 @@ def fused_op_counts(model):
 
 def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sample_texts=None,
                 tokenizer=None, verify_export=True, raise_on_failure=True, rewrites=REWRITES,
-                labels=None, squad=None):
+                labels=None, squad=None, text=True, seq_length=128):
     """Exports the id-level model to ONNX and checks it in onnxruntime (fresh process).
 
     Writes `model.onnx`: int32 `input_word_ids`, `input_mask`, `input_type_ids` with
@@ -97,6 +97,9 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
             ONNX Runtime fuses nothing, see onnx_rewrites.py).
         labels: a classifier's label names: adds the `labels` and `top_label` outputs.
         squad: `SquadOptions` (or True) for a span labeler: adds the best-span outputs.
+        text: with a tokenizer, also write `text_model.onnx`: raw strings in, through
+            onnxruntime-extensions' BertTokenizer op (`onnx_text.py`; not for pretrainers).
+        seq_length: the text model's packed length.
 
     Returns:
         `verify.ExportReport`; `extra` holds `files`, `fused_ops` and `rewrites`.
@@ -117,6 +120,9 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
     files = {"onnx": os.path.join(output_dir, "model.onnx")}
     if optimize:
         files["onnx_optimized"] = os.path.join(output_dir, "model_optimized.onnx")
+    text = text and tokenizer is not None and module.task != "pretrainer"
+    if text:
+        files["onnx_text"] = os.path.join(output_dir, "text_model.onnx")
     verify.prepare_output_dir(output_dir, files.values(), overwrite)
 
     spec = [{name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}]
@@ -137,8 +143,17 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
         check_ops(optimized.model, allow_contrib=True)
         optimized.save_model_to_file(files["onnx_optimized"])
         report.extra["fused_ops"] = fused_op_counts(optimized.model)
+    if text:
+        from keras_bert.export import onnx_text  # pylint: disable=import-outside-toplevel
+
+        text_module = onnx_text.export_onnx_text(model, files["onnx_text"], tokenizer, seq_length, labels, squad,
+                                                 opset)
     if verify_export:
         report.rows += check_onnx(module, files, sample_texts)
+        if text:
+            for _, texts in text_samples(module, sample_texts):
+                report.rows += onnx_text.check_onnx_text(text_module, files["onnx_text"], texts["text_a"],
+                                                         texts.get("text_b"))
         if raise_on_failure:
             report.raise_if_failed()
     return report
@@ -160,13 +175,13 @@ def check_onnx(module, files, sample_texts=None, id_batches=None):
 
     Args:
         module: the `ServingModule` of the exported model.
-        files: `{label: path}`.
+        files: `{label: path}` (an "onnx_text" entry is left to `onnx_text.check_onnx_text`).
         sample_texts: texts for the default check inputs.
         id_batches: optional list of id dicts to run instead (e.g. a shape sweep).
     """
     batches = id_batches or [sample_ids(module, sample_texts)]
     references = [keras_outputs(module, ids, tokens=False) for ids in batches]
-    labels = list(files)
+    labels = [label for label in files if label != "onnx_text"]  # strings in: onnx_text.check_onnx_text
     calls = [("", ids, files[label]) for label in labels for ids in batches]
     results, info = verify.run_artifact("onnx", files[labels[0]], calls)
     rows = []

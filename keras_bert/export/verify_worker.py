@@ -74,11 +74,19 @@ def _onnx_runner(path):
     _block("keras", "keras_bert", "tf_keras", "tensorflow")
     import onnxruntime
 
-    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    options = onnxruntime.SessionOptions()
+    # onnxruntime-extensions' custom ops (the raw-text model's BertTokenizer), found without
+    # importing its package (which imports torch and transformers).
+    spec = importlib.util.find_spec("onnxruntime_extensions")
+    for library in glob.glob(os.path.join(spec.submodule_search_locations[0], "_extensions_pydll*.so")) if spec else []:
+        options.register_custom_ops_library(library)
+    session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
 
     def run(signature, inputs):
-        return dict(zip(names, session.run(names, dict(inputs))))
+        feeds = {name: (np.char.decode(value, "utf-8").astype(object) if value.dtype.kind == "S" else value)
+                 for name, value in inputs.items()}
+        return dict(zip(names, session.run(names, feeds)))
 
     return run
 

@@ -24,8 +24,8 @@ def onnx_export(encoder, tokenizer, tmp_path_factory):
 def test_parity_before_and_after_the_optimizer(onnx_export):
     assert onnx_export.ok, onnx_export.table()
     labels = {row.artifact for row in onnx_export.rows}
-    assert labels == {"onnx", "onnx_optimized"}
-    assert max(row.max_abs_diff for row in onnx_export.rows) <= 1e-4
+    assert labels == {"onnx", "onnx_optimized", "onnx_text"}
+    assert max(row.max_abs_diff for row in onnx_export.rows if row.output != "ids == Tokenizer") <= 1e-4
 
 
 def test_optimizer_fuses_every_bert_block(onnx_export, tiny_config):

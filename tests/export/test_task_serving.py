@@ -48,14 +48,20 @@ def test_classify_returns_label_names_and_top_label(tiny_config, tokenizer, tmp_
     assert [t.decode() for t in outputs["top_label"]] == [labels[i] for i in probabilities.argmax(-1)]
     assert outputs["labels"].tolist() == [[l.encode() for l in labels]] * 3
 
-    # ONNX (ids in; onnxruntime in a fresh process): label names out of the graph too.
-    export_onnx(model, tmp_path / "onnx", labels=labels, optimize=False, verify_export=False)
+    # ONNX in onnxruntime (fresh process), label names out of the graph: ids in (model.onnx), and raw
+    # text in (text_model.onnx, one text per call; on these texts its tokenizer agrees with ours).
+    export_onnx(model, tmp_path / "onnx", tokenizer=tokenizer, seq_length=32, labels=labels, optimize=False,
+                verify_export=False)
     ids = {k: v.numpy() for k, v in keras_bert.Preprocessor(tokenizer, 32)(tf.constant(texts)).items()}
-    (onnx_out,), info = run_artifact("onnx", tmp_path / "onnx" / "model.onnx", [("", ids)])
+    (onnx_out, *text_out), info = run_artifact("onnx", tmp_path / "onnx" / "model.onnx", [("", ids)] + [
+        ("", {"text_a": np.array([t], object), "text_b": np.array([], object)}, tmp_path / "onnx" / "text_model.onnx")
+        for t in texts])
     assert not {"keras", "keras_bert", "tensorflow"} & set(info["imported"])
     np.testing.assert_allclose(onnx_out["probabilities"], probabilities, atol=1e-5)
     assert onnx_out["top_label"].tolist() == [labels[i] for i in probabilities.argmax(-1)]
     assert onnx_out["labels"].tolist() == [labels] * 3
+    np.testing.assert_allclose(np.concatenate([o["probabilities"] for o in text_out]), probabilities, atol=1e-5)
+    assert [o["top_label"][0] for o in text_out] == [t.decode() for t in outputs["top_label"]]
 
 
 def test_labels_must_match_the_outputs(tiny_classifier, tokenizer):
