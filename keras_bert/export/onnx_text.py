@@ -6,8 +6,9 @@ or `[1]`; empty for single texts), runs the `BertTokenizer` custom op (domain
 onnxruntime_extensions.get_library_path())`), trims to `seq_length` as our packer does
 (round robin for pairs), then the same graph as `model.onnx` (`onnx.ids_task_outputs`: a
 labelled classifier's `top_label`, a span labeler's best span). It also returns the packed
-`input_word_ids`, `input_mask`, `input_type_ids` and `offsets` (int64 `[1, seq, 2]`: each
-piece's character span in its own segment; 0 0 for specials).
+`input_word_ids`, `input_mask` and `input_type_ids`. Not the op's `offset_mapping`: in 0.15.2
+it is wrong after punctuation and throughout the second segment (shifted by a piece), so
+character offsets (entities, answer text) stay with the SavedModel.
 
 The op is its own WordPiece implementation, not BERT's reference tokenizer, so `model.onnx`
 (ids in, fed by `keras_bert.Tokenizer`) stays the exact model. Measured against our `Tokenizer`
@@ -25,6 +26,8 @@ equal; the hard cases of tests/text, 16 of 30. The classes of difference:
   - fullwidth punctuation (`！？`) is not split off;
   - a word whose WordPiece fails part-way keeps the pieces found so far plus one `[UNK]` (BERT:
     the whole word is one `[UNK]`).
+  - a pair with an empty `text_a` or `text_b` is packed as one segment, `[CLS] X [SEP]` (our
+    packer keeps the empty segment: `[CLS] [SEP] B [SEP]`, `[CLS] A [SEP] [SEP]`).
 The op takes one example (it has no batch axis), and ignores its `model_max_length` in 0.15:
 the trimming to `seq_length` is ours and keeps what `RoundRobinTrimmer` keeps.
 """
@@ -74,8 +77,8 @@ def tokenizer_model(tokenizer, opset=17):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset), helper.make_opsetid(DOMAIN, 1)])
 
 
-def trim_and_batch(ids, type_ids, offsets, seq_length):
-    """The op's `[CLS] A [SEP] (B [SEP])` `[n]` -> `[1, <= seq_length]` encoder inputs and offsets.
+def trim_and_batch(ids, type_ids, seq_length):
+    """The op's `[CLS] A [SEP] (B [SEP])` `[n]` -> `[1, seq_length]` encoder inputs.
 
     Keeps what `RoundRobinTrimmer` keeps: a short segment whole, two long ones sharing the budget
     (A takes the odd piece).
@@ -89,10 +92,10 @@ def trim_and_batch(ids, type_ids, offsets, seq_length):
     keep_a = tf.minimum(len_a, budget - keep_b)
     tail = tf.concat([tf.range(len_a + 2, len_a + 2 + keep_b), [len_a + 2 + len_b]], 0)[:has_b * (keep_b + 1)]
     index = tf.concat([tf.range(keep_a + 1), [len_a + 1], tail], 0)  # [m] kept positions
-    kept_types = tf.gather(type_ids, index)
-    return ({"input_word_ids": tf.gather(ids, index)[tf.newaxis], "input_mask": tf.ones_like(kept_types)[tf.newaxis],
-             "input_type_ids": kept_types[tf.newaxis]},
-            tf.gather(offsets, index)[tf.newaxis])
+    padding = [[0, seq_length - tf.size(index)]]  # right-padded to seq_length, as the packer (top-k sees the same)
+    pad = lambda values: tf.pad(values, padding)[tf.newaxis]  # noqa: E731
+    return {"input_word_ids": pad(tf.gather(ids, index)), "input_mask": pad(tf.ones_like(index)),
+            "input_type_ids": pad(tf.gather(type_ids, index))}
 
 
 def export_onnx_text(model, path, tokenizer, seq_length=128, labels=None, squad=None, opset=17):
@@ -103,15 +106,14 @@ def export_onnx_text(model, path, tokenizer, seq_length=128, labels=None, squad=
     module = ServingModule(model, tokenizer, seq_length=seq_length, runtime_checks=False, string_outputs=False,
                            labels=labels, squad=squad)
 
-    def from_tokenizer(tokenizer_ids, tokenizer_type_ids, tokenizer_offsets):
-        inputs, offsets = trim_and_batch(tokenizer_ids, tokenizer_type_ids, tokenizer_offsets, module.seq_length)
+    def from_tokenizer(tokenizer_ids, tokenizer_type_ids):
+        inputs = trim_and_batch(tokenizer_ids, tokenizer_type_ids, module.seq_length)
         outputs = ids_task_outputs(module, inputs)
-        outputs.update(inputs, offsets=offsets)
+        outputs.update(inputs)
         return outputs
 
     spec = [tf.TensorSpec([None], tf.int64, name="tokenizer_ids"),
-            tf.TensorSpec([None], tf.int64, name="tokenizer_type_ids"),
-            tf.TensorSpec([None, 2], tf.int64, name="tokenizer_offsets")]
+            tf.TensorSpec([None], tf.int64, name="tokenizer_type_ids")]
     with tf2onnx_bounded_memory():
         body, _ = tf2onnx.convert.from_function(tf.function(from_tokenizer, input_signature=spec),
                                                 input_signature=spec, opset=opset)
@@ -119,7 +121,8 @@ def export_onnx_text(model, path, tokenizer, seq_length=128, labels=None, squad=
     front = tokenizer_model(tokenizer, opset)
     front.ir_version = body.ir_version
     merged = onnx.compose.merge_models(
-        front, body, io_map=[(name, name) for name in ("tokenizer_ids", "tokenizer_type_ids", "tokenizer_offsets")])
+        front, body, io_map=[(name, name) for name in ("tokenizer_ids", "tokenizer_type_ids")],
+        outputs=[output.name for output in body.graph.output])
     onnx.save(merged, path)
     return module
 
@@ -159,8 +162,7 @@ def check_onnx_text(module, path, texts, pairs=None):
                      ids_task_outputs(module, {k: tf.constant(v) for k, v in ids.items()}).items()}
         rows += verify.compare("onnx_text", f"{label}[{i}]", reference, actual, TOLERANCE,
                                input_mask=ids["input_mask"])
-        length = int(ids["input_mask"].sum())
-        same.append(ids["input_word_ids"][0].tolist() == ours["input_word_ids"][i, :length].numpy().tolist())
+        same.append(ids["input_word_ids"][0].tolist() == ours["input_word_ids"][i].numpy().tolist())
     rows.append(verify.ParityRow("onnx_text", label, "ids == Tokenizer", agreement=float(np.mean(same)),
                                  note="report only: model.onnx with our Tokenizer is the exact model"))
     if {"keras", "keras_bert", "tensorflow"} & set(info["imported"]):

@@ -1,7 +1,6 @@
 """The raw-text ONNX model (onnxruntime-extensions' BertTokenizer op + our ids graph): its ids against
 our Tokenizer on real text and the hard cases, the documented differences, round-robin trimming."""
 
-import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -47,11 +46,8 @@ def test_trimming_keeps_what_the_packer_keeps(len_a, len_b):
     a, b = list(range(1000, 1000 + len_a)), list(range(2000, 2000 + len_b))
     ids = [101] + a + [102] + (b + [102] if b else [])
     types = [0] * (len_a + 2) + [1] * (len(b) + 1 if b else 0)
-    inputs, offsets = trim_and_batch(tf.constant(ids, tf.int64), tf.constant(types, tf.int64),
-                                     tf.zeros([len(ids), 2], tf.int64), seq_length)
+    inputs = trim_and_batch(tf.constant(ids, tf.int64), tf.constant(types, tf.int64), seq_length)
     segments = [tf.ragged.constant([a], tf.int32)] + ([tf.ragged.constant([b], tf.int32)] if b else [])
     expected = pack_segments(segments, seq_length, 101, 102)
-    length = int(np.sum(expected["input_mask"]))
     for name in ("input_word_ids", "input_type_ids", "input_mask"):
-        assert inputs[name].numpy()[0].tolist() == expected[name].numpy()[0, :length].tolist(), name
-    assert offsets.shape == (1, length, 2)
+        assert inputs[name].numpy().tolist() == expected[name].numpy().tolist(), name

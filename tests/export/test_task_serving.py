@@ -206,7 +206,8 @@ def test_onnx_best_span_equals_squad_postprocess(squad_model, tokenizer, tmp_pat
     # offsets must be squad_postprocess's answer wherever the context fits one window (any sequence
     # length: the ONNX model's is dynamic; 192 fits most held-out contexts whole).
     seq_length = 192
-    export_onnx(squad_model, tmp_path, squad=SQUAD_OPTIONS, optimize=False, verify_export=False)
+    export_onnx(squad_model, tmp_path, tokenizer=tokenizer, seq_length=seq_length, squad=SQUAD_OPTIONS,
+                optimize=False, verify_export=False)
     pairs = held_out_questions()
     examples = [SquadExample(qas_id=str(i), question=q, context=c, answer_text="", answer_start=-1,
                              answers=(), is_impossible=False, title="") for i, (q, c) in enumerate(pairs)]
@@ -215,7 +216,9 @@ def test_onnx_best_span_equals_squad_postprocess(squad_model, tokenizer, tmp_pat
     single = np.bincount(features["example_index"], minlength=len(pairs)) == 1
     rows = np.nonzero(single[features["example_index"]])[0]
     ids = {n: features[n][rows] for n in ("input_word_ids", "input_mask", "input_type_ids")}
-    (out,), info = run_artifact("onnx", tmp_path / "model.onnx", [("", ids)])
+    text_calls = [("", {"text_a": np.array([pairs[e][0]], object), "text_b": np.array([pairs[e][1]], object)},
+                   tmp_path / "text_model.onnx") for e in features["example_index"][rows]]
+    (out, *text_out), info = run_artifact("onnx", tmp_path / "model.onnx", [("", ids)] + text_calls)
     assert "tensorflow" not in info["imported"]
     logits = squad_model.predict(ids, verbose=0)
     subset = {k: (v[rows] if isinstance(v, np.ndarray) and len(v) == len(features["example_index"]) else v)
@@ -229,6 +232,14 @@ def test_onnx_best_span_equals_squad_postprocess(squad_model, tokenizer, tmp_pat
         answers.append(features["context"][row][offsets[start, 0]:offsets[end, 1]] if start >= 0 else "")
     assert answers == [expected[features["qas_id"][row]] for row in rows]
     assert len(rows) >= 3 and any(answers), answers
+    # Raw text in (text_model.onnx): where its tokenizer packs the features' ids (the question was not
+    # cut to max_query_length), it picks the same span.
+    same_ids = 0
+    for i, (row, result) in enumerate(zip(rows, text_out)):
+        if result["input_word_ids"][0].tolist() == ids["input_word_ids"][i].tolist():
+            same_ids += 1
+            assert (result["answer_start"][0], result["answer_end"][0]) == (out["answer_start"][i], out["answer_end"][i])
+    assert same_ids >= 3, same_ids
 
 
 def test_saved_labels_reads_the_fine_tuning_run_config(tmp_path):
