@@ -4,8 +4,8 @@
     python tools/pretrain.py --files 'corpus/*.txt' --preset bert_base_uncased \\
         --vocab vocab.txt --seq_length 128 --batch_size 256 --train_steps 100000 \\
         --strategy auto --mixed_precision bf16 --output_dir runs/base
-    python tools/pretrain.py ... --seq_length 128 --max_predictions_per_seq 20 \
-        --phase2_seq_length 512 --phase2_fraction 0.1   # BERT's two phases: the last 10 %% at 512
+    python tools/pretrain.py ... --seq_length 128 --max_predictions_per_seq 20 \\
+        --phase2_seq_length 512 --phase2_fraction 0.1   # BERT's two phases: the last 10 % at 512
 
 Writes to --output_dir: checkpoints/ (resumable: run the same command again after an
 interruption), logs/ (TensorBoard), training_log.csv, curves.png, final/ (the trained
