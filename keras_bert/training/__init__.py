@@ -10,6 +10,7 @@ from keras_bert.training.precision import JIT_MODES, PRECISIONS, resolve_jit_com
 from keras_bert.training.pretraining import pretraining_input, run_pretraining
 from keras_bert.training.resumable_checkpoint import ResumableCheckpoint
 from keras_bert.training.run_folder import RunFolder
+from keras_bert.training.second_phase import SecondPhase, check_position_embeddings
 from keras_bert.training.step_limit import StepLimit
 from keras_bert.training.strategy import STRATEGIES, get_strategy, is_chief
 from keras_bert.training.training_log import TrainingLog

@@ -13,6 +13,7 @@ from keras_bert.training.precision import restores_dtype_policy
 from keras_bert.training.run_folder import RunFolder
 from keras_bert.training.run_loop import (check_batch_size, compile_model, fit_from, resume,
                                           split_batches, start_run, tensorboard_callback)
+from keras_bert.training.second_phase import batch_shapes, check_position_embeddings
 from keras_bert.training.strategy import is_chief
 from keras_bert.training.training_log import TrainingLog
 
@@ -71,7 +72,7 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
                     mixed_precision="off", jit_compile="auto", steps_per_execution=1, seed=0,
                     input_mode="shard", eval_input=None, eval_steps=0, tensorboard=True,
                     plot=True, callbacks=(), gradient_accumulation_steps=1, verbose=1,
-                    pack_sequences=False):
+                    pack_sequences=False, phase2=None):
     """Pretrains (or resumes pretraining) a BERT with masked-LM + next-sentence losses.
 
     Everything lands in `output_dir`: `checkpoints/` (every `checkpoint_every_epochs`
@@ -125,6 +126,10 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         pack_sequences: train a packed `BertPretrainer` on packed rows (`train_input` and
             `eval_input` made with `pack_sequences=True`); `final/` and the returned model
             are the plain (unpacked) model with the same weights.
+        phase2: a `SecondPhase` (longer sequences for the last steps, BERT's recipe), or None.
+            `train_steps` counts both phases; one optimizer and learning-rate schedule run
+            through both; the optimizer step decides the phase on resume, and the run folder
+            refuses a resume with other phase shapes or fraction.
 
     Returns:
         dict with `model` (the `BertPretrainer`), `rows` (the per-step log),
@@ -156,7 +161,16 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
                 "optimizer": optimizer, "seed": int(seed), "mixed_precision": mixed_precision,
                 "gradient_accumulation_steps": int(gradient_accumulation_steps),
                 **({"pack_sequences": True} if pack_sequences else {})}
-    folder = RunFolder(output_dir, bert_config.to_dict(), settings, what="model")
+    identity = bert_config.to_dict()
+    phases = [(train_input, 0, train_steps)]  # (input, first step, end step)
+    if phase2 is not None:
+        switch = phase2.first_step(train_steps, steps_per_epoch)
+        phases = [(train_input, 0, switch), (phase2.train_input, switch, train_steps)]
+        shapes = [batch_shapes(phase_input, global_batch_size) for phase_input, _, _ in phases]
+        check_position_embeddings([s["seq_length"] for s in shapes], bert_config.max_position_embeddings)
+        identity["two_phase"] = {"phase1": shapes[0], "phase2": shapes[1],
+                                 "fraction": float(phase2.fraction)}
+    folder = RunFolder(output_dir, identity, settings, what="model")
     checkpoint, start_step = resume(folder, model, chief, keep_checkpoints, train_steps,
                                     every_n_epochs=checkpoint_every_epochs)
     if chief:
@@ -169,16 +183,29 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
     validation = None
     if eval_input is not None and eval_steps:
         validation = split_batches(eval_input(global_batch_size, None).take(eval_steps))
-    fit_from(model, strategy, _distributed_input(strategy, train_input, global_batch_size, start_step,
-                                                 input_mode),
-             start_step, train_steps, steps_per_epoch, all_callbacks + list(callbacks),
-             what="pretraining", output_dir=output_dir, validation_data=validation,
-             validation_steps=eval_steps or None, verbose=verbose)
-    model = model.with_packing(False)
+    for number, (phase_input, first, end) in enumerate(phases, 1):
+        begin = max(start_step, first)
+        if begin >= end and end < train_steps:
+            continue  # phase 1 of a run resumed in phase 2
+        what = "pretraining" if len(phases) == 1 else f"pretraining phase {number} of {len(phases)}"
+        if len(phases) > 1 and verbose and begin < end:
+            shape = shapes[number - 1]
+            print(f"{what[0].upper()}{what[1:]}: sequences of {shape['seq_length']} tokens, "
+                  f"{shape['max_predictions_per_seq']} predictions each, steps {first} -> {end}.")
+        fit_from(model, strategy, _distributed_input(strategy, phase_input, global_batch_size,
+                                                     begin - first, input_mode),
+                 begin, end, steps_per_epoch, all_callbacks + list(callbacks), what=what,
+                 output_dir=output_dir, validation_data=validation,
+                 validation_steps=eval_steps or None, verbose=verbose,
+                 resumed=begin == start_step > 0)
+        if int(model.optimizer.iterations.numpy()) < end:
+            break  # stopped early (a callback, a NaN loss): no phase 2 before phase 1 is done
+    step = int(model.optimizer.iterations.numpy())
+    model = model.with_packing(False)  # a new model, without the optimizer
     if chief:
         _finish(model, output_dir, vocab_file, text_config, log.rows if plot else None)
-    return {"model": model, "rows": log.rows, "start_step": start_step,
-            "step": int(model.optimizer.iterations.numpy()), "output_dir": output_dir}
+    return {"model": model, "rows": log.rows, "start_step": start_step, "step": step,
+            "output_dir": output_dir}
 
 
 def _check_sizes(input_mode, global_batch_size, train_steps, steps_per_epoch, steps_per_execution):

@@ -72,12 +72,13 @@ def split_batches(dataset):
 
 
 def fit_from(model, strategy, dataset, start_step, total_steps, steps_per_epoch, callbacks=(),
-             what="training", output_dir=None, **fit_kwargs):
+             what="training", output_dir=None, resumed=None, **fit_kwargs):
     """`model.fit` from optimizer step `start_step` to `total_steps` on `dataset`, which must already
     be positioned after the batches trained on; a finished run is not trained again.
 
     Keras epochs count from `start_step // steps_per_epoch` (a resume inside an epoch runs a
-    short first epoch); `StepLimit` ends the last one at `total_steps`.
+    short first epoch); `StepLimit` ends the last one at `total_steps`. `resumed` (default:
+    `start_step > 0`) says whether `start_step` was restored, for the "Resuming" line.
 
     Returns:
         the `History`, with `start_step` set.
@@ -92,7 +93,7 @@ def fit_from(model, strategy, dataset, start_step, total_steps, steps_per_epoch,
     else:
         initial_epoch = start_step // steps_per_epoch
         epochs = initial_epoch + math.ceil((total_steps - start_step) / steps_per_epoch)
-        if start_step:
+        if start_step if resumed is None else resumed:
             print(f"Resuming {what} from step {start_step} of {total_steps} (epoch "
                   f"{initial_epoch + 1} of {math.ceil(total_steps / steps_per_epoch)}).")
         with strategy.scope(), _keras_mwms_workaround(model, strategy):

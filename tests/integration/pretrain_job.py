@@ -4,12 +4,15 @@ Usage: python -m tests.integration.pretrain_job OUTPUT_DIR JSON_OPTIONS
 JSON options: input ("synthetic" | "shakespeare"), steps, steps_per_epoch, batch,
 strategy, input_mode, dropout, hidden, layers, seed, vocab, seq_length, predictions,
 logical_cpus (split the CPU into that many logical devices first), stop_after (end
-the process early at that step, as if interrupted), accumulation (micro-batches per
-batch), debug.
+the process early at that step, as if interrupted), sigkill_at (the process kills itself
+with SIGKILL after that step), accumulation (micro-batches per batch), weight_decay,
+phase2_seq_length / phase2_predictions / phase2_fraction (a second phase), debug.
+`run_job` runs the same job in the calling process.
 """
 
 import json
 import os
+import signal
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -23,7 +26,18 @@ def main(argv):
         cpu = tf.config.list_physical_devices("CPU")[0]
         tf.config.set_logical_device_configuration(
             cpu, [tf.config.LogicalDeviceConfiguration()] * options["logical_cpus"])
-    from keras_bert.training import StepLimit, get_strategy, run_pretraining
+    result = run_job(output_dir, options)
+    rows = [r for r in result["rows"] if r["kind"] == "train"]
+    summary = {"start_step": result["start_step"], "step": result["step"],
+               "losses": [[r["step"], r["loss"]] for r in rows]}
+    with open(os.path.join(output_dir, f"summary_{os.getpid()}.json"), "w") as f:
+        json.dump(summary, f)
+    print("DONE", json.dumps({k: summary[k] for k in ("start_step", "step")}), flush=True)
+
+
+def run_job(output_dir, options, callbacks=()):
+    """The job of `main`, in this process; returns `run_pretraining`'s result."""
+    from keras_bert.training import SecondPhase, StepLimit, get_strategy, run_pretraining
 
     strategy = get_strategy(options.get("strategy", "default"))  # first: MWMS must come early
     if options.get("debug"):
@@ -34,12 +48,16 @@ def main(argv):
 
     seq_length = options.get("seq_length", 16)
     predictions = options.get("predictions", 3)
-    vocab_file = None
+    vocab_file = phase2 = None
     if options.get("input", "synthetic") == "synthetic":
         from tests.training.synthetic import VOCAB_SIZE, synthetic_input
 
         train_input = synthetic_input(seq_length, predictions, seed=options.get("seed", 0))
         vocab_size = VOCAB_SIZE
+        if options.get("phase2_seq_length"):
+            long_input = synthetic_input(options["phase2_seq_length"], options["phase2_predictions"],
+                                         seed=options.get("seed", 0) + 1)
+            phase2 = SecondPhase(long_input, fraction=options["phase2_fraction"])
     else:
         from keras_bert import Tokenizer
         from keras_bert.data.corpus import shakespeare_files
@@ -53,25 +71,37 @@ def main(argv):
             seed=options.get("seed", 0), short_seq_prob=options.get("short_seq_prob", 0.1))
         vocab_size = tokenizer.vocab_size
     hidden = options.get("hidden", 32)
+    longest = max(64, seq_length, options.get("phase2_seq_length", 0))
     config = BertConfig(vocab_size=vocab_size, hidden_size=hidden, num_layers=options.get("layers", 1),
-                        num_heads=2, intermediate_size=2 * hidden, max_position_embeddings=max(64, seq_length),
+                        num_heads=2, intermediate_size=2 * hidden, max_position_embeddings=longest,
                         dropout_rate=options.get("dropout", 0.1),
                         attention_dropout_rate=options.get("dropout", 0.1))
-    result = run_pretraining(
+    callbacks = list(callbacks)
+    if options.get("stop_after"):
+        callbacks.append(StepLimit(options["stop_after"]))
+    if options.get("sigkill_at"):
+        callbacks.append(_sigkill_after(options["sigkill_at"]))
+    return run_pretraining(
         output_dir, train_input, config, vocab_file=vocab_file,
         global_batch_size=options.get("batch", 16), train_steps=options.get("steps", 60),
-        callbacks=[StepLimit(options["stop_after"])] if options.get("stop_after") else (),
+        callbacks=callbacks,
         steps_per_epoch=options.get("steps_per_epoch", 10), learning_rate=options.get("lr", 1e-3),
         strategy=strategy, input_mode=options.get("input_mode", "split"),
         jit_compile=options.get("jit_compile", "auto"), seed=options.get("seed", 0),
         steps_per_execution=options.get("steps_per_execution", 1),
-        gradient_accumulation_steps=options.get("accumulation", 1), verbose=0, plot=False)
-    rows = [r for r in result["rows"] if r["kind"] == "train"]
-    summary = {"start_step": result["start_step"], "step": result["step"],
-               "losses": [[r["step"], r["loss"]] for r in rows]}
-    with open(os.path.join(output_dir, f"summary_{os.getpid()}.json"), "w") as f:
-        json.dump(summary, f)
-    print("DONE", json.dumps({k: summary[k] for k in ("start_step", "step")}), flush=True)
+        gradient_accumulation_steps=options.get("accumulation", 1), verbose=0, plot=False,
+        weight_decay=options.get("weight_decay", 0.01), phase2=phase2)
+
+
+def _sigkill_after(step):
+    import keras
+
+    class SigkillAfter(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            if int(self.model.optimizer.iterations.numpy()) >= step:
+                os.kill(os.getpid(), signal.SIGKILL)  # no cleanup, as a killed machine
+
+    return SigkillAfter()
 
 
 if __name__ == "__main__":

@@ -158,3 +158,15 @@ def test_mixed_precision_runs_and_restores_the_global_policy(tmp_path, precision
     if precision == "fp16":  # Keras wraps the optimizer for loss scaling at compile
         assert isinstance(model.optimizer, keras.optimizers.LossScaleOptimizer)
     assert keras.config.dtype_policy().name == "float32"
+
+
+def test_a_packed_run_ends_with_the_unpacked_model(minilm_dir, shakespeare_files, tmp_path):
+    tokenizer = keras_bert.Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
+    train_input = pretraining_input(shakespeare_files[:2], tokenizer, seq_length=32,
+                                    max_predictions_per_seq=5, pack_sequences=True)
+    config = TINY.replace(vocab_size=tokenizer.vocab_size, max_position_embeddings=32)
+    result = run_pretraining(tmp_path, train_input, config, global_batch_size=4, train_steps=2,
+                             steps_per_epoch=2, strategy="default", jit_compile="off", verbose=0,
+                             plot=False, tensorboard=False, pack_sequences=True)
+    assert result["step"] == 2 and not result["model"].packed
+    assert keras_bert.load_checkpoint(str(tmp_path / "final"), model="pretrainer").packed is False
