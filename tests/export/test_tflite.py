@@ -85,3 +85,21 @@ def test_existing_files_are_refused(tflite_export, tiny_classifier, tokenizer):
         export_tflite(tiny_classifier, tflite_export.path, tokenizer=tokenizer, quantizations=("float32",))
     with pytest.raises(ValueError, match="quantization"):
         export_tflite(tiny_classifier, tflite_export.path + "_x", quantizations=("int4",))
+
+
+def test_text_pair_batches_of_different_sizes_fail_cleanly(tflite_export):
+    """TFLite has no assert op, so the SavedModel's readable check cannot travel; a mismatched
+    pair still fails at invoke with an error (measured: GATHER 'failed to prepare'), never a
+    crash or a silently packed row."""
+    import numpy as np
+    import tensorflow_text
+    from ai_edge_litert.interpreter import InterpreterWithCustomOps
+
+    interpreter = InterpreterWithCustomOps(
+        model_path=tflite_export.extra["files"]["text_float32"],
+        custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS)
+    run = interpreter.get_signature_runner("serve_text_pair")
+    two, three = np.array([b"one", b"two"], object), np.array([b"a", b"b", b"c"], object)
+    assert run(text_a=two, text_b=two)["input_word_ids"].shape[0] == 2
+    with pytest.raises(RuntimeError, match="3 != 2"):
+        run(text_a=two, text_b=three)
