@@ -64,6 +64,11 @@ def parse_args(argv):
     parser.add_argument("--gradient_accumulation_steps", type=positive_int, default=1, metavar="K",
                         help="run each batch as K micro-batches of batch_size/K in sequence, one "
                              "optimizer step (less memory, the same update)")
+    parser.add_argument("--padding", choices=("dynamic", "full"), default="dynamic",
+                        help="(pair) classification: pad each batch to its longest example and "
+                             "group training batches by length (dynamic), or to --seq_length (full)")
+    parser.add_argument("--eval_every_epoch", action="store_true",
+                        help="also evaluate --eval_file after every epoch (default: once, at the end)")
     parser.add_argument("--quiet", action="store_true", help="no progress output (errors only)")
     args = parser.parse_args(argv)
     if args.text_b and args.task != "pair_classification":
@@ -86,8 +91,8 @@ def main(argv=None):
         output_dir=args.output_dir, checkpoint_every_steps=args.checkpoint_every_steps,
         keep_checkpoints=args.keep_checkpoints, strategy=strategy,
         mixed_precision=args.mixed_precision, jit_compile=args.jit_compile, seed=args.seed,
-        gradient_accumulation_steps=args.gradient_accumulation_steps,
-        verbose=progress_verbosity(args.quiet))
+        gradient_accumulation_steps=args.gradient_accumulation_steps, padding=args.padding,
+        eval_every_epoch=args.eval_every_epoch, verbose=progress_verbosity(args.quiet))
     path = os.path.join(args.output_dir, "metrics.json")
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         json.dump(result["metrics"], f, indent=2)

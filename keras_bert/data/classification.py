@@ -18,7 +18,7 @@ _FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "jsonl", "
 
 def classification_dataset(path, preprocessor, text_a="sentence", text_b=None, label="label",
                            labels=None, batch_size=32, shuffle=True, seed=0, format="auto",
-                           drop_remainder=False):
+                           drop_remainder=False, dynamic_padding=False, length_group_batches=8):
     """Reads a classification file into a batched tf.data pipeline for `model.fit`.
 
     Args:
@@ -36,10 +36,20 @@ def classification_dataset(path, preprocessor, text_a="sentence", text_b=None, l
         seed: shuffle seed.
         format: "csv", "tsv", "jsonl" or "auto" (from the file extension).
         drop_remainder: drop the last partial batch (fixed batch shapes, e.g. for TPUs).
+        dynamic_padding: cut each batch's padding to its longest example (at most the
+            preprocessor's `seq_length`), as Hugging Face's `DataCollatorWithPadding` does;
+            with `shuffle`, also batch examples of similar length together: each run of
+            `length_group_batches` batches of shuffled examples is sorted by length, cut
+            into batches, and the batches are shuffled (Hugging Face's `group_by_length`
+            does the same with 50). Every epoch still holds each example once, and each
+            example's features are its fully padded features minus trailing padding, so
+            a padding-invariant model (BERT) predicts the same for it.
+        length_group_batches: batches per length-sorted group (with `dynamic_padding`).
 
     Returns:
         `(dataset, labels)`: the dataset yields `(features, label_ids)` with features the
-        encoder input dict (int32 `[batch, seq_length]`) and label ids int32 `[batch]`
+        encoder input dict (int32 `[batch, seq_length]`, `[batch, None]` with
+        `dynamic_padding`) and label ids int32 `[batch]`
         (float32 for regression); `labels` is the label vocabulary used (None for
         regression).
 
@@ -58,14 +68,42 @@ def classification_dataset(path, preprocessor, text_a="sentence", text_b=None, l
     dataset = tf.data.Dataset.from_tensor_slices(inputs)
     if shuffle:
         dataset = dataset.shuffle(len(rows), seed=seed, reshuffle_each_iteration=True)
-    dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
 
     def preprocess(texts, y):
         features = preprocessor(texts) if texts_b is None else preprocessor(texts[0], texts[1])
         return features, y
 
-    dataset = dataset.map(preprocess, num_parallel_calls=tf.data.AUTOTUNE)
+    if dynamic_padding and shuffle:
+        dataset = _length_grouped(dataset, preprocess, len(rows), batch_size,
+                                  int(length_group_batches), seed, drop_remainder)
+    else:
+        dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
+        dataset = dataset.map(preprocess, num_parallel_calls=tf.data.AUTOTUNE)
+    if dynamic_padding:
+        dataset = dataset.map(_trim_padding, num_parallel_calls=tf.data.AUTOTUNE)
     return dataset.prefetch(tf.data.AUTOTUNE), labels
+
+
+def _length_grouped(dataset, preprocess, size, batch_size, group_batches, seed, drop_remainder):
+    """Batches of similar-length examples from a dataset of shuffled `(texts, label)` examples."""
+    if group_batches < 1:
+        raise ValueError(f"length_group_batches must be >= 1, got {group_batches}.")
+
+    def sort_by_length(features, y):
+        order = tf.argsort(tf.reduce_sum(features["input_mask"], axis=1), stable=True)
+        return {k: tf.gather(v, order) for k, v in features.items()}, tf.gather(y, order)
+
+    dataset = dataset.batch(batch_size * group_batches).map(preprocess).map(sort_by_length)
+    dataset = dataset.unbatch().batch(batch_size, drop_remainder=drop_remainder)
+    dataset = dataset.shuffle(group_batches, seed=seed + 1, reshuffle_each_iteration=True)
+    batches = size // batch_size if drop_remainder else -(-size // batch_size)
+    return dataset.apply(tf.data.experimental.assert_cardinality(batches))
+
+
+def _trim_padding(features, y):
+    """Cuts the padding columns that no example of the batch uses."""
+    length = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=1))
+    return {k: v[:, :length] for k, v in features.items()}, y
 
 
 def _read_rows(path, format):

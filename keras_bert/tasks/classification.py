@@ -5,6 +5,8 @@ import numpy as np
 
 from keras_bert.tasks.task import Task, check_classes, collect
 
+PADDINGS = ("dynamic", "full")
+
 
 def classification_metrics(labels, logits):
     """Accuracy and macro-averaged F1 of argmax predictions.
@@ -44,6 +46,9 @@ class ClassificationTask(Task):
         tokenizer, seq_length, batch_size, seed: see `Task`.
         text_a, text_b, label: the file's columns.
         labels: the label vocabulary, in id order (None: from the training file).
+        padding: "dynamic": each batch padded to its longest example, training batches
+            grouped by length (`classification_dataset(dynamic_padding=True)`; the same
+            predictions, a fraction of the work on short texts); "full": to `seq_length`.
 
     Example:
         >>> task = ClassificationTask(tokenizer, 128, 32, labels=["neg", "pos"])
@@ -53,9 +58,11 @@ class ClassificationTask(Task):
     pairs = False  # whether text_b is read
 
     def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_a="sentence",
-                 text_b=None, label="label", labels=None, **unused):
+                 text_b=None, label="label", labels=None, padding="dynamic", **unused):
         super().__init__(tokenizer, seq_length, batch_size, seed)
-        self.text_a, self.label, self.labels = text_a, label, labels
+        if padding not in PADDINGS:
+            raise ValueError(f"padding={padding!r} (--padding) is not one of {PADDINGS}.")
+        self.text_a, self.label, self.labels, self.padding = text_a, label, labels, padding
         self.text_b = text_b if self.pairs else None
 
     def read(self, path, training):
@@ -65,7 +72,7 @@ class ClassificationTask(Task):
         dataset, labels = classification_dataset(
             path, Preprocessor(self.tokenizer, self.seq_length), text_a=self.text_a,
             text_b=self.text_b, label=self.label, labels=self.labels, batch_size=self.batch_size,
-            shuffle=training, seed=self.seed)
+            shuffle=training, seed=self.seed, dynamic_padding=self.padding == "dynamic")
         if training:  # the one label vocabulary, train and eval
             check_classes(path, self.label, collect(dataset, 1), labels)
             self.labels = labels
@@ -82,4 +89,4 @@ class ClassificationTask(Task):
 
     def identity(self):
         return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, label=self.label,
-                    labels=self.labels)
+                    labels=self.labels, padding=self.padding)

