@@ -48,7 +48,7 @@ FOLIO_GENRES = {
                 "romeo_and_juliet", "timon_of_athens", "julius_caesar", "macbeth", "hamlet", "lear",
                 "othello", "antony_and_cleopatra", "cymbeline"),
 }
-PEERS = ("hf", "ours")
+PEERS = ("ours", "hf")
 
 # A speech is a blank-line block opening with its speaker: "HAMLET.", "King.", "Cor. and Volt.",
 # or (in some texts) "HERMIA" without the full stop.
@@ -60,11 +60,11 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n", 1)[1])
-    parser.add_argument("--train_per_genre", type=int, default=700)
-    parser.add_argument("--dev_per_genre", type=int, default=200)
+    parser.add_argument("--train_per_genre", type=int, default=400)
+    parser.add_argument("--dev_per_genre", type=int, default=150)
     parser.add_argument("--seq_length", type=int, default=128)
     parser.add_argument("--batch_size", type=int, default=32)
-    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--learning_rate", type=float, default=5e-5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", help="comma-separated subset of " + ",".join(PEERS))
@@ -114,17 +114,6 @@ def write_genre_task(folder, train_per_genre, dev_per_genre, seed=0):
     return paths
 
 
-def load_tool(name):
-    """Imports tools/<name>.py (tools/ is a folder of scripts, not a package)."""
-    import importlib.util
-
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
-    spec = importlib.util.spec_from_file_location(name + "_tool", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def run_ours(args, checkpoint, train, dev, output_dir):
     """tools/finetune.py's main on the task; returns dev accuracy."""
     argv = ["--checkpoint", checkpoint, "--task", "classification", "--train_file", train,
@@ -132,7 +121,9 @@ def run_ours(args, checkpoint, train, dev, output_dir):
             "--seq_length", str(args.seq_length), "--batch_size", str(args.batch_size),
             "--epochs", str(args.epochs), "--learning_rate", str(args.learning_rate),
             "--seed", str(args.seed), "--output_dir", output_dir] + args.ours_flags.split()
-    result = load_tool("finetune").main(argv)
+    import finetune  # tools/finetune.py: tools/ is on sys.path when a tool runs
+
+    result = finetune.main(argv)
     return result["metrics"]["accuracy"]
 
 

@@ -1,10 +1,11 @@
-"""Speed benchmarks, each against peers in the same run: `python tools/benchmark.py {pipeline,train,infer,pack,onnx_fusion} [args]`.
+"""Speed benchmarks, each against peers in the same run: `python tools/benchmark.py {pipeline,train,infer,pack,onnx_fusion,finetune} [args]`.
 
     python tools/benchmark.py pipeline   # raw text -> masked NSP batches (tools/bench_pipeline.py)
     python tools/benchmark.py train      # one pretraining step (tools/bench_train.py)
     python tools/benchmark.py infer      # inference / serving (tools/bench_infer.py)
     python tools/benchmark.py pack       # packed vs padded pretraining rows (tools/bench_pack.py)
     python tools/benchmark.py onnx_fusion  # ONNX rewrites vs ORT's bert/bert_tf/bert_keras (tools/bench_onnx_fusion.py)
+    python tools/benchmark.py finetune   # tools/finetune.py vs a Hugging Face loop, end to end (tools/bench_finetune.py)
 
 Arguments after the name go to that benchmark (`--help` on each).
 """
@@ -14,7 +15,8 @@ import os
 import sys
 
 BENCHMARKS = {"pipeline": "bench_pipeline.py", "train": "bench_train.py", "infer": "bench_infer.py",
-              "pack": "bench_pack.py", "onnx_fusion": "bench_onnx_fusion.py"}
+              "pack": "bench_pack.py", "onnx_fusion": "bench_onnx_fusion.py",
+              "finetune": "bench_finetune.py"}
 
 
 def load(name):
