@@ -19,9 +19,11 @@ length, one evaluation on dev at the end and a final save.
   batches, `get_linear_schedule_with_warmup`, `save_pretrained` at the end; torch gets as
   many threads as this process has cores (TensorFlow's default).
 
-Libraries are imported before the clocks start. Prints seconds, dev accuracy, the ratio
-(hf seconds / ours) and the load average before and after; other processes on the CPU slow
-whichever side runs while they do, so compare ratios from quiet runs.
+Libraries are imported before the clocks start. Prints wall and CPU seconds (this
+process's), dev accuracy, the ratio (hf seconds / ours) and the load average before and
+after; other processes on the CPU slow whichever side runs while they do (PyTorch's
+threads more than TensorFlow's when the cores are oversubscribed), so compare ratios from
+quiet runs.
 """
 
 import argparse
@@ -202,18 +204,18 @@ def main(argv=None):
               f"load average {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
         for peer in args.only:
             run = {"ours": run_ours, "hf": run_hf}[peer]
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), time.process_time()
             accuracy = run(args, checkpoint, train, dev, os.path.join(folder, peer))
-            results[peer] = (time.perf_counter() - start, accuracy)
+            results[peer] = (time.perf_counter() - start, time.process_time() - cpu_start, accuracy)
             print(f"{peer}: {results[peer][0]:.1f} s, dev accuracy {accuracy:.4f} "
                   f"(load {os.getloadavg()[0]:.2f})", flush=True)
-    print(f"\n| peer | seconds | dev accuracy |\n|---|---|---|")
-    for peer, (seconds, accuracy) in results.items():
-        print(f"| {peer} | {seconds:.1f} | {accuracy:.4f} |")
+    print("\n| peer | seconds | CPU seconds | dev accuracy |\n|---|---|---|---|")
+    for peer, (seconds, cpu_seconds, accuracy) in results.items():
+        print(f"| {peer} | {seconds:.1f} | {cpu_seconds:.1f} | {accuracy:.4f} |")
     if len(results) == 2:
-        (hf_s, hf_acc), (ours_s, ours_acc) = results["hf"], results["ours"]
-        print(f"\nours is {hf_s / ours_s:.2f}x hf end to end; accuracy {100 * (ours_acc - hf_acc):+.1f} "
-              "points vs hf")
+        (hf_s, hf_cpu, hf_acc), (ours_s, ours_cpu, ours_acc) = results["hf"], results["ours"]
+        print(f"\nours is {hf_s / ours_s:.2f}x hf end to end ({hf_cpu / ours_cpu:.2f}x in CPU seconds); "
+              f"accuracy {100 * (ours_acc - hf_acc):+.1f} points vs hf")
     load = os.getloadavg()
     print(f"load average now {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (before: {load_before[0]:.2f}); "
           f"{os.cpu_count()} CPUs")
