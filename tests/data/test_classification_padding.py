@@ -63,8 +63,10 @@ def test_dynamic_padding_yields_the_same_examples_each_epoch(preprocessor, texts
     first, second = ([b[0]["input_word_ids"].shape[1] for b in batches[i * 12:(i + 1) * 12]]
                      for i in range(2))
     assert first != second  # reshuffled every epoch
-    # A resumed run reads dataset.repeat().skip(step) (run_finetuning): the same batches.
-    for (a, y_a), (b, y_b) in zip(dynamic.repeat(2).skip(17), batches[17:]):
+    # A resumed run (a new process) reads a new dataset's repeat().skip(step): the same batches.
+    resumed, _ = classification_dataset(texts_file, preprocessor, dynamic_padding=True,
+                                        length_group_batches=3, **options)
+    for (a, y_a), (b, y_b) in zip(resumed.repeat(2).skip(17), batches[17:]):
         np.testing.assert_array_equal(a["input_word_ids"], b["input_word_ids"])
         np.testing.assert_array_equal(y_a, y_b)
 
