@@ -75,7 +75,7 @@ def test_packed_batch_gives_each_example_its_unpacked_losses(batches, models):
     (features, labels), (packed_features, packed_labels) = batches
     model, packed_model = models
     rows = packed_features["input_word_ids"].shape[0]
-    assert rows <= 20 and np.any(packed_labels["next_sentence_weights"][:, 1])
+    assert rows < 24 and np.any(packed_labels["next_sentence_weights"][:, 1])
 
     alone = _per_example_losses(features, labels, model(features), packed=False)
     together = _per_example_losses(packed_features, packed_labels,
