@@ -17,7 +17,7 @@ import tensorflow as tf
 
 from keras_bert.checkpoints.weight_map import find_encoder
 from keras_bert.compat import tf2onnx_bounded_memory
-from keras_bert.export import task_signatures, verify
+from keras_bert.export import answer_signature, task_signatures, verify
 from keras_bert.export.onnx_rewrites import REWRITES, rewrite_for_ort_fusion
 from keras_bert.export.verify_reference import keras_outputs, sample_ids, text_samples
 from keras_bert.export.serving_module import ID_INPUTS, ServingModule
@@ -167,7 +167,7 @@ def ids_task_outputs(module, inputs):
     if module.labels is not None and module.task == "classifier":
         outputs.update(task_signatures.classify(outputs["probabilities"], module.labels))
     if module.squad is not None:
-        outputs.update(task_signatures.span_from_ids(inputs, outputs["start_logits"], outputs["end_logits"],
+        outputs.update(answer_signature.span_from_ids(inputs, outputs["start_logits"], outputs["end_logits"],
                                                      module.squad))
     return outputs
 

@@ -5,7 +5,7 @@ import tensorflow as tf
 
 from keras_bert.checkpoints.weight_map import find_encoder
 from keras_bert.text.mask_token import tokenize_keeping_masks
-from keras_bert.export import task_signatures
+from keras_bert.export import answer_signature, task_signatures
 from keras_bert.text.preprocessor import Preprocessor
 
 ID_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
@@ -86,7 +86,7 @@ class ServingModule(tf.Module):
             a tokenizer they add the `classify` signature (`labels`, `probabilities`,
             `top_label`) or the `entities` signature (spans with character offsets); see
             `task_signatures`.
-        squad: `task_signatures.SquadOptions` (or True for the defaults): a span labeler gets
+        squad: `answer_signature.SquadOptions` (or True for the defaults): a span labeler gets
             the `answer` signature (`question`, `context` in; answer text and offsets out).
 
     Example:
@@ -102,16 +102,7 @@ class ServingModule(tf.Module):
         config = find_encoder(model).config
         self.vocab_size = config.vocab_size
         self.max_length = config.max_position_embeddings
-        if tokenizer is not None and self.vocab_size is not None and tokenizer.vocab_size != self.vocab_size:
-            raise ValueError(
-                f"The tokenizer's vocabulary ({tokenizer.vocab_path}) has {tokenizer.vocab_size} "
-                f"tokens but the model's word embeddings have {self.vocab_size} rows. Use the "
-                "vocab.txt the model was trained with.")
-        seq_length = int(seq_length)
-        if self.max_length is not None and seq_length > self.max_length:
-            raise ValueError(
-                f"seq_length={seq_length} exceeds the model's max_position_embeddings="
-                f"{self.max_length}; use seq_length <= {self.max_length}.")
+        seq_length = _checked_seq_length(config, tokenizer, seq_length)
         if self.task == "pretrainer":
             if mask_id is None and tokenizer is None:
                 raise ValueError(
@@ -124,13 +115,7 @@ class ServingModule(tf.Module):
         # Track the raw tf.Variables, not the Keras model: a SavedModel that tracks Keras 3
         # objects loads in Python but fails in C++ (TF Serving's loader) with "Could not
         # find variable ..." (keras-team/keras#20095). The model is called via a closure.
-        seen, variables = set(), []
-        for variable in model.variables:
-            value = getattr(variable, "value", variable)
-            if id(value) not in seen:
-                seen.add(id(value))
-                variables.append(value)
-        self.model_variables = variables
+        self.model_variables = _unique_tf_variables(model)
         # Outputs in float32 even for a mixed-precision model (serving clients expect float32).
         self._call_model = lambda inputs: tf.nest.map_structure(_as_float32, model(inputs, training=False))
         self.tokenizer = tokenizer
@@ -150,7 +135,7 @@ class ServingModule(tf.Module):
         if squad is not None and self.task != "span_labeler":
             raise ValueError(f"squad= configures a span labeler's answer signature; this model is a "
                              f"{self.task}. Leave squad out.")
-        self.squad = task_signatures.SquadOptions() if squad is True else squad
+        self.squad = answer_signature.SquadOptions() if squad is True else squad
         ids_spec = {name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}
         self.serve_ids = tf.function(self.outputs_from_ids, input_signature=[ids_spec])
         if tokenizer is not None:
@@ -192,7 +177,7 @@ class ServingModule(tf.Module):
                 lambda text: task_signatures.entities(self, text, self.labels), input_signature=[text])}
         if self.squad is not None:
             return {"answer": tf.function(
-                lambda question, context: task_signatures.answer(self, question, context, self.squad),
+                lambda question, context: answer_signature.answer(self, question, context, self.squad),
                 input_signature=[tf.TensorSpec([None], tf.string, name="question"),
                                  tf.TensorSpec([None], tf.string, name="context")])}
         return {}
@@ -281,3 +266,29 @@ class ServingModule(tf.Module):
 
 def _as_float32(tensor):
     return tf.cast(tensor, tf.float32) if tensor.dtype.is_floating else tensor
+
+
+def _checked_seq_length(config, tokenizer, seq_length):
+    """`seq_length` as an int, or a one-line error when it or the tokenizer's vocab does not fit."""
+    if tokenizer is not None and config.vocab_size is not None and tokenizer.vocab_size != config.vocab_size:
+        raise ValueError(
+            f"The tokenizer's vocabulary ({tokenizer.vocab_path}) has {tokenizer.vocab_size} "
+            f"tokens but the model's word embeddings have {config.vocab_size} rows. Use the "
+            "vocab.txt the model was trained with.")
+    seq_length = int(seq_length)
+    if config.max_position_embeddings is not None and seq_length > config.max_position_embeddings:
+        raise ValueError(
+            f"seq_length={seq_length} exceeds the model's max_position_embeddings="
+            f"{config.max_position_embeddings}; use seq_length <= {config.max_position_embeddings}.")
+    return seq_length
+
+
+def _unique_tf_variables(model):
+    """The model's tf.Variables (each once), unwrapped from their Keras 3 variables."""
+    seen, variables = set(), []
+    for variable in model.variables:
+        value = getattr(variable, "value", variable)
+        if id(value) not in seen:
+            seen.add(id(value))
+            variables.append(value)
+    return variables

@@ -7,7 +7,7 @@ TFLite builtin nor a tensorflow-text kernel (measured with TF 2.21 / tensorflow-
 UnicodeDecodeWithOffsets and StringLength (byte -> character offsets), LowerBound/UpperBound
 (`tf.searchsorted`), RaggedRange (`tf.ragged.range`), RaggedGather, Substr (the answer text),
 plus DenseBincount and UnsortedSegmentSum (`entities`) or int64 FloorDiv/SelectV2 (`answer`).
-Serve those from the SavedModel (`task_signatures.py`).
+Serve those from the SavedModel (`task_signatures.py`, `answer_signature.py`).
 """
 
 import os

@@ -60,7 +60,8 @@ class SquadTask(Task):
         return None
 
     def evaluate(self, model, evaluation, path):
-        from keras_bert.data.squad import squad_dataset, squad_postprocess
+        from keras_bert.data.squad import squad_dataset
+        from keras_bert.data.squad_answers import squad_postprocess
         from keras_bert.data.squad_metrics import squad_evaluate
 
         examples, features = self._features(path)

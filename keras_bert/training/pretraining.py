@@ -162,13 +162,9 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
                 "gradient_accumulation_steps": int(gradient_accumulation_steps),
                 **({"pack_sequences": True} if pack_sequences else {})}
     identity = bert_config.to_dict()
-    phases = [(train_input, 0, train_steps)]  # (input, first step, end step)
+    phases = _phases(train_input, phase2, train_steps, steps_per_epoch, global_batch_size, bert_config)
     if phase2 is not None:
-        switch = phase2.first_step(train_steps, steps_per_epoch)
-        phases = [(train_input, 0, switch), (phase2.train_input, switch, train_steps)]
-        shapes = [batch_shapes(phase_input, global_batch_size) for phase_input, _, _ in phases]
-        check_position_embeddings([s["seq_length"] for s in shapes], bert_config.max_position_embeddings)
-        identity["two_phase"] = {"phase1": shapes[0], "phase2": shapes[1],
+        identity["two_phase"] = {"phase1": phases[0][3], "phase2": phases[1][3],
                                  "fraction": float(phase2.fraction)}
     folder = RunFolder(output_dir, identity, settings, what="model")
     checkpoint, start_step = resume(folder, model, chief, keep_checkpoints, train_steps,
@@ -177,19 +173,17 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         bert_config.to_json(os.path.join(output_dir, "bert_config.json"))
     log = TrainingLog(os.path.join(output_dir, "training_log.csv") if chief else None,
                       start_step=start_step)
-    all_callbacks = [log, checkpoint, keras.callbacks.TerminateOnNaN()]
-    if tensorboard and chief:
-        all_callbacks.append(tensorboard_callback(output_dir))
+    all_callbacks = [log, checkpoint, keras.callbacks.TerminateOnNaN(),
+                     *([tensorboard_callback(output_dir)] if tensorboard and chief else [])]
     validation = None
     if eval_input is not None and eval_steps:
         validation = split_batches(eval_input(global_batch_size, None).take(eval_steps))
-    for number, (phase_input, first, end) in enumerate(phases, 1):
+    for number, (phase_input, first, end, shape) in enumerate(phases, 1):
         begin = max(start_step, first)
         if begin >= end and end < train_steps:
             continue  # phase 1 of a run resumed in phase 2
         what = "pretraining" if len(phases) == 1 else f"pretraining phase {number} of {len(phases)}"
         if len(phases) > 1 and verbose and begin < end:
-            shape = shapes[number - 1]
             print(f"{what[0].upper()}{what[1:]}: sequences of {shape['seq_length']} tokens, "
                   f"{shape['max_predictions_per_seq']} predictions each, steps {first} -> {end}.")
         fit_from(model, strategy, _distributed_input(strategy, phase_input, global_batch_size,
@@ -206,6 +200,17 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         _finish(model, output_dir, vocab_file, text_config, log.rows if plot else None)
     return {"model": model, "rows": log.rows, "start_step": start_step, "step": step,
             "output_dir": output_dir}
+
+
+def _phases(train_input, phase2, train_steps, steps_per_epoch, global_batch_size, bert_config):
+    """`(input, first step, end step, batch shapes or None)` for each phase of the run."""
+    if phase2 is None:
+        return [(train_input, 0, train_steps, None)]
+    switch = phase2.first_step(train_steps, steps_per_epoch)
+    inputs = [(train_input, 0, switch), (phase2.train_input, switch, train_steps)]
+    shapes = [batch_shapes(phase_input, global_batch_size) for phase_input, _, _ in inputs]
+    check_position_embeddings([s["seq_length"] for s in shapes], bert_config.max_position_embeddings)
+    return [(*phase, shape) for phase, shape in zip(inputs, shapes)]
 
 
 def _check_sizes(input_mode, global_batch_size, train_steps, steps_per_epoch, steps_per_execution):

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_bert.data.squad import squad_dataset, squad_examples, squad_features, squad_postprocess
+from keras_bert.data.squad import squad_dataset, squad_examples, squad_features
+from keras_bert.data.squad_answers import squad_postprocess
 from keras_bert.data.squad_example import SquadExample
 from keras_bert.data.squad_metrics import f1_score, normalize_answer, squad_evaluate
 from keras_bert.text.preprocessor import Preprocessor

@@ -12,7 +12,7 @@ import keras_bert
 from keras_bert.data import squad_examples, squad_features, squad_postprocess
 from keras_bert.data.squad_example import SquadExample
 from keras_bert.data.token_classification import token_classification_dataset
-from keras_bert.export import export_onnx, export_saved_model, task_signatures
+from keras_bert.export import answer_signature, export_onnx, export_saved_model, task_signatures
 from keras_bert.export.verify import run_artifact
 from keras_bert.training import entity_spans
 from tests.export.helpers import randomize
@@ -149,7 +149,7 @@ def test_entities_signature_equals_python_decoder(ner_model, ner_export, tokeniz
 
 # ----- answer (SQuAD)
 
-SQUAD_OPTIONS = task_signatures.SquadOptions(doc_stride=8, max_query_length=12, max_answer_length=10)
+SQUAD_OPTIONS = answer_signature.SquadOptions(doc_stride=8, max_query_length=12, max_answer_length=10)
 
 
 @pytest.fixture(scope="module")
