@@ -20,3 +20,11 @@ def shakespeare_files():
     from keras_bert.data.corpus import shakespeare_files as fetch
 
     return fetch()
+
+
+def pytest_collection_modifyitems(items):
+    """Files with slow (end-to-end) tests first, each file's tests in their own order: with
+    `-n 2 --dist loadfile` (README's test command) the long files start early and the short
+    ones fill in, instead of one worker finishing a long file alone at the end."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
