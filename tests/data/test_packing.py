@@ -1,14 +1,11 @@
 """pack_examples and pretraining_dataset(pack_sequences=True): every example kept whole, in order."""
 
-import os
-
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from keras_bert.data.packing import pack_examples
 from keras_bert.data.pretraining import pretraining_dataset
-from keras_bert.text.tokenizer import Tokenizer
 
 SEQ, PREDICTIONS = 12, 4
 
@@ -60,11 +57,6 @@ def test_limits_examples_per_row_and_prediction_slots():
     assert counts.max() <= 2 and counts.sum() == 5
     predictions = tf.reduce_sum(tf.cast(packed["masked_lm_positions"] > 0, tf.int32), 1).numpy()
     assert predictions.max() <= PREDICTIONS and predictions.sum() == 9
-
-
-@pytest.fixture(scope="module")
-def tokenizer(minilm_dir):
-    return Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
 
 
 def _dataset(files, tokenizer, **kwargs):

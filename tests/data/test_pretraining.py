@@ -10,17 +10,11 @@ import tensorflow as tf
 from keras_bert.data import document_cache
 from keras_bert.data.documents import tokenize_documents
 from keras_bert.data.pretraining import pretraining_dataset
-from keras_bert.text.tokenizer import Tokenizer
 
 SEQ, PREDICTIONS, BATCH = 128, 20, 16
 # Six different plays (the corpus holds some plays twice, in modern and Folio spelling).
 PLAYS = ("as_you_like_it_gut.txt", "coriolanus_gut.txt", "hamlet_gut.txt", "macbeth_gut.txt",
          "the_tempest_gut.txt", "twelfth_night_gut.txt")
-
-
-@pytest.fixture(scope="module")
-def tokenizer(minilm_dir):
-    return Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
 
 
 @pytest.fixture(scope="module")

@@ -9,45 +9,14 @@ import tensorflow as tf
 from keras_bert.data.squad import squad_dataset, squad_examples, squad_features
 from keras_bert.data.squad_answers import squad_postprocess
 from keras_bert.data.squad_example import SquadExample
-from keras_bert.data.squad_metrics import f1_score, normalize_answer, squad_evaluate
+from keras_bert.data.squad_metrics import normalize_answer
 from keras_bert.text.preprocessor import Preprocessor
-from keras_bert.text.tokenizer import Tokenizer
-
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
-V1 = os.path.join(FIXTURES, "squad_v1.json")
-V2 = os.path.join(FIXTURES, "squad_v2.json")
-# Small windows so the long Eiffel Tower paragraph (~250 pieces) is cut into many windows.
-SEQ_LENGTH, DOC_STRIDE = 64, 16
-
-
-@pytest.fixture(scope="module")
-def tokenizer(minilm_dir):
-    return Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
-
-
-@pytest.fixture(scope="module")
-def v1(tokenizer):
-    examples = squad_examples(V1)
-    return examples, squad_features(examples, tokenizer, seq_length=SEQ_LENGTH, doc_stride=DOC_STRIDE)
-
-
-@pytest.fixture(scope="module")
-def v2(tokenizer):
-    examples = squad_examples(V2)
-    return examples, squad_features(examples, tokenizer, seq_length=SEQ_LENGTH, doc_stride=DOC_STRIDE)
+from tests.data.squad_helpers import DOC_STRIDE, SEQ_LENGTH, V1, V2, one_hot_logits
 
 
 def _span_text(features, i, start, end):
     offsets = features["offsets"][i]
     return features["context"][i][offsets[start, 0]:offsets[end, 1]]
-
-
-def _one_hot_logits(features):
-    n, seq_length = features["input_word_ids"].shape
-    start_logits, end_logits = np.zeros([n, seq_length]), np.zeros([n, seq_length])
-    start_logits[np.arange(n), features["start_positions"]] = 1.0
-    end_logits[np.arange(n), features["end_positions"]] = 1.0
-    return start_logits, end_logits
 
 
 def test_examples_parsed():
@@ -184,40 +153,8 @@ def test_single_window_matches_preprocessor(tokenizer):
                                             tf.constant([e.context for e in examples]))
     for name, value in expected.items():
         np.testing.assert_array_equal(features[name], value.numpy(), err_msg=name)
-    predictions = squad_postprocess(features, *_one_hot_logits(features))
+    predictions = squad_postprocess(features, *one_hot_logits(features))
     assert predictions == {e.qas_id: e.answer_text for e in examples}
-
-
-def test_postprocess_one_hot_gold_logits(v1, v2):
-    examples, features = v1
-    predictions = squad_postprocess(features, *_one_hot_logits(features))
-    assert predictions == {e.qas_id: e.answer_text for e in examples}
-    assert squad_evaluate(predictions, examples) == {"exact_match": 100.0, "f1": 100.0}
-
-    examples, features = v2
-    predictions = squad_postprocess(features, *_one_hot_logits(features), version_2_with_negative=True)
-    assert predictions == {e.qas_id: e.answer_text for e in examples}
-    assert predictions["photo-2"] == predictions["ada-3"] == ""
-    assert squad_evaluate(predictions, examples) == {"exact_match": 100.0, "f1": 100.0}
-    # Without the v2.0 null rule every question gets some span.
-    forced = squad_postprocess(features, *_one_hot_logits(features))
-    assert forced["photo-2"] != "" and forced["photo-1"] == "the chloroplasts"
-
-
-def test_postprocess_rules(v1):
-    examples, features = v1
-    start_logits, end_logits = _one_hot_logits(features)
-    # max_answer_length: "330 metres (1,083 ft)" is 9 pieces; a limit of 3 rejects the gold span.
-    predictions = squad_postprocess(features, start_logits, end_logits, max_answer_length=3)
-    assert predictions["eiffel-3"] != "330 metres (1,083 ft)"
-    assert len(predictions["eiffel-3"].split()) <= 3
-    # A span in the question (not the context) is never chosen.
-    i = int(np.nonzero(features["example_index"] == 7)[0][0])
-    bad_start, bad_end = start_logits.copy(), end_logits.copy()
-    bad_start[i, 1] = bad_end[i, 2] = 10.0
-    assert squad_postprocess(features, bad_start, bad_end)["ada-2"] == "1815–1852"
-    with pytest.raises(ValueError, match="shuffle=False"):
-        squad_postprocess(features, start_logits[:-1], end_logits[:-1])
 
 
 def test_squad_dataset(v2):
@@ -235,24 +172,6 @@ def test_squad_dataset(v2):
     order = np.lexsort(shuffled[0]["input_word_ids"].numpy().T)
     np.testing.assert_array_equal(shuffled[0]["input_word_ids"].numpy()[order],
                                   features["input_word_ids"][np.lexsort(features["input_word_ids"].T)])
-
-
-def test_metric():
-    example = SquadExample("q", "Which building?", "...", "the Chrysler Building in New York City", 0,
-                           ("the Chrysler Building in New York City", "Chrysler Building"))
-    assert normalize_answer("The  Chrysler-Building, in N.Y.!") == "chryslerbuilding in ny"
-    assert squad_evaluate({"q": "chrysler building"}, [example]) == {"exact_match": 100.0, "f1": 100.0}
-    assert squad_evaluate({"q": "Empire State"}, [example]) == {"exact_match": 0.0, "f1": 0.0}
-    # Against gold 2: "empire state building" vs "chrysler building": 1 common token, P = 1/3,
-    # R = 1/2, F1 = 2 * (1/3 * 1/2) / (1/3 + 1/2) = 0.4; gold 1 gives P = 1/3, R = 1/6 -> 2/9.
-    scores = squad_evaluate({"q": "the Empire State Building"}, [example])
-    assert scores["exact_match"] == 0.0
-    assert scores["f1"] == pytest.approx(40.0)
-    assert f1_score("the Empire State Building", "the Chrysler Building in New York City") == pytest.approx(2 / 9)
-    # Missing predictions count as 0; a v2.0 "no answer" gold matches only "".
-    impossible = SquadExample("none", "Why?", "...", is_impossible=True)
-    assert squad_evaluate({"none": ""}, [example, impossible]) == {"exact_match": 50.0, "f1": 50.0}
-    assert squad_evaluate({"none": "something"}, [impossible]) == {"exact_match": 0.0, "f1": 0.0}
 
 
 def test_bad_input(tokenizer, tmp_path):

@@ -9,15 +9,9 @@ import tensorflow as tf
 
 from keras_bert.data.token_classification import read_conll, token_classification_dataset
 from keras_bert.text.preprocessor import Preprocessor
-from keras_bert.text.tokenizer import Tokenizer
 
 CONLL = os.path.join(os.path.dirname(__file__), "fixtures", "ner.conll")
 LABELS = ["O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC"]
-
-
-@pytest.fixture(scope="module")
-def tokenizer(minilm_dir):
-    return Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,9 @@
 """Helpers shared by the export tests."""
 
+import keras
 import numpy as np
+
+FIXTURES = "tests/data/fixtures"
 
 
 def randomize(model, seed=0, scale=0.2):
@@ -14,4 +17,11 @@ def randomize(model, seed=0, scale=0.2):
         else:
             weights.append((scale * rng.standard_normal(w.shape)).astype(w.dtype))
     model.set_weights(weights)
+    return model
+
+
+def compile_and_fit(model, dataset, steps):
+    model.compile(optimizer=keras.optimizers.Adam(1e-3),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(dataset.repeat(), steps_per_epoch=steps, epochs=1, verbose=0)
     return model

@@ -1,4 +1,4 @@
-"""Task signatures (classify, entities, answer) of exported SavedModels, run in a fresh process that
+"""Task signatures (classify, entities) of exported SavedModels, run in a fresh process that
 imports only tensorflow + tensorflow_text, equal to keras_bert's Python post-processing."""
 
 import json
@@ -9,25 +9,15 @@ import pytest
 import tensorflow as tf
 
 import keras_bert
-from keras_bert.data import squad_examples, squad_features, squad_postprocess
-from keras_bert.data.squad_example import SquadExample
 from keras_bert.data.token_classification import token_classification_dataset
-from keras_bert.export import answer_signature, export_onnx, export_saved_model, task_signatures
+from keras_bert.export import export_onnx, export_saved_model, task_signatures
 from keras_bert.export.verify import run_artifact
 from keras_bert.training import entity_spans
-from tests.export.helpers import randomize
+from tests.export.helpers import FIXTURES, compile_and_fit, randomize
 
-FIXTURES = "tests/data/fixtures"
 NER_TEXTS = ["Angela Merkel met Emmanuel Macron in Paris on Monday.",
              "Shares of Siemens fell 2 percent in Munich, said Olaf Scholz.",
              "", "Zürich's café owners — and the Bundesbank — disagreed!"]
-
-
-def _compile_and_fit(model, dataset, steps):
-    model.compile(optimizer=keras.optimizers.Adam(1e-3),
-                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-    model.fit(dataset.repeat(), steps_per_epoch=steps, epochs=1, verbose=0)
-    return model
 
 
 # ----- classification
@@ -94,7 +84,7 @@ def ner_model(tiny_config, tokenizer):
                                                    batch_size=4)
     model = randomize(keras_bert.build_token_classifier(keras_bert.build_encoder(tiny_config),
                                                         len(labels)), seed=5)
-    return _compile_and_fit(model, dataset, steps=3), labels
+    return compile_and_fit(model, dataset, steps=3), labels
 
 
 def python_entities(model, tokenizer, labels, text, seq_length):
@@ -145,101 +135,6 @@ def test_entities_signature_equals_python_decoder(ner_model, ner_export, tokeniz
         np.testing.assert_allclose([a[4] for a in actual], [e[4] for e in expected], atol=1e-5)
         total += n
     assert total > 0, "the held-out texts should hold some predicted entities"
-
-
-# ----- answer (SQuAD)
-
-SQUAD_OPTIONS = answer_signature.SquadOptions(doc_stride=8, max_query_length=12, max_answer_length=10)
-
-
-@pytest.fixture(scope="module")
-def squad_model(tiny_config, tokenizer):
-    features = squad_features(squad_examples(f"{FIXTURES}/squad_v1.json"), tokenizer, seq_length=48,
-                              doc_stride=SQUAD_OPTIONS.doc_stride, max_query_length=12)
-    inputs = {n: features[n] for n in ("input_word_ids", "input_mask", "input_type_ids")}
-    targets = {"start_logits": features["start_positions"], "end_logits": features["end_positions"]}
-    model = randomize(keras_bert.build_span_labeler(keras_bert.build_encoder(tiny_config)), seed=7)
-    return _compile_and_fit(model, tf.data.Dataset.from_tensor_slices((inputs, targets)).batch(8), steps=3)
-
-
-def held_out_questions():
-    """Questions of the v2 fixture (not trained on) plus ones with long and empty contexts."""
-    examples = squad_examples(f"{FIXTURES}/squad_v2.json")
-    pairs = [(e.question, e.context) for e in examples]
-    pairs.append(("Who wrote it?", " ".join(e.context for e in examples)))  # many windows
-    pairs.append(("Anything?", ""))
-    return pairs
-
-
-@pytest.mark.parametrize("version_2", [False, True])
-def test_answer_signature_equals_squad_postprocess(squad_model, tokenizer, tmp_path, version_2):
-    import dataclasses
-
-    options = dataclasses.replace(SQUAD_OPTIONS, version_2_with_negative=version_2)
-    seq_length = 48
-    export_dir = tmp_path / "squad" / "1"
-    export_saved_model(squad_model, export_dir, tokenizer=tokenizer, seq_length=seq_length, squad=options,
-                verify_export=False)
-    pairs = held_out_questions()
-    (out,), info = run_artifact("savedmodel", export_dir, [
-        ("answer", {"question": np.array([q for q, _ in pairs], object),
-                    "context": np.array([c for _, c in pairs], object)})])
-    assert not {"keras", "keras_bert"} & set(info["imported"])
-    examples = [SquadExample(qas_id=str(i), question=q, context=c, answer_text="", answer_start=-1,
-                             answers=(), is_impossible=False, title="") for i, (q, c) in enumerate(pairs)]
-    features = squad_features(examples, tokenizer, seq_length=seq_length, doc_stride=options.doc_stride,
-                              max_query_length=options.max_query_length)
-    logits = squad_model.predict({n: features[n] for n in ("input_word_ids", "input_mask", "input_type_ids")},
-                                 verbose=0)
-    expected = squad_postprocess(features, logits["start_logits"], logits["end_logits"],
-                                 n_best_size=options.n_best_size, max_answer_length=options.max_answer_length,
-                                 version_2_with_negative=version_2)
-    answers = [t.decode() for t in out["answer_text"]]
-    assert answers == [expected[str(i)] for i in range(len(pairs))]
-    for (_, context), text, start, end in zip(pairs, answers, out["start_char"], out["end_char"]):
-        assert (context[start:end] == text) if text else (start == end == -1), (text, start, end)
-    assert any(answers), json.dumps(answers)
-
-
-def test_onnx_best_span_equals_squad_postprocess(squad_model, tokenizer, tmp_path):
-    # model.onnx takes ids; its best span (positions) mapped through the features' character
-    # offsets must be squad_postprocess's answer wherever the context fits one window (any sequence
-    # length: the ONNX model's is dynamic; 192 fits most held-out contexts whole).
-    seq_length = 192
-    export_onnx(squad_model, tmp_path, tokenizer=tokenizer, seq_length=seq_length, squad=SQUAD_OPTIONS,
-                optimize=False, verify_export=False)
-    pairs = held_out_questions()
-    examples = [SquadExample(qas_id=str(i), question=q, context=c, answer_text="", answer_start=-1,
-                             answers=(), is_impossible=False, title="") for i, (q, c) in enumerate(pairs)]
-    features = squad_features(examples, tokenizer, seq_length=seq_length, doc_stride=SQUAD_OPTIONS.doc_stride,
-                              max_query_length=SQUAD_OPTIONS.max_query_length)
-    single = np.bincount(features["example_index"], minlength=len(pairs)) == 1
-    rows = np.nonzero(single[features["example_index"]])[0]
-    ids = {n: features[n][rows] for n in ("input_word_ids", "input_mask", "input_type_ids")}
-    text_calls = [("", {"text_a": np.array([pairs[e][0]], object), "text_b": np.array([pairs[e][1]], object)},
-                   tmp_path / "text_model.onnx") for e in features["example_index"][rows]]
-    (out, *text_out), info = run_artifact("onnx", tmp_path / "model.onnx", [("", ids)] + text_calls)
-    assert "tensorflow" not in info["imported"]
-    logits = squad_model.predict(ids, verbose=0)
-    subset = {k: (v[rows] if isinstance(v, np.ndarray) and len(v) == len(features["example_index"]) else v)
-              for k, v in features.items()}
-    expected = squad_postprocess(subset, logits["start_logits"], logits["end_logits"],
-                                 n_best_size=SQUAD_OPTIONS.n_best_size,
-                                 max_answer_length=SQUAD_OPTIONS.max_answer_length)
-    answers = []
-    for row, start, end in zip(rows, out["answer_start"], out["answer_end"]):
-        offsets = features["offsets"][row]
-        answers.append(features["context"][row][offsets[start, 0]:offsets[end, 1]] if start >= 0 else "")
-    assert answers == [expected[features["qas_id"][row]] for row in rows]
-    assert len(rows) >= 3 and any(answers), answers
-    # Raw text in (text_model.onnx): where its tokenizer packs the features' ids (the question was not
-    # cut to max_query_length), it picks the same span.
-    same_ids = 0
-    for i, (row, result) in enumerate(zip(rows, text_out)):
-        if result["input_word_ids"][0].tolist() == ids["input_word_ids"][i].tolist():
-            same_ids += 1
-            assert (result["answer_start"][0], result["answer_end"][0]) == (out["answer_start"][i], out["answer_end"][i])
-    assert same_ids >= 3, same_ids
 
 
 def test_saved_labels_reads_the_fine_tuning_run_config(tmp_path):

@@ -1,0 +1,58 @@
+import keras
+import numpy as np
+
+import keras_bert
+from tests.models.tiny_bert import TINY, pretraining_batch
+from tests.layers.layer_checks import to_numpy
+
+
+def test_pretraining_loss_is_mean_over_real_masked_positions_plus_mean_nsp():
+    model = keras_bert.build_pretrainer(TINY)
+    model.compile(optimizer="sgd")
+    x, y = pretraining_batch()
+    out = model(x, training=False)
+    mlm = to_numpy(out["mlm_logits"]).astype("float64")
+    nsp = to_numpy(out["nsp_logits"]).astype("float64")
+
+    def log_softmax(z):
+        z = z - z.max(-1, keepdims=True)
+        return z - np.log(np.exp(z).sum(-1, keepdims=True))
+
+    mlm_ce = -np.take_along_axis(log_softmax(mlm), y["masked_lm_ids"][..., None], -1)[..., 0]
+    nsp_ce = -np.take_along_axis(log_softmax(nsp), y["next_sentence_labels"][:, None], -1)[:, 0]
+    w = y["masked_lm_weights"]
+    expected = (mlm_ce * w).sum() / w.sum() + nsp_ce.mean()
+    loss = float(model.compute_loss(x, y, out))
+    assert abs(loss - expected) < 1e-4
+    # Changing what sits in padded prediction slots changes nothing.
+    y2 = dict(y, masked_lm_ids=np.where(w > 0, y["masked_lm_ids"], 7).astype("int32"))
+    assert abs(float(model.compute_loss(x, y2, out)) - loss) < 1e-6
+    metrics = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert abs(metrics["loss"] - expected) < 1e-4
+    assert abs(metrics["mlm_loss"] + metrics["nsp_loss"] - expected) < 1e-4
+    # Accuracy over real slots only: make 2 of the 6 real slots and every padded one right.
+    ids = y["masked_lm_ids"].copy()
+    ids[0, :2], ids[w == 0] = mlm.argmax(-1)[0, :2], mlm.argmax(-1)[w == 0]
+    metrics = model.evaluate(x, dict(y, masked_lm_ids=ids), verbose=0, return_dict=True)
+    correct = (mlm.argmax(-1) == ids).astype("float64")
+    assert abs(metrics["mlm_accuracy"] - (correct * w).sum() / w.sum()) < 1e-6
+    assert 2 / 6 <= metrics["mlm_accuracy"] < 1
+    assert abs(metrics["nsp_accuracy"] - (nsp.argmax(-1) == y["next_sentence_labels"]).mean()) < 1e-6
+
+
+def test_pretrainer_fits_and_memorises_a_batch():
+    model = keras_bert.build_pretrainer(TINY.replace(dropout_rate=0.0, attention_dropout_rate=0.0))
+    model.compile(optimizer=keras.optimizers.Adam(1e-2))
+    x, y = pretraining_batch()
+    history = model.fit(x, y, epochs=30, verbose=0)
+    assert history.history["loss"][-1] < 0.2 * history.history["loss"][0]
+    assert history.history["mlm_accuracy"][-1] == 1.0
+
+
+def test_pretrainer_without_nsp_labels_trains_on_mlm_alone():
+    model = keras_bert.build_pretrainer(TINY)
+    model.compile(optimizer="sgd")
+    x, y = pretraining_batch()
+    y = {k: v for k, v in y.items() if k != "next_sentence_labels"}
+    metrics = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert abs(metrics["loss"] - metrics["mlm_loss"]) < 1e-5
