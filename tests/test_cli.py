@@ -1,0 +1,54 @@
+"""keras_bert.cli: the flag types' messages, argparse's one-line error, run_tool's exit statuses."""
+
+import argparse
+
+import pytest
+
+from keras_bert.cli import (
+    ArgumentParser, non_negative_float, non_negative_int, one_line, positive_float, positive_int, run_tool)
+
+
+@pytest.mark.parametrize("kind, good, bad, expected", [
+    (positive_int, ("1", 1), "0", "expected a positive integer, got '0'"),
+    (non_negative_int, ("0", 0), "1.5", "expected an integer >= 0, got '1.5'"),
+    (positive_float, ("2e-5", 2e-5), "inf", "expected a number > 0, got 'inf'"),
+    (non_negative_float, ("0", 0.0), "-0.1", "expected a number >= 0, got '-0.1'"),
+])
+def test_flag_types_accept_and_refuse_with_the_value(kind, good, bad, expected):
+    assert kind(good[0]) == good[1]
+    with pytest.raises(argparse.ArgumentTypeError, match=expected):
+        kind(bad)
+
+
+def test_parser_error_is_one_line_and_hints_at_negative_values(capsys):
+    parser = ArgumentParser(prog="tool.py")
+    parser.add_argument("--learning_rate", type=float)
+    with pytest.raises(SystemExit) as exit_info:
+        parser.parse_args(["--learning_rate", "-3e-5"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == ("tool.py: error: argument --learning_rate: expected one argument; "
+                                       "for a negative value write --learning_rate=VALUE (see --help)\n")
+
+
+def test_one_line_joins_lines_and_names_the_file():
+    assert one_line(ValueError("bad\n   value\tgiven ")) == "bad value given"
+    assert one_line(FileNotFoundError(2, "No such file or directory", "/x/vocab.txt")) == \
+        "/x/vocab.txt: No such file or directory"
+    assert one_line(KeyError()) == "KeyError"
+
+
+def test_run_tool_exit_statuses(capfd):
+    def main(argv):
+        if argv == ["bad"]:
+            raise ValueError("--flag 'bad': pass a good one.")
+        if argv == ["stop"]:
+            raise KeyboardInterrupt
+        return 3 if argv else None
+
+    assert run_tool(main, [], prog="t") == 0
+    assert run_tool(main, ["x"], prog="t") == 3
+    assert run_tool(main, ["bad"], prog="t") == 2
+    assert run_tool(main, ["stop"], prog="t") == 130
+    err = capfd.readouterr().err
+    assert "t: error: --flag 'bad': pass a good one.\n" in err
+    assert "t: interrupted; run the same command again to resume." in err
