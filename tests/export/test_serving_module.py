@@ -8,8 +8,7 @@ import tensorflow as tf
 import keras_bert
 from keras_bert.export import ServingModule
 from keras_bert.export.serving_module import infer_task
-from keras_bert.text.mask_token import tokenize_keeping_masks
-from keras_bert.export.verify_reference import sample_ids, tokenize_keeping_masks_eager
+from keras_bert.export.verify_reference import sample_ids
 from tests.export.helpers import randomize
 
 
@@ -59,17 +58,6 @@ def test_seq_length_beyond_positions_is_refused(tokenizer):
 def test_pretrainer_needs_mask_id(tiny_config):
     with pytest.raises(ValueError, match=r"\[MASK\]"):
         ServingModule(keras_bert.build_pretrainer(tiny_config))
-
-
-def test_mask_aware_tokenization_matches_python(tokenizer):
-    texts = ["The capital of France is [MASK].", "[MASK] [MASK] twice", "no mask", "", "[MASK]"]
-    graph = tokenize_keeping_masks(tokenizer, tf.constant(texts), tokenizer.mask_id).to_list()
-    eager = tokenize_keeping_masks_eager(tokenizer, texts, tokenizer.mask_id).to_list()
-    assert graph == eager
-    assert graph[0][-2:] == [tokenizer.mask_id, tokenizer.token_to_id(".")]
-    assert graph[1][:2] == [tokenizer.mask_id, tokenizer.mask_id]
-    assert graph[4] == [tokenizer.mask_id]
-    assert tokenizer.mask_id not in graph[2]
 
 
 def test_fill_mask_outputs_in_graph_match_keras(tiny_config, tokenizer):

@@ -6,17 +6,12 @@ import tensorflow as tf
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from keras_bert.text import Preprocessor, Tokenizer
+from keras_bert.text import Preprocessor
 from keras_bert.text.packer import pack_segments
 
 WORDS = ["the", "king", "is", "dead", "long", "live", "unaffable", "Straße", "東京", "naïve", ",", "!",
          "x" * 120, "\u200b", "  "]
 texts = st.lists(st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join), max_size=6)
-
-
-@pytest.fixture(scope="module")
-def tokenizer(vocab_path):
-    return Tokenizer(vocab_path)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

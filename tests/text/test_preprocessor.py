@@ -25,11 +25,6 @@ def truncate_seq_pair(tokens_a, tokens_b, max_length):
 
 
 @pytest.fixture(scope="module")
-def tokenizer(vocab_path):
-    return Tokenizer(vocab_path)
-
-
-@pytest.fixture(scope="module")
 def play_lines(shakespeare_lines):
     return [line.strip() for line in shakespeare_lines[:1000]]
 
