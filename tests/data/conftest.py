@@ -1,17 +1,9 @@
-"""Fixtures shared by the data tests: the MiniLM WordPiece tokenizer, the SQuAD v1.1/v2.0 fixture features."""
-
-import os
+"""Fixtures shared by the data tests: the SQuAD v1.1/v2.0 fixture features."""
 
 import pytest
 
 from keras_bert.data.squad import squad_examples, squad_features
-from keras_bert.text.tokenizer import Tokenizer
 from tests.data.squad_helpers import DOC_STRIDE, SEQ_LENGTH, V1, V2
-
-
-@pytest.fixture(scope="session")
-def tokenizer(minilm_dir):
-    return Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
 
 
 @pytest.fixture(scope="module")

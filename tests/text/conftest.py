@@ -52,13 +52,6 @@ def vocab_path(minilm_dir):
 
 
 @pytest.fixture(scope="session")
-def tokenizer(vocab_path):
-    from keras_bert.text.tokenizer import Tokenizer
-
-    return Tokenizer(vocab_path)
-
-
-@pytest.fixture(scope="session")
 def hf_uncased(minilm_dir):
     """The checkpoint's own tokenizer.json (BertNormalizer lowercase, BertPreTokenizer, WordPiece)."""
     transformers = pytest.importorskip("transformers")
