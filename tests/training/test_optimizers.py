@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import keras_bert
-from keras_bert.training import LinearWarmup, bert_schedule, create_optimizer
+from keras_bert.training import bert_schedule, create_optimizer
 
 
 def test_schedule_is_linear_warmup_then_linear_decay_to_zero():
@@ -30,14 +30,6 @@ def test_schedule_rejects_bad_lengths():
         bert_schedule(1e-4, total_steps=10, warmup_steps=20)
     with pytest.raises(ValueError, match="total_steps"):
         bert_schedule(1e-4, total_steps=0)
-
-
-def test_linear_warmup_serializes():
-    schedule = bert_schedule(2e-5, total_steps=50, warmup_steps=5)
-    restored = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(schedule))
-    assert isinstance(restored, LinearWarmup)
-    for step in (0, 3, 5, 20, 50):
-        assert float(restored(step)) == pytest.approx(float(schedule(step)))
 
 
 @pytest.mark.parametrize("name", ["adamw", "lamb"])

@@ -1,6 +1,5 @@
-"""run_pretraining: output folder contract, refusals, log/curves; learning on real text."""
+"""run_pretraining: output folder contract, refusals; learning on real text."""
 
-import csv
 import os
 
 import numpy as np
@@ -8,7 +7,7 @@ import pytest
 
 import keras_bert
 from keras_bert.data.corpus import shakespeare_bert_files, to_sentences
-from keras_bert.training import TrainingLog, plot_curves, pretraining_input, run_pretraining
+from keras_bert.training import pretraining_input, run_pretraining
 from tests.training.synthetic import VOCAB_SIZE, synthetic_input
 
 TINY = keras_bert.BertConfig(vocab_size=VOCAB_SIZE, hidden_size=16, num_layers=1, num_heads=2,
@@ -71,28 +70,6 @@ def test_empty_corpus_is_refused(tmp_path, minilm_dir):
     empty.write_text("")
     with pytest.raises(ValueError):
         pretraining_input([str(empty)], tokenizer)(8)
-
-
-def test_training_log_is_cut_back_to_the_resumed_step(tmp_path):
-    path = tmp_path / "log.csv"
-    with open(path, "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["step", "epoch", "kind", "loss"])
-        writer.writerows([[s, 0, "train", 1.0 / s] for s in range(1, 8)])
-    log = TrainingLog(str(path), start_step=4)
-    assert [r["step"] for r in log.rows] == [1, 2, 3, 4]
-    with open(path) as f:
-        assert len(f.read().splitlines()) == 5
-
-
-def test_plot_curves_writes_a_png(tmp_path):
-    rows = [{"step": s, "kind": kind, "loss": 5.0 / s, "mlm_accuracy": 0.1 * s, "nsp_accuracy": 0.5}
-            for s in (1, 2, 3) for kind in ("epoch_end", "validation")]
-    path = plot_curves(rows, str(tmp_path / "curves.png"))
-    with open(path, "rb") as f:
-        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
-    with pytest.raises(ValueError, match="epoch_end"):
-        plot_curves([], str(tmp_path / "none.png"))
 
 
 def _python_reference_documents(path, keep):

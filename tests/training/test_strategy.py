@@ -1,12 +1,11 @@
-"""Strategy selection, mixed precision and XLA switches."""
+"""Strategy selection: auto, named strategies, TF_CONFIG, their errors."""
 
 import json
 
-import keras
 import pytest
 import tensorflow as tf
 
-from keras_bert.training import get_strategy, is_chief, resolve_jit_compile, set_mixed_precision
+from keras_bert.training import get_strategy, is_chief
 
 
 def test_auto_on_one_cpu_is_the_default_strategy(monkeypatch):
@@ -41,25 +40,6 @@ def test_auto_does_not_probe_for_a_tpu_where_none_can_be(monkeypatch):
     monkeypatch.delenv("TPU_NAME", raising=False)
     monkeypatch.delenv("COLAB_TPU_ADDR", raising=False)
     assert _tpu_resolver(None) is None
-
-
-def test_jit_compile_modes():
-    assert resolve_jit_compile("on") is True and resolve_jit_compile("off") is False
-    assert resolve_jit_compile("auto") is True  # one device: XLA, CPU included
-    with pytest.raises(ValueError, match="jit_compile"):
-        resolve_jit_compile("maybe")
-
-
-def test_mixed_precision_policies():
-    try:
-        assert set_mixed_precision("bf16") == "mixed_bfloat16"
-        assert keras.config.dtype_policy().name == "mixed_bfloat16"
-        assert set_mixed_precision("fp16") == "mixed_float16"
-        with pytest.raises(ValueError, match="mixed_precision"):
-            set_mixed_precision("int8")
-    finally:
-        set_mixed_precision("off")
-    assert keras.config.dtype_policy().name == "float32"
 
 
 def test_tf_config_with_two_workers_picks_multi_worker(monkeypatch):
