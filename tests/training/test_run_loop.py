@@ -1,0 +1,49 @@
+"""The run loop's parts: batch-size check, compile in scope, fit from a restored step, data sharding."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from keras_bert.training.run_loop import (
+    check_batch_size, compile_model, fit_from, split_batches, tensorboard_callback)
+
+
+def _model(strategy):
+    with strategy.scope():
+        model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    return compile_model(model, strategy, keras.optimizers.SGD(0.1), jit_compile="off", loss="mse")
+
+
+def test_batch_size_must_split_into_replicas_and_micro_batches():
+    strategy = tf.distribute.get_strategy()
+    check_batch_size(32, strategy, gradient_accumulation_steps=4)
+    with pytest.raises(ValueError, match=r"global_batch_size=30 cannot be split evenly across 1 replicas x "
+                                         r"4 micro-batches; use a multiple of 4, e.g. 28"):
+        check_batch_size(30, strategy, gradient_accumulation_steps=4)
+    with pytest.raises(ValueError, match="gradient_accumulation_steps must be a positive integer, got 0"):
+        check_batch_size(32, strategy, gradient_accumulation_steps=0)
+
+
+def test_fit_from_a_restored_step_runs_only_the_steps_left(capsys):
+    strategy = tf.distribute.get_strategy()
+    model = _model(strategy)
+    assert model.jit_compile is False
+    model.optimizer.build(model.trainable_variables)
+    model.optimizer.iterations.assign(4)  # as a restored checkpoint leaves it
+    dataset = tf.data.Dataset.from_tensor_slices((np.ones((8, 2), "float32"), np.ones((8, 1), "float32")))
+    history = fit_from(model, strategy, dataset.batch(2).repeat(), 4, 7, 3, verbose=0)
+    assert "Resuming training from step 4 of 7 (epoch 2 of 3)." in capsys.readouterr().out
+    assert int(model.optimizer.iterations.numpy()) == 7 and history.start_step == 4
+    assert history.epoch == [1]  # epochs count on from step 4 // 3: one of the 3 steps left
+    again = fit_from(model, strategy, dataset.batch(2).repeat(), 7, 7, 3, output_dir="run")
+    assert "run holds a finished run (step 7 of 7); not training again." in capsys.readouterr().out
+    assert again.epoch == [] and int(model.optimizer.iterations.numpy()) == 7
+
+
+def test_split_batches_shards_by_data_and_tensorboard_writes_under_logs(tmp_path):
+    dataset = split_batches(tf.data.Dataset.range(4))
+    assert dataset.options().experimental_distribute.auto_shard_policy == \
+        tf.data.experimental.AutoShardPolicy.DATA
+    assert list(dataset.as_numpy_iterator()) == [0, 1, 2, 3]
+    assert tensorboard_callback(str(tmp_path)).log_dir == str(tmp_path / "logs")
