@@ -25,3 +25,27 @@ def compile_and_fit(model, dataset, steps):
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     model.fit(dataset.repeat(), steps_per_epoch=steps, epochs=1, verbose=0)
     return model
+
+
+def gelu_erf_onnx():
+    """A hand-built ONNX graph `y = erf(x * 0.7071...) + bias` (tf2onnx's GELU shape), plus a dead
+    `Neg` node and an unused initializer for the graph clean-up to drop."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    initializers = [numpy_helper.from_array(np.array(1 / np.sqrt(2), np.float32), "half_sqrt2"),
+                    numpy_helper.from_array(np.array([0.5, -1.0], np.float32), "bias"),
+                    numpy_helper.from_array(np.zeros(3, np.float32), "unused")]
+    nodes = [helper.make_node("Add", ["erf", "bias"], ["y"], name="add"),  # out of order on purpose
+             helper.make_node("Mul", ["x", "half_sqrt2"], ["scaled"], name="mul"),
+             helper.make_node("Erf", ["scaled"], ["erf"], name="erf"),
+             helper.make_node("Neg", ["x"], ["dead"], name="neg")]
+    graph = helper.make_graph(nodes, "gelu", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 2])], initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def run_onnx(model, x):
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(["y"], {"x": x})[0]
