@@ -1,3 +1,5 @@
+"""squad_postprocess: gold one-hot logits give the gold answers; the span rules of run_squad.py."""
+
 import numpy as np
 import pytest
 

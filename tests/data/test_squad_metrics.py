@@ -1,3 +1,5 @@
+"""The official SQuAD EM / F1, worked by hand."""
+
 import pytest
 
 from keras_bert.data.squad_example import SquadExample

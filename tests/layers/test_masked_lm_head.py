@@ -1,3 +1,5 @@
+"""MaskedLMHead: gather, transform, project onto the tied embeddings; padded slots stay apart."""
+
 import numpy as np
 
 from keras_bert.layers import BertEmbeddings, MaskedLMHead

@@ -1,3 +1,5 @@
+"""NextSentenceHead: the standard layer checks."""
+
 import numpy as np
 
 from keras_bert.layers import NextSentenceHead

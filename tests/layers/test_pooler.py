@@ -1,3 +1,5 @@
+"""Pooler: the standard layer checks and tanh(dense(first token)) by hand."""
+
 import numpy as np
 
 from keras_bert.layers import Pooler

@@ -1,3 +1,5 @@
+"""BertEncoder: outputs, padding invariance, the max_position_embeddings refusal."""
+
 import numpy as np
 import pytest
 

@@ -1,3 +1,5 @@
+"""BertPretrainer: the MLM + NSP loss and metrics by hand, memorising a batch, MLM alone."""
+
 import keras
 import numpy as np
 
