@@ -47,6 +47,7 @@ def test_core_imports_no_tensorflow(backend):
     assert out.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.slow
 @on_tensorflow_only
 def test_layers_models_and_minilm_parity_on_jax_and_torch():
     """One pytest per backend, run side by side (each is mostly single-threaded)."""

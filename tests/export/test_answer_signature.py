@@ -35,6 +35,7 @@ def held_out_questions():
     return pairs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version_2", [False, True])
 def test_answer_signature_equals_squad_postprocess(squad_model, tokenizer, tmp_path, version_2):
     import dataclasses

@@ -33,6 +33,7 @@ def test_fill_mask_refuses_texts_without_a_mask_or_too_long(pretrainer, tokenize
         fill_mask(pretrainer, tokenizer, ["word " * 600 + "[MASK]"])
 
 
+@pytest.mark.slow
 def test_export_and_query_fill_mask(pretrainer, tokenizer, tmp_path):
     query = "The capital of France is [MASK]."
     result = export_and_query_fill_mask(pretrainer, tokenizer, "tiny_mlm", query=query,

@@ -29,6 +29,7 @@ def tflite_export(tiny_classifier, tokenizer, tmp_path_factory):
                          sample_texts=TEXTS, labels=LABELS)
 
 
+@pytest.mark.slow
 def test_float32_and_text_model_match_keras(tflite_export):
     assert tflite_export.ok, tflite_export.table()
     rows = {(r.artifact, r.signature, r.output): r for r in tflite_export.rows}

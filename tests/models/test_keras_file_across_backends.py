@@ -1,11 +1,13 @@
 """.keras files move between backends: saved on TensorFlow, JAX or PyTorch, loaded on the next."""
 
 import numpy as np
+import pytest
 
 from tests.models.keras_file_hop import hop
 from tests.test_backends import on_tensorflow_only, run_python
 
 
+@pytest.mark.slow
 @on_tensorflow_only
 def test_saved_on_one_backend_loads_on_the_next_with_the_same_outputs(tmp_path):
     """TensorFlow (here) -> JAX -> PyTorch (fresh interpreters) -> TensorFlow (here)."""

@@ -48,6 +48,7 @@ def pretrain_argv(tmp_path, corpus):
             "--no_demo", "--no_export", "--output_dir", tmp_path / "run"]
 
 
+@pytest.mark.slow
 def test_pretrain_console_and_a_changed_rerun(pretrain_argv):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

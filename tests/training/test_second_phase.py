@@ -89,6 +89,7 @@ def test_one_call_runs_both_phases_with_one_optimizer_and_schedule(reference):
     assert _train_steps(output_dir) == list(range(1, STEPS + 1))
 
 
+@pytest.mark.slow
 def test_a_sigkill_in_phase_2_resumes_in_phase_2_with_the_same_weights(reference, tmp_path, capfd):
     """The job kills itself after step 9 (its last checkpoint: step 8, two batches into phase 2);
     rerun, it restores step 8 and trains on from the phase-2 data's third batch."""
