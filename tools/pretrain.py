@@ -98,7 +98,7 @@ def parse_args(argv):
     train = parser.add_argument_group("training")
     train.add_argument("--output_dir", default="runs/pretrain")
     train.add_argument("--batch_size", type=positive_int, default=32, help="global batch size")
-    train.add_argument("--train_steps", type=positive_int, default=800)
+    train.add_argument("--train_steps", type=positive_int, default=1200)
     train.add_argument("--steps_per_epoch", type=positive_int, default=50,
                        help="steps per Keras epoch (progress bar, logs, evaluation)")
     train.add_argument("--checkpoint_every_epochs", type=positive_int, default=2)
