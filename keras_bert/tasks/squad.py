@@ -2,7 +2,7 @@
 
 import keras
 
-from keras_bert.tasks.task import Task
+from keras_bert.tasks.task import Task, freeze_pooler
 
 
 class SquadTask(Task):
@@ -44,13 +44,7 @@ class SquadTask(Task):
     def build_model(self, encoder):
         from keras_bert.models.builders import build_span_labeler
 
-        model = build_span_labeler(encoder)
-        # Spans read only `sequence_output`: the pooler gets no gradients, so it is frozen (kept
-        # as loaded, and Keras does not warn that its gradients do not exist).
-        for layer in model.layers:
-            if hasattr(layer, "get_layer") and any(sub.name == "pooler" for sub in layer.layers):
-                layer.get_layer("pooler").trainable = False
-        return model
+        return freeze_pooler(build_span_labeler(encoder))
 
     def compile_kwargs(self):
         loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)

@@ -57,6 +57,16 @@ class Task:
         return {"seq_length": self.seq_length, "batch_size": self.batch_size}
 
 
+def freeze_pooler(model):
+    """`model` with its encoder's pooler frozen, for heads that read only `sequence_output`
+    (tags, spans): the pooler gets no gradients, so it stays as loaded and Keras does not
+    warn that its gradients do not exist."""
+    for layer in model.layers:
+        if hasattr(layer, "get_layer") and any(sub.name == "pooler" for sub in layer.layers):
+            layer.get_layer("pooler").trainable = False
+    return model
+
+
 def collect(dataset, index):
     """Element `index` of every batch of `dataset`, concatenated (dicts key by key)."""
     parts = [batch[index] for batch in dataset]

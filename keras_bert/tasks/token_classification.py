@@ -3,7 +3,7 @@
 import keras
 import numpy as np
 
-from keras_bert.tasks.task import Task, check_classes, collect
+from keras_bert.tasks.task import Task, check_classes, collect, freeze_pooler
 
 
 class TokenClassificationTask(Task):
@@ -40,7 +40,7 @@ class TokenClassificationTask(Task):
     def build_model(self, encoder):
         from keras_bert.models.builders import build_token_classifier
 
-        return build_token_classifier(encoder, len(self.labels))
+        return freeze_pooler(build_token_classifier(encoder, len(self.labels)))
 
     def compile_kwargs(self):
         return {"loss": keras.losses.SparseCategoricalCrossentropy(from_logits=True),

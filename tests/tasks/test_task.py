@@ -1,10 +1,14 @@
-"""Task's defaults, and the helpers every task shares: collect and check_classes."""
+"""Task's defaults, and the helpers every task shares: collect, check_classes, freeze_pooler."""
 
+import warnings
+
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_bert.tasks.task import Task, check_classes, collect
+import keras_bert
+from keras_bert.tasks.task import Task, check_classes, collect, freeze_pooler
 
 
 def test_collect_concatenates_one_element_of_every_batch():
@@ -29,3 +33,20 @@ def test_base_task_settings_and_defaults():
     assert set(task.compile_kwargs()) == {"loss", "metrics"}
     with pytest.raises(NotImplementedError):
         task.read("train.csv", training=True)
+
+
+def test_a_frozen_pooler_keeps_its_weights_and_keras_warns_of_no_missing_gradients():
+    config = keras_bert.BertConfig(vocab_size=50, hidden_size=16, num_layers=1, num_heads=2,
+                                   intermediate_size=32, max_position_embeddings=16)
+    model = freeze_pooler(keras_bert.build_token_classifier(keras_bert.build_encoder(config), 3))
+    pooler = [v.path for v in model.non_trainable_weights]
+    assert pooler and all("pooler" in path for path in pooler)
+    before = [np.array(v) for v in model.non_trainable_weights]
+    ids = np.random.default_rng(0).integers(1, 50, (4, 8)).astype("int32")
+    inputs = {"input_word_ids": ids, "input_mask": np.ones_like(ids), "input_type_ids": np.zeros_like(ids)}
+    model.compile(keras.optimizers.Adam(1e-2), keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="Gradients do not exist")
+        model.fit(inputs, np.zeros((4, 8), "int32"), epochs=1, batch_size=4, verbose=0)
+    for old, variable in zip(before, model.non_trainable_weights):
+        np.testing.assert_array_equal(np.array(variable), old)
