@@ -21,9 +21,6 @@ import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import numpy as np  # noqa: E402
-
-import keras_bert  # noqa: E402
 from keras_bert.checkpoints import FORMATS, MODELS  # noqa: E402
 from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 

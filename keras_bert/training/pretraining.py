@@ -4,7 +4,6 @@ import os
 
 import keras
 
-from keras_bert.config import BertConfig
 from keras_bert.models.bert_encoder import as_config
 from keras_bert.models.builders import build_pretrainer
 from keras_bert.training.optimizers import create_optimizer
