@@ -60,10 +60,11 @@ class Task:
 def freeze_pooler(model):
     """`model` with its encoder's pooler frozen, for heads that read only `sequence_output`
     (tags, spans): the pooler gets no gradients, so it stays as loaded and Keras does not
-    warn that its gradients do not exist."""
-    for layer in model.layers:
-        if hasattr(layer, "get_layer") and any(sub.name == "pooler" for sub in layer.layers):
-            layer.get_layer("pooler").trainable = False
+    warn that its gradients do not exist. Done here, not in the builders: the encoder a task
+    builds on is its own, while a builder's caller may share theirs with a classifier."""
+    from keras_bert.checkpoints.weight_map import find_encoder
+
+    find_encoder(model).get_layer("pooler").trainable = False
     return model
 
 
