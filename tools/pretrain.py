@@ -39,7 +39,7 @@ DEFAULT_CONFIG = dict(hidden_size=128, num_layers=2, num_heads=2, intermediate_s
 # The demo from scratch trains MLM only (no NSP: every step's loss teaches words), predicts a
 # larger share of tokens (more labels per step, Wettig et al. 2022) and drops no activations
 # (dropout regularizes; the demo sees under one epoch of its corpus).
-DEMO = dict(masked_lm_prob=0.3, next_sentence="off", seq_length=32)
+DEMO = dict(masked_lm_prob=0.3, next_sentence="off", seq_length=32, build_vocab=DEFAULT_VOCAB_SIZE)
 # Other runs (own --files, a vocab, a checkpoint, a preset or a config): BERT's objective.
 OWN_RUN = dict(masked_lm_prob=0.15, next_sentence="on", seq_length=64)
 DEMO_DROPOUT = dict(dropout_rate=0.0, attention_dropout_rate=0.0)
@@ -165,20 +165,21 @@ def main(argv=None):
     text_config = _text_config(args, files)
     tokenizer = text_config.tokenizer()
     config = _model_config(args, tokenizer)
-    if args.next_sentence == "off":  # the pooler and NSP head get no gradient: expected, not a bug
-        warnings.filterwarnings("ignore", message="Gradients do not exist for variables")
     train_input, eval_input, phase2 = _inputs(args, files, eval_files, tokenizer)
-    result = run_pretraining(
-        args.output_dir, train_input, config, init_checkpoint=args.init_checkpoint,
-        text_config=text_config, global_batch_size=args.batch_size, train_steps=args.train_steps,
-        steps_per_epoch=args.steps_per_epoch, checkpoint_every_epochs=args.checkpoint_every_epochs,
-        learning_rate=args.learning_rate, warmup_steps=args.warmup_steps, optimizer=args.optimizer,
-        weight_decay=args.weight_decay, strategy=strategy, mixed_precision=args.mixed_precision,
-        jit_compile=args.jit_compile, steps_per_execution=args.steps_per_execution, seed=args.seed,
-        gradient_accumulation_steps=args.gradient_accumulation_steps,
-        eval_input=eval_input, eval_steps=args.eval_steps if eval_input else 0,
-        pack_sequences=args.pack_sequences, phase2=phase2,
-        verbose=progress_verbosity(args.quiet))
+    with warnings.catch_warnings():
+        if args.next_sentence == "off":  # the pooler and NSP head get no gradient: expected, not a bug
+            warnings.filterwarnings("ignore", message="Gradients do not exist for variables")
+        result = run_pretraining(
+            args.output_dir, train_input, config, init_checkpoint=args.init_checkpoint,
+            text_config=text_config, global_batch_size=args.batch_size, train_steps=args.train_steps,
+            steps_per_epoch=args.steps_per_epoch, checkpoint_every_epochs=args.checkpoint_every_epochs,
+            learning_rate=args.learning_rate, warmup_steps=args.warmup_steps, optimizer=args.optimizer,
+            weight_decay=args.weight_decay, strategy=strategy, mixed_precision=args.mixed_precision,
+            jit_compile=args.jit_compile, steps_per_execution=args.steps_per_execution, seed=args.seed,
+            gradient_accumulation_steps=args.gradient_accumulation_steps,
+            eval_input=eval_input, eval_steps=args.eval_steps if eval_input else 0,
+            pack_sequences=args.pack_sequences, phase2=phase2,
+            verbose=progress_verbosity(args.quiet))
     baseline = None
     if eval_input is not None and args.eval_steps:  # the same held-out batches Keras evaluated
         baseline = unigram_mlm_accuracy(eval_input(args.batch_size, None).take(args.eval_steps))
@@ -202,8 +203,6 @@ def _text_config(args, files):
     """The text contract: of a vocab built from `files` or given, else of the checkpoint we start from."""
     import keras_bert
 
-    if args.from_scratch_demo:
-        args.build_vocab = args.build_vocab or DEFAULT_VOCAB_SIZE
     vocab = _built_vocab(args, files) if args.build_vocab else args.vocab
     if vocab:
         text_config = keras_bert.TextConfig(vocab, lower_case=not args.cased)
