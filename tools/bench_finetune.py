@@ -21,10 +21,10 @@ length, one evaluation on dev at the end and a final save.
   many threads as this process has cores (TensorFlow's default).
 
 Libraries are imported before the clocks start. Prints wall and CPU seconds (this
-process's), dev accuracy (with --train_seeds: per seed, their mean and spread), the ratio (hf seconds / ours) and the load average before and
-after; other processes on the CPU slow whichever side runs while they do (PyTorch's
-threads more than TensorFlow's when the cores are oversubscribed), so compare ratios from
-quiet runs.
+process's), dev accuracy (with --train_seeds: per seed, their mean and spread), the ratio
+(hf seconds / ours) and the load average before and after; other processes on the CPU slow
+whichever side runs while they do (PyTorch's threads more than TensorFlow's when the cores
+are oversubscribed), so compare ratios from quiet runs.
 """
 
 import argparse
@@ -232,7 +232,7 @@ def _print_summary(results, load_before):
           "\n|---|---|---|---|---|")
     for peer, runs in results.items():
         accuracies = [run[2] for run in runs]
-        print(f"| {peer} | {means[peer][0]:.1f} | {means[peer][1]:.1f} | {np.mean(accuracies):.4f} "
+        print(f"| {peer} | {means[peer][0]:.1f} | {means[peer][1]:.1f} | {means[peer][2]:.4f} "
               f"+- {np.std(accuracies):.4f} | {' '.join(f'{a:.4f}' for a in accuracies)} |")
     if len(results) == 2:
         (hf_s, hf_cpu, hf_acc), (ours_s, ours_cpu, ours_acc) = means["hf"], means["ours"]
