@@ -78,6 +78,24 @@ def _number(text, kind, ok, expected):
     return value
 
 
+def resolve_file_flag(values, flag):
+    """The files a file-list flag names, glob patterns expanded (quoted `'corpus/*.txt'` included).
+
+    Keeps the order given, each pattern's matches sorted, each file once
+    (`keras_bert.text.text_files.resolve_files`, which imports no TensorFlow).
+
+    Raises:
+        UsageError: one line naming the flag and the path or pattern (nothing matches it, a
+            directory, a compressed or binary file).
+    """
+    from keras_bert.text.text_files import resolve_files
+
+    try:
+        return resolve_files(values)
+    except ValueError as error:
+        raise UsageError(f"{flag}: {one_line(error)}") from None
+
+
 def progress_verbosity(quiet=False, stream=None):
     """Keras `verbose`: 0 with `--quiet`, the live bar on a terminal, else one plain line per epoch."""
     if quiet:

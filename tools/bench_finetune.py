@@ -37,6 +37,9 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
+
+from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 
 # The First Folio (1623) catalogue: its three genres. Pericles is not in the Folio; Troilus and
 # Cressida, printed between the histories and the tragedies, is titled a tragedy there.
@@ -60,7 +63,7 @@ _STAGE_DIRECTION = re.compile(r"\[[^\]]*\]")
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+    parser = ArgumentParser(description=__doc__.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n", 1)[1])
     for name, default in (("train_per_genre", 400), ("dev_per_genre", 150), ("seq_length", 128),
@@ -244,4 +247,4 @@ def _print_summary(results, load_before):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_tool(main))

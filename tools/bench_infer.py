@@ -24,11 +24,12 @@ import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
 import numpy as np  # noqa: E402
 
-import keras_bert  # noqa: E402
-from keras_bert import export  # noqa: E402
+import keras_bert  # noqa: E402  (lazy: keras_bert.export loads TensorFlow when first used)
+from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 
 MODELS = {
     "base": dict(hidden_size=768, num_layers=12, num_heads=12, intermediate_size=3072),
@@ -37,7 +38,7 @@ MODELS = {
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default="base,small", help="comma-separated subset of base,small")
     parser.add_argument("--batches", default="1,8", help="comma-separated batch sizes")
     parser.add_argument("--seq_length", type=int, default=128)
@@ -117,7 +118,7 @@ def peer_onnx(config, work_dir, threads):
     optimized = optimize_model(path, model_type="bert", num_heads=config.num_heads, hidden_size=config.hidden_size)
     optimized_path = os.path.join(work_dir, "peer_optimized.onnx")
     optimized.save_model_to_file(optimized_path)
-    return path, optimized_path, export.fused_op_counts(optimized.model)
+    return path, optimized_path, keras_bert.export.fused_op_counts(optimized.model)
 
 
 def ort_session(path, threads):
@@ -142,10 +143,10 @@ def bench_model(name, args, work_dir):
     encoder = random_weights(keras_bert.build_encoder(config))
     out = os.path.join(work_dir, name)
     print(f"[{name}] exporting ...", flush=True)
-    saved = export.export_saved_model(encoder, os.path.join(out, "savedmodel", "1"), verify_export=False)
-    tfl = export.export_tflite(encoder, os.path.join(out, "tflite"), quantizations=("float32", "int8"),
+    saved = keras_bert.export.export_saved_model(encoder, os.path.join(out, "savedmodel", "1"), verify_export=False)
+    tfl = keras_bert.export.export_tflite(encoder, os.path.join(out, "tflite"), quantizations=("float32", "int8"),
                         verify_export=False)
-    onx = export.export_onnx(encoder, os.path.join(out, "onnx"), verify_export=False)
+    onx = keras_bert.export.export_onnx(encoder, os.path.join(out, "onnx"), verify_export=False)
     peer_plain, peer_opt, peer_fused = peer_onnx(config, out, args.threads)
     print(f"[{name}] fused ops: ours {onx.extra['fused_ops']}, peer {peer_fused}", flush=True)
     loaded = tf.saved_model.load(saved.path).signatures["serve_ids"]
@@ -217,4 +218,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_tool(main))

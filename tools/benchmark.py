@@ -14,6 +14,11 @@ import importlib.util
 import os
 import sys
 
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
+
+from keras_bert.cli import run_tool  # noqa: E402
+
 BENCHMARKS = {"pipeline": "bench_pipeline.py", "train": "bench_train.py", "infer": "bench_infer.py",
               "pack": "bench_pack.py", "onnx_fusion": "bench_onnx_fusion.py",
               "finetune": "bench_finetune.py"}
@@ -41,4 +46,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_tool(main))

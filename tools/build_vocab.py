@@ -8,14 +8,15 @@ import os
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
-from keras_bert.cli import ArgumentParser, positive_int, run_tool  # noqa: E402
+from keras_bert.cli import ArgumentParser, positive_int, resolve_file_flag, run_tool  # noqa: E402
 
 
 def main(argv=None):
     parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+",
-                        help="UTF-8 text files, one sentence or paragraph per line.")
+                        help="UTF-8 text files or glob patterns, one sentence or paragraph per line.")
     parser.add_argument("--vocab_size", type=positive_int, default=30522,
                         help="maximum vocabulary size (default 30522).")
     case = parser.add_mutually_exclusive_group()
@@ -30,10 +31,11 @@ def main(argv=None):
                         help="lowest piece count the learner searches from (tensorflow-text's "
                              "lower_thresh, default 10); lower it for small corpora.")
     args = parser.parse_args(argv)
+    files = resolve_file_flag(args.files, "files")  # quoted globs too
     from keras_bert import build_vocab  # after parsing: --help stays fast (no TensorFlow)
 
     learn_params = {"lower_thresh": args.min_count} if args.min_count else None
-    vocab = build_vocab(args.files, args.vocab_size, lower_case=args.lower_case,
+    vocab = build_vocab(files, args.vocab_size, lower_case=args.lower_case,
                         output=args.output, max_lines=args.max_lines, learn_params=learn_params)
     print(f"Wrote {len(vocab)} tokens to {args.output}")
     return 0

@@ -20,8 +20,9 @@ import sys
 import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
-from keras_bert.checkpoints import FORMATS, MODELS  # noqa: E402
+from keras_bert.choices import CHECKPOINT_FORMATS as FORMATS, CHECKPOINT_MODELS as MODELS  # noqa: E402
 from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 
 

@@ -28,10 +28,11 @@ import os
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
+from keras_bert.choices import JIT_MODES, PRECISIONS, STRATEGIES  # noqa: E402
 from keras_bert.cli import (ArgumentParser, make_dir, non_negative_int,  # noqa: E402
                             positive_float, positive_int, progress_verbosity, run_tool)
-from keras_bert.training import JIT_MODES, PRECISIONS, STRATEGIES  # noqa: E402
 
 
 def parse_args(argv):

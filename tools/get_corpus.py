@@ -12,6 +12,8 @@ import argparse
 import os
 import sys
 
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
 from keras_bert.cli import ArgumentParser, make_dir, run_tool  # noqa: E402
 

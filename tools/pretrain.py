@@ -21,12 +21,12 @@ import sys
 import warnings
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
+from keras_bert.choices import INPUT_FORMATS, JIT_MODES, OPTIMIZERS, PRECISIONS, STRATEGIES  # noqa: E402
 from keras_bert.cli import (ArgumentParser, UsageError, non_negative_float,  # noqa: E402
                             make_dir, non_negative_int, positive_float, positive_int,
-                            progress_verbosity, run_tool)
-from keras_bert.data import INPUT_FORMATS  # noqa: E402
-from keras_bert.training import JIT_MODES, OPTIMIZERS, PRECISIONS, STRATEGIES  # noqa: E402
+                            progress_verbosity, resolve_file_flag, run_tool)
 
 # The default model: 2 layers, hidden 128 (Google's BERT-Tiny shape). The demo from scratch
 # trains it at sequence length 32 (its sentences are short; on 2 busy cores a step of 32 such
@@ -141,6 +141,9 @@ def parse_args(argv):
     ship.add_argument("--savedmodels_dir", default="savedmodels")
     ship.add_argument("--no_export", action="store_true", help="skip the SavedModel export")
     args = parser.parse_args(argv)
+    for flag in ("files", "eval_files"):  # quoted globs too, as README writes them
+        if getattr(args, flag):
+            setattr(args, flag, resolve_file_flag(getattr(args, flag), f"--{flag}"))
     args.from_scratch_demo = not (args.files or args.vocab or args.init_checkpoint or args.preset
                                   or args.config)
     for flag, value in (DEMO if args.from_scratch_demo else OWN_RUN).items():

@@ -3,6 +3,7 @@
 import os
 import warnings
 
+from keras_bert.choices import CHECKPOINT_MODELS as MODELS
 from keras_bert.checkpoints import (google_checkpoint, huggingface_checkpoint, keras_checkpoint,
                                    keras_hub_checkpoint)
 from keras_bert.checkpoints.vocab_file import check_vocab
@@ -10,7 +11,6 @@ from keras_bert.checkpoints.weight_map import MLM, NSP, assign_weights
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 
-MODELS = ("encoder", "pretrainer", "auto")
 _FORMATS_HELP = (
     "Expected one of: (a) a Google TF1 checkpoint directory (bert_config.json, "
     "bert_model.ckpt.index, bert_model.ckpt.data-00000-of-00001, optional vocab.txt); "

@@ -4,6 +4,7 @@ import glob
 import os
 import warnings
 
+from keras_bert.choices import CHECKPOINT_FORMATS as FORMATS
 from keras_bert.checkpoints.google_checkpoint import write_google_checkpoint
 from keras_bert.checkpoints.huggingface_checkpoint import write_huggingface_checkpoint
 from keras_bert.checkpoints.keras_checkpoint import write_keras_checkpoint
@@ -14,7 +15,6 @@ from keras_bert.errors import make_dir
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 
-FORMATS = ("google", "huggingface", "keras", "keras_hub")
 _ALIASES = {"tf1": "google", "hf": "huggingface", "safetensors": "huggingface", "keras-hub": "keras_hub"}
 # What any format's writer puts in a folder: an earlier checkpoint's files are removed before
 # writing, so the folder never loads an old model (nor pairs the new one with an old vocab.txt).

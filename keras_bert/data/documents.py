@@ -12,60 +12,18 @@ line ends; lines holding only whitespace count as blank. Files are read whole, s
 large corpus into files of at most a few hundred MB (Google's BERT data comes that way).
 """
 
-import glob
-import os
 import re
 
 import tensorflow as tf
 
-from keras_bert.text.text_files import check_text_file
+from keras_bert.choices import INPUT_FORMATS  # noqa: F401  (re-exported)
+from keras_bert.text.text_files import check_text_file, resolve_files  # noqa: F401  (re-exported)
 
-INPUT_FORMATS = ("auto", "bert", "plain")
 
 _BLOCK_BREAK = r"\n[ \t\f\v]*(?:\n[ \t\f\v]*)+"  # one or more blank lines after a line end
 _SEPARATOR = "\x1e"  # ASCII record separator: a control character the tokenizer drops anyway
 _TEXT = re.compile("[^\\s\\x00-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u2060\\ufeff\\ufffd]")
 _SENTENCE_END = re.compile(r"""[.!?"'\u201d\u2019)\]]\s*$""")
-
-
-def resolve_files(files):
-    """Expands `files` (a path, a glob pattern or a list of them) to a list of existing files.
-
-    Args:
-        files: str / os.PathLike or a list of them; patterns like `"corpus/*.txt"` are expanded.
-
-    Returns:
-        The list of paths, in the given order (each pattern's matches sorted).
-
-    Raises:
-        ValueError: nothing was given, a pattern matched nothing, a path is a directory or a
-            file is compressed or binary (`check_text_file`).
-
-    Example:
-        >>> resolve_files("corpus/*.txt")
-        ['corpus/a.txt', 'corpus/b.txt']
-    """
-    if isinstance(files, (str, os.PathLike)):
-        files = [files]
-    paths = []
-    for entry in files:
-        entry = os.fspath(entry)
-        matches = [entry] if os.path.isfile(entry) else sorted(glob.glob(entry))
-        if not matches:
-            raise ValueError(
-                f"Input file {entry!r} does not exist (nor matches any file as a glob pattern). "
-                "Pass existing text files, e.g. keras_bert.data.corpus.shakespeare_files().")
-        directories = [m for m in matches if os.path.isdir(m)]
-        if directories:
-            raise ValueError(
-                f"{directories[0]!r} is a directory; pass the text files in it, e.g. "
-                f"{os.path.join(directories[0], '*.txt')!r}.")
-        paths.extend(matches)
-    if not paths:
-        raise ValueError("No input files were given; pass a list of text files or a glob pattern.")
-    for path in paths:
-        check_text_file(path)
-    return paths
 
 
 def detect_input_format(files, sample_bytes=65536, max_files=8):

@@ -5,6 +5,8 @@ import re
 
 import keras
 
+from keras_bert.choices import DEFAULT_EXPORT_FORMATS as DEFAULT_FORMATS
+from keras_bert.choices import EXPORT_FORMATS as FORMATS
 from keras_bert.export import verify
 from keras_bert.export.onnx import export_onnx
 from keras_bert.export.saved_model import export_saved_model, next_version
@@ -12,9 +14,6 @@ from keras_bert.export.serving_config import write_models_config
 from keras_bert.export.tflite import export_tflite
 from keras_bert.export.hub import export_tfhub
 from keras_bert.errors import make_dir
-
-FORMATS = ("savedmodel", "tflite", "onnx", "hub")
-DEFAULT_FORMATS = ("savedmodel", "tflite", "onnx")  # "hub" on request
 
 
 def load_model(path):

@@ -6,9 +6,9 @@ import re
 import tensorflow as tf
 import tensorflow_text as text
 
+from keras_bert.choices import NORMALIZATIONS  # noqa: F401  (re-exported)
 from keras_bert.text.vocab import SPECIAL_TOKENS
 
-NORMALIZATIONS = ("reference", "fast")
 
 # Hugging Face `tokenizers` classifies characters with older Unicode tables (its
 # `unicode_categories` crate) than TensorFlow's RE2, so characters that later Unicode versions

@@ -104,7 +104,8 @@ def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens
     runs, minus its own, slightly different, word splitting).
 
     Args:
-        files: text file paths (UTF-8, one sentence or paragraph per line).
+        files: text files (UTF-8, one sentence or paragraph per line): a path, a glob pattern
+            or a list of them.
         vocab_size: maximum size; the learner's threshold search lands within ~5% below it,
             or lower on a small corpus where few pieces occur often enough.
         lower_case: learn an uncased vocabulary.
@@ -126,17 +127,13 @@ def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens
     import tensorflow as tf
     from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as learner
 
-    from keras_bert.text.text_files import check_text_file
+    from keras_bert.text.text_files import resolve_files
     from keras_bert.text.normalization import normalize_reference, split_words_reference
 
-    files = [os.fspath(f) for f in ([files] if isinstance(files, (str, os.PathLike)) else files)]
+    files = [files] if isinstance(files, (str, os.PathLike)) else list(files)
     if not files:
         raise ValueError("build_vocab needs at least one text file; got none.")
-    missing = [f for f in files if not os.path.isfile(f)]
-    if missing:
-        raise ValueError(f"build_vocab: these input files do not exist: {missing[:5]}.")
-    for path in files:
-        check_text_file(path)
+    files = resolve_files(files)  # globs expanded, each file once; missing and binary files refused
     reserved_tokens = list(reserved_tokens)
     missing_special = [t for t in SPECIAL_TOKENS if t not in reserved_tokens]
     if missing_special:

@@ -2,6 +2,7 @@
 
 import keras
 
+from keras_bert.choices import OPTIMIZERS  # noqa: F401  (re-exported)
 from keras_bert.training.linear_warmup import LinearWarmup
 
 # Matched (re.search) against each variable's short name: LayerNormalization's
@@ -9,8 +10,6 @@ from keras_bert.training.linear_warmup import LinearWarmup
 # BERT excludes "LayerNorm", "layer_norm" and "bias"; our LayerNorm variables are
 # named gamma/beta, so those two names carry the exclusion here.
 WEIGHT_DECAY_EXCLUDE = ("bias", "gamma", "beta", "LayerNorm", "layer_norm")
-
-OPTIMIZERS = ("adamw", "lamb")
 
 
 def bert_schedule(learning_rate, total_steps, warmup_steps=0, end_learning_rate=0.0, power=1.0):

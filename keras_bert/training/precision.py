@@ -5,9 +5,7 @@ import functools
 import keras
 import tensorflow as tf
 
-PRECISIONS = {"off": "float32", "fp32": "float32", "bf16": "mixed_bfloat16",
-              "fp16": "mixed_float16"}
-JIT_MODES = ("auto", "on", "off")
+from keras_bert.choices import JIT_MODES, PRECISIONS  # noqa: F401  (re-exported)
 
 
 def set_mixed_precision(mode):

@@ -6,8 +6,7 @@ import os
 import tensorflow as tf
 
 from keras_bert.compat import in_multi_worker_mode
-
-STRATEGIES = ("auto", "cpu", "default", "mirrored", "multi_worker", "tpu")
+from keras_bert.choices import STRATEGIES  # noqa: F401  (re-exported)
 
 
 def _tf_config_workers():

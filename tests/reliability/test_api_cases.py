@@ -201,7 +201,7 @@ CASES = [
     ("gzip corpus to the pipeline", resolve(_gz), ValueError, ["corpus.txt.gz", "gzip"]),
     ("build_vocab on gzip", vocab(_gz), ValueError, ["corpus.txt.gz", "gzip"]),
     ("build_vocab on a missing file", vocab(lambda tmp: str(tmp / "missing.txt")), ValueError,
-     ["missing.txt", "do not exist"]),
+     ["missing.txt", "does not exist"]),
     ("build_vocab size exceeded", vocab(lambda tmp: _text(tmp, ["the quick brown fox jumps over the lazy dog ."] * 20), 20),
      ValueError, ["--vocab_size", "20"]),
     ("build_vocab size below the reserved", vocab(lambda tmp: _text(tmp, ["a b"]), 3), ValueError, ["vocab_size=3"]),

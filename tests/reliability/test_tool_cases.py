@@ -93,7 +93,7 @@ CASES = [
     ("finetune", FINETUNE + ["--label", "stars"], 2, ["'stars'", "--label"]),
     ("finetune", FINETUNE + ["--labels", "positive"], 2, ["'negative'", "--labels"]),
     ("finetune", FINETUNE + ["--batch_size", "100000000"], 2, ["--batch_size 100000000", "GiB"]),
-    ("build_vocab", ["{a_dir}/missing.txt", "--output", "{a_dir}/v.txt"], 2, ["missing.txt", "do not exist"]),
+    ("build_vocab", ["{a_dir}/missing.txt", "--output", "{a_dir}/v.txt"], 2, ["missing.txt", "does not exist"]),
     ("build_vocab", ["{corpus_txt_gz}", "--output", "{a_dir}/v.txt"], 2, ["corpus.txt.gz", "gzip"]),
     ("build_vocab", ["{model_bin}", "--output", "{a_dir}/v.txt"], 2, ["model.bin", "not UTF-8"]),
     ("build_vocab", ["{corpus_txt}", "--output", "{a_dir}/v.txt", "--vocab_size", "0"], 2, ["--vocab_size"]),

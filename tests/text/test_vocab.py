@@ -48,7 +48,7 @@ def test_build_vocab_from_shakespeare(shakespeare_files, tmp_path):
 
 
 def test_build_vocab_errors(tmp_path, shakespeare_files):
-    with pytest.raises(ValueError, match="do not exist"):
+    with pytest.raises(ValueError, match="does not exist"):
         build_vocab([str(tmp_path / "missing.txt")], 100)
     with pytest.raises(ValueError, match="leaves no room"):
         build_vocab(shakespeare_files[:1], 5)
@@ -76,4 +76,4 @@ def test_build_vocab_cli(shakespeare_files, tmp_path):
     assert any(t != t.lower() for t in vocab)  # cased
     bad = subprocess.run([sys.executable, tool, str(tmp_path / "nope.txt"), "--output", output],
                          capture_output=True, text=True)
-    assert bad.returncode == 2 and "do not exist" in bad.stderr
+    assert bad.returncode == 2 and "does not exist" in bad.stderr
