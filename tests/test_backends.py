@@ -16,7 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OTHER_BACKENDS = ("jax", "torch")
 # Layers, builders, config and the real-weights parity (MiniLM vs transformers <= 1e-4).
 MATRIX_TESTS = ["tests/layers", "tests/models", "tests/test_config.py",
-                "tests/checkpoints/test_load_checkpoint.py::test_minilm_matches_transformers_bert_model"]
+                "tests/checkpoints/test_loading.py::test_minilm_matches_transformers_bert_model"]
 # Backend-independent and slow off TensorFlow's graph mode (~3 min on PyTorch): parameter
 # counts of the 110M/340M models and of every preset, a 30-epoch memorisation run.
 MATRIX_DESELECT = "not paper_sizes and not every_preset and not memorises"

@@ -6,7 +6,7 @@ sentences; the command exits with status 1 if any output is beyond tolerance
 ONNX 1e-4 before and after ONNX Runtime's optimizer, TF Hub 1e-5). Writes:
 
     savedmodels/<name>/<version>/            SavedModel: serving_default (text), serve_ids, and the
-                                             task's: classify / entities (with labels), answer (--squad)
+                                             task's: classify / entities (with labels), answer (SQuAD)
     savedmodels/<name>/tflite/<version>/     model_{float32,float16,int8}.tflite, text_float32.tflite
                                              (+ classify with --labels; entities / answer: SavedModel only)
     savedmodels/<name>/onnx/<version>/       model.onnx, model_optimized.onnx, text_model.onnx (raw text
@@ -20,8 +20,11 @@ Examples:
     python tools/export.py runs/sst2/model.keras --vocab vocab.txt --name sst2 --version 2
     python tools/export.py runs/pretrain/ckpt --name bert_shakespeare --formats savedmodel --overwrite
     python tools/export.py --formats hub     # MiniLM-L6 as TF Hub encoder + preprocessor
-    python tools/export.py runs/ner/model.keras --name ner     # labels from runs/ner/run_config.json
-    python tools/export.py runs/squad/model.keras --name squad --squad --doc_stride 128
+    python tools/export.py runs/ner/model.keras --name ner     # labels: the ones saved in model.keras
+    python tools/export.py runs/squad/model.keras --name squad --doc_stride 64
+
+A fine-tuned model.keras carries its text contract (vocab), task, labels and serving options:
+nothing is read from beside it; --vocab, --labels and the SQuAD flags replace what it carries.
 """
 
 import argparse
@@ -53,12 +56,13 @@ def parse_args(argv):
     parser.add_argument("--base_dir", default="savedmodels", help="output root (default: savedmodels)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing version")
     parser.add_argument("--labels", help="comma-separated label names of a classifier or token classifier "
-                        "(label i = output i); default: the fine-tuning run's run_config.json next to the model")
-    parser.add_argument("--squad", action="store_true",
-                        help="span labeler: add the `answer` signature (question + context -> answer text)")
-    parser.add_argument("--doc_stride", type=int, default=128, help="--squad: window stride in pieces")
-    parser.add_argument("--version_2_with_negative", action="store_true",
-                        help="--squad: answer \"\" when the [CLS] null score wins (SQuAD v2)")
+                        "(label i = output i); default: the ones the model carries")
+    parser.add_argument("--doc_stride", type=positive_int,
+                        help="SQuAD model: window stride in pieces (default: the model's)")
+    parser.add_argument("--max_answer_length", type=positive_int,
+                        help="SQuAD model: longest answer in pieces (default: the model's)")
+    parser.add_argument("--version_2_with_negative", choices=("on", "off"),
+                        help="SQuAD model: answer \"\" when the [CLS] null score wins (default: the model's)")
     parser.add_argument("--no_lower_case", action="store_true",
                         help="cased text; only for a model without a text contract (a contradiction "
                         "with the checkpoint's is an error)")
@@ -102,12 +106,12 @@ def _export(argv):
         print("No vocab.txt found (pass --vocab): exporting id-level signatures only.")
     print(f"Exporting {args.model} as {args.name!r} to {args.base_dir}: {', '.join(args.formats)}")
     labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
-    if labels is None and export.infer_task(model) in ("classifier", "token_classifier"):
-        labels = export.saved_labels(args.model)
-    if labels is not None:
-        print(f"Label names for the classify / entities signature: {labels}")
-    squad = export.SquadOptions(doc_stride=args.doc_stride,
-                                version_2_with_negative=args.version_2_with_negative) if args.squad else None
+    squad = _squad_options(args, model, export)
+    task = export.model_task(model)
+    task_config = getattr(model, "task_config", {})
+    print(f"Model: {task}" + "".join(f"; {k}={v}" for k, v in task_config.items() if k != "labels"))
+    if labels or task_config.get("labels"):
+        print(f"Label names: {labels or task_config['labels']}")
     reports = export.export_model(model, args.name, formats=args.formats, tokenizer=tokenizer,
                                   version=args.version, base_dir=args.base_dir,
                                   seq_length=seq_length, overwrite=args.overwrite,
@@ -125,6 +129,26 @@ def _export(argv):
         return 1
     print("\nAll exports match the Keras model.")
     return 0
+
+
+def _squad_options(args, model, export):
+    """The SQuAD flags given, applied over the options the model carries (None: none given)."""
+    import dataclasses
+
+    from keras_bert.tasks import TASKS
+    from keras_bert.tasks.squad import squad_options
+
+    v2 = args.version_2_with_negative
+    flags = {"doc_stride": args.doc_stride, "max_answer_length": args.max_answer_length,
+             "version_2_with_negative": None if v2 is None else v2 == "on"}
+    changes = {name: value for name, value in flags.items() if value is not None}
+    if not changes:
+        return None
+    task = export.model_task(model)
+    if not getattr(TASKS.get(task), "takes_squad_options", False):
+        raise ValueError(f"--{next(iter(changes))} applies to a SQuAD model; {args.model} is a {task} "
+                         "model. Drop the flag.")
+    return dataclasses.replace(squad_options(model.task_config), **changes)
 
 
 if __name__ == "__main__":

@@ -80,7 +80,8 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    from keras_bert.training import finetune_task, get_strategy
+    from keras_bert.tasks import finetune_task
+    from keras_bert.training import get_strategy
 
     make_dir(args.output_dir, "--output_dir")
     strategy = get_strategy(args.strategy)

@@ -24,6 +24,22 @@ def _corrupt(path, error):
                       f"{str(error).splitlines()[0] if str(error) else ''}). Save it again.")
 
 
+def load_keras_file(path, compile=True):  # pylint: disable=redefined-builtin
+    """The model in a `.keras` file, whole (task head, text contract, task options), in any process.
+
+    `compile=False` skips the saved optimizer, loss and metrics (`keras.saving.load_model`'s).
+    """
+    import keras_bert  # pylint: disable=import-outside-toplevel
+
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"Model file {path} does not exist.")
+    if not zipfile.is_zipfile(path):  # Keras would report a truncated file as "File not found"
+        raise ValueError(f"{path} is corrupt or truncated: a .keras file is a zip archive and "
+                         "this one is not readable as one. Save it again.")
+    keras_bert.register_serializables()  # Keras finds the classes the file names only once registered
+    return keras.saving.load_model(path, compile=compile, safe_mode=True)
+
+
 def read_keras_checkpoint(path):
     """Reads a directory written by `save_checkpoint(..., format="keras")` or a `.keras` file.
 
@@ -37,14 +53,11 @@ def read_keras_checkpoint(path):
         >>> contents = read_keras_checkpoint("/tmp/my_bert")  # doctest: +SKIP
     """
     if path.endswith(".keras") and os.path.isfile(path):
-        if not zipfile.is_zipfile(path):  # Keras would report a truncated file as "File not found"
-            raise ValueError(f"{path} is corrupt or truncated: a .keras file is a zip archive and "
-                             "this one is not readable as one. Save it again.")
-        model = keras.saving.load_model(path, safe_mode=True)
+        model = load_keras_file(path)
         target = model if isinstance(model, BertPretrainer) else find_encoder(model)
         return CheckpointContents(config=target.config, weights=model_weights(target),
                                   source=f"Keras model file {path}", config_file=path,
-                                  text_config=find_text_config(path))
+                                  text_config=find_encoder(model).text_config or find_text_config(path))
     config_file = os.path.join(path, CONFIG_NAME)
     weight_files = [os.path.join(path, n) for n in (PRETRAINER_WEIGHTS, ENCODER_WEIGHTS)]
     weight_files = [f for f in weight_files if os.path.exists(f)]

@@ -12,6 +12,7 @@ import numpy as np
 
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
+from keras_bert.models.bert_task_model import BertTaskModel
 
 # Optional parts: a source may lack them (the model then keeps fresh weights).
 POOLER, MLM, NSP = "bert/pooler/", "cls/predictions/", "cls/seq_relationship/"
@@ -22,10 +23,11 @@ _TRAINING_STATE = ("adam_m", "adam_v", "global_step", "Momentum", "beta1_power",
 
 
 def find_encoder(model):
-    """The `BertEncoder` inside `model` (an encoder, a pretrainer or a task model)."""
+    """The `BertEncoder` inside `model`: the model itself, its `.encoder` (a pretrainer or a
+    `BertTaskModel`), or, for a model a user assembled around one, the one among its layers."""
     if isinstance(model, BertEncoder):
         return model
-    if isinstance(model, BertPretrainer):
+    if isinstance(model, (BertPretrainer, BertTaskModel)):
         return model.encoder
     for layer in getattr(model, "layers", []):
         if isinstance(layer, keras.Model):

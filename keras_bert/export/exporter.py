@@ -3,7 +3,6 @@
 import os
 import re
 
-import keras
 
 from keras_bert.choices import DEFAULT_EXPORT_FORMATS as DEFAULT_FORMATS
 from keras_bert.choices import EXPORT_FORMATS as FORMATS
@@ -24,12 +23,11 @@ def load_model(path):
     the pretraining heads, else an encoder.
     """
     from keras_bert.checkpoints import load_checkpoint  # pylint: disable=import-outside-toplevel
+    from keras_bert.checkpoints.keras_checkpoint import load_keras_file  # pylint: disable=import-outside-toplevel
 
     path = os.fspath(path)
     if path.endswith(".keras"):
-        if not os.path.isfile(path):
-            raise FileNotFoundError(f"Model file {path} does not exist.")
-        return keras.saving.load_model(path)
+        return load_keras_file(path, compile=False)
     if not os.path.exists(path):
         raise FileNotFoundError(
             f"{path} does not exist; pass a .keras file or a checkpoint directory "

@@ -17,7 +17,7 @@ import tensorflow as tf
 
 from keras_bert.checkpoints.weight_map import find_encoder
 from keras_bert.compat import tf2onnx_bounded_memory
-from keras_bert.export import answer_signature, task_signatures, verify
+from keras_bert.export import verify
 from keras_bert.export.onnx_rewrites import REWRITES, rewrite_for_ort_fusion
 from keras_bert.export.verify_reference import keras_outputs, sample_ids, text_samples
 from keras_bert.export.serving_module import ID_INPUTS, ServingModule
@@ -164,11 +164,8 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
 def ids_task_outputs(module, inputs):
     """What `model.onnx` computes: the model's outputs plus the task's answer (module docstring)."""
     outputs = module.outputs_from_ids(inputs)
-    if module.labels is not None and module.task == "classifier":
-        outputs.update(task_signatures.classify(outputs["probabilities"], module.labels))
-    if module.squad is not None:
-        outputs.update(answer_signature.span_from_ids(inputs, outputs["start_logits"], outputs["end_logits"],
-                                                     module.squad))
+    if module.task_class is not None:
+        outputs.update(module.task_class.onnx_outputs(module, inputs, outputs, module.task_config))
     return outputs
 
 

@@ -1,41 +1,42 @@
 """ServingModule: a Keras BERT model plus its tokenizer as a `tf.Module` with serving signatures."""
 
+import dataclasses
+
 import keras
 import tensorflow as tf
 
 from keras_bert.checkpoints.weight_map import find_encoder
 from keras_bert.text.mask_token import tokenize_keeping_masks
-from keras_bert.export import answer_signature, task_signatures
 from keras_bert.text.preprocessor import Preprocessor
 
 ID_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 
 
-def infer_task(model):
-    """What a model computes, from its inputs and outputs.
+def model_task(model):
+    """What `model` serves, as it says itself: "pretrainer", "encoder", or its task's name
+    (`BertTaskModel.task`, an entry of `keras_bert.tasks.TASKS`). Nothing is guessed from shapes."""
+    from keras_bert.models import BertEncoder, BertPretrainer  # pylint: disable=import-outside-toplevel
 
-    Returns one of "pretrainer" (has `masked_lm_positions` input), "encoder"
-    (`sequence_output` + `pooled_output`), "classifier" (one `[b, classes]` logits
-    output), "token_classifier" (one `[b, s, labels]` output), "span_labeler"
-    (`start_logits` + `end_logits`) or "outputs" (any other dict of tensors).
-    """
-    input_names = set(model.input.keys()) if isinstance(model.input, dict) else set()
-    if "masked_lm_positions" in input_names:
+    if isinstance(model, BertPretrainer):
         return "pretrainer"
-    output = model.output
-    if isinstance(output, dict):
-        if {"sequence_output", "pooled_output"} <= set(output):
-            return "encoder"
-        if {"start_logits", "end_logits"} <= set(output):
-            return "span_labeler"
-        return "outputs"
-    if len(output.shape) == 2:
-        return "classifier"
-    if len(output.shape) == 3:
-        return "token_classifier"
-    raise ValueError(
-        f"Cannot export model {model.name!r}: its single output has shape {output.shape}; "
-        "expected logits [batch, classes] or [batch, seq, labels], or a dict of outputs.")
+    if isinstance(model, BertEncoder):
+        return "encoder"
+    task = getattr(model, "task", None)
+    if task is None:
+        raise ValueError(
+            f"Model {model.name!r} does not say what it is: export serves a keras_bert encoder, "
+            "pretrainer or task model (a BertTaskModel with `task`, from build_classifier, "
+            "build_token_classifier, build_span_labeler or tools/finetune.py).")
+    return task
+
+
+def _task_class(task):
+    from keras_bert.tasks import TASKS  # pylint: disable=import-outside-toplevel
+
+    if task not in TASKS:
+        raise ValueError(f"The model's task {task!r} is not one of keras_bert's tasks {tuple(TASKS)}; "
+                         "is it from a newer keras_bert?")
+    return TASKS[task]
 
 
 def check_model(model):
@@ -82,12 +83,14 @@ class ServingModule(tf.Module):
             ONNX drop assert ops).
         string_outputs: include the pretrainer's `top_k_tokens` (a vocabulary lookup table;
             SavedModel only).
-        labels: label names of a classifier or token classifier (`labels[i]` is output i); with
-            a tokenizer they add the `classify` signature (`labels`, `probabilities`,
-            `top_label`) or the `entities` signature (spans with character offsets); see
-            `task_signatures`.
-        squad: `answer_signature.SquadOptions` (or True for the defaults): a span labeler gets
-            the `answer` signature (`question`, `context` in; answer text and offsets out).
+        labels: label names replacing the model's own (`task_config["labels"]`, saved by
+            fine-tuning) for a task that takes them; with a tokenizer, the task's signatures
+            use them (`classify`, `entities`).
+        squad: `answer_signature.SquadOptions` replacing a squad model's own options (True: the
+            model's); its `answer` signature windows and picks spans with them.
+
+    The model says what it serves (`model_task`); a task model's outputs and raw-text
+    signatures come from its task (`keras_bert.tasks.TASKS[model.task]`).
 
     Example:
         >>> module = ServingModule(build_classifier(config, 2), Tokenizer("vocab.txt"))
@@ -98,7 +101,8 @@ class ServingModule(tf.Module):
                  runtime_checks=True, string_outputs=True, labels=None, squad=None):
         super().__init__(name="keras_bert_serving")
         check_model(model)
-        self.task = infer_task(model)
+        self.task = model_task(model)
+        self.task_class = None if self.task in ("pretrainer", "encoder") else _task_class(self.task)
         config = find_encoder(model).config
         self.vocab_size = config.vocab_size
         self.max_length = config.max_position_embeddings
@@ -126,16 +130,8 @@ class ServingModule(tf.Module):
                     tokenizer.vocab_asset, tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER,
                     tf.string, tf.lookup.TextFileIndex.WHOLE_LINE),
                 default_value="[UNK]")
-        self.labels = None
-        if labels is not None:
-            if self.task not in ("classifier", "token_classifier"):
-                raise ValueError(f"labels= names the outputs of a classifier or token classifier; "
-                                 f"this model is a {self.task}. Leave labels out.")
-            self.labels = task_signatures.check_labels(labels, model.output.shape[-1], self.task)
-        if squad is not None and self.task != "span_labeler":
-            raise ValueError(f"squad= configures a span labeler's answer signature; this model is a "
-                             f"{self.task}. Leave squad out.")
-        self.squad = answer_signature.SquadOptions() if squad is True else squad
+        self.task_config = self._task_config(model, labels, squad)
+        self.labels = self.task_config.get("labels")
         ids_spec = {name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}
         self.serve_ids = tf.function(self.outputs_from_ids, input_signature=[ids_spec])
         if tokenizer is not None:
@@ -143,6 +139,23 @@ class ServingModule(tf.Module):
                 tf.TensorSpec([None], tf.string, name="text_a"),
                 tf.TensorSpec([None], tf.string, name="text_b")])
 
+    def _task_config(self, model, labels, squad):
+        """The model's task options, with `labels` / `squad` (caller overrides) checked and merged in."""
+        task_config = dict(getattr(model, "task_config", None) or {})
+        if labels is not None:
+            if not getattr(self.task_class, "takes_labels", False):
+                raise ValueError(f"labels= names the outputs of a classifier or token classifier; "
+                                 f"this model is a {self.task}. Leave labels out.")
+            task_config["labels"] = [str(label) for label in labels]
+        if squad is not None:
+            if not getattr(self.task_class, "takes_squad_options", False):
+                raise ValueError(f"squad= configures a span labeler's answer signature; this model is a "
+                                 f"{self.task}. Leave squad out.")
+            if squad is not True:
+                task_config.update(dataclasses.asdict(squad))
+        if self.task_class is not None:
+            self.task_class.check_serving(model, task_config)
+        return task_config
     def signatures(self):
         """`{"serving_default": raw text (if a tokenizer was given), "serve_ids": ids}`."""
         signatures = {"serve_ids": self.serve_ids.get_concrete_function()}
@@ -160,27 +173,10 @@ class ServingModule(tf.Module):
         return signatures
 
     def task_signatures(self):
-        """Raw text in, answers out: `classify`, `entities` or `answer` (see `task_signatures`)."""
-        if self.tokenizer is None:
+        """Raw text in, the task's answer out (e.g. `classify`, `entities`, `answer`): the task's own."""
+        if self.tokenizer is None or self.task_class is None:
             return {}
-        text = tf.TensorSpec([None], tf.string, name="text")
-        if self.labels is not None and self.task == "classifier":
-            def classify(text_a, text_b=tf.constant([], tf.string)):
-                probabilities = self.serve_text(text_a, text_b)["probabilities"]
-                return task_signatures.classify(probabilities, self.labels)
-
-            return {"classify": tf.function(classify, input_signature=[
-                tf.TensorSpec([None], tf.string, name="text_a"),
-                tf.TensorSpec([None], tf.string, name="text_b")])}
-        if self.labels is not None and self.task == "token_classifier":
-            return {"entities": tf.function(
-                lambda text: task_signatures.entities(self, text, self.labels), input_signature=[text])}
-        if self.squad is not None:
-            return {"answer": tf.function(
-                lambda question, context: answer_signature.answer(self, question, context, self.squad),
-                input_signature=[tf.TensorSpec([None], tf.string, name="question"),
-                                 tf.TensorSpec([None], tf.string, name="context")])}
-        return {}
+        return self.task_class.text_signatures(self, self.task_config)
 
     # ----- ids -> task outputs
 
@@ -191,13 +187,14 @@ class ServingModule(tf.Module):
             inputs = self._checked(inputs)
         if self.task == "pretrainer":
             return self._fill_mask(inputs)
-        outputs = self._call_model(inputs)
-        if self.task in ("classifier", "token_classifier"):
-            return {"logits": outputs, "probabilities": tf.nn.softmax(outputs, axis=-1)}
+        return self.served_outputs(self._call_model(inputs))
+
+    def served_outputs(self, outputs):
+        """The model's outputs (encoder / task) as served; TF ops, in the graph or eagerly."""
         if self.task == "encoder":
             return {"pooled_output": outputs["pooled_output"],
                     "sequence_output": outputs["sequence_output"]}
-        return {name: value for name, value in outputs.items() if isinstance(value, tf.Tensor)}
+        return self.task_class.serving_outputs(outputs, self.task_config)
 
     def _checked(self, inputs):
         ids = inputs["input_word_ids"]

@@ -2,13 +2,11 @@
 
 `classify` (classifier): label names, probabilities and the top label. `entities` (token
 classifier): entity spans with character offsets into the input, decoded from BIO/IOB1/IOBES
-tags exactly as `keras_bert.training.entity_spans` reads them. The span labeler's `answer`
+tags exactly as `keras_bert.tasks.entity_spans` reads them. The span labeler's `answer`
 is in `answer_signature.py`. Outputs are dense `[batch, ...]` tensors
 (TF Serving's REST API has no ragged tensors): padded slots hold "" / -1 / 0.
 """
 
-import json
-import os
 
 import tensorflow as tf
 
@@ -27,18 +25,6 @@ def check_labels(labels, num_outputs, task):
     if len(set(labels)) != len(labels):
         raise ValueError(f"labels= lists a name twice: {labels}; every label must appear once.")
     return labels
-
-
-def saved_labels(model_path):
-    """The label names a fine-tuning run saved next to `model_path` (`run_config.json`'s task
-    labels, written by `keras_bert.training` / tools/finetune.py), or None."""
-    path = os.path.join(os.path.dirname(os.path.abspath(os.fspath(model_path))), "run_config.json")
-    if not os.path.isfile(path):
-        return None
-    with open(path, encoding="utf-8") as f:
-        stored = json.load(f)
-    labels = stored.get("identity", stored.get("model", {})).get("task", {}).get("labels")
-    return [str(label) for label in labels] if isinstance(labels, list) else None
 
 
 def classify(probabilities, labels):
@@ -71,7 +57,7 @@ def _tag_parts(labels, outside=OUTSIDE):
 def decode_entities(tag_ids, labels, outside=OUTSIDE):
     """Ragged `[b, (words)]` tag ids -> ragged `[b, (entities)]` `(first_word, last_word, tag_of_first)`.
 
-    A vectorized `keras_bert.training.entity_spans`: an entity starts at a B/S tag, at I/E after
+    A vectorized `keras_bert.tasks.entity_spans`: an entity starts at a B/S tag, at I/E after
     O/E/S, or where the type changes; it ends before the next start or an O.
     """
     letters, types = _tag_parts(labels, outside)

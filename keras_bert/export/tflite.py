@@ -102,12 +102,17 @@ class _TextModule(tf.Module):
         spec = lambda name: tf.TensorSpec([None], tf.string, name=name)  # noqa: E731
         self.serve_text = tf.function(serve_text, input_signature=[spec("text_a")])
         self.serve_text_pair = tf.function(serve_text_pair, input_signature=[spec("text_a"), spec("text_b")])
-        self.labels = labels if module.task == "classifier" else None
-        if self.labels is not None:
-            # The SavedModel's `classify` (text_b empty for single texts), with the fast tokenizer.
+        # The task's raw-text signatures that TFLite can run (e.g. `classify`), as the SavedModel
+        # has them, on the fast tokenizer.
+        self.task_signatures = {}
+        names = module.task_class.tflite_signatures if module.task_class is not None else ()
+        if names:
             twin = ServingModule(model, tokenizer, module.seq_length, runtime_checks=False,
                                  string_outputs=False, labels=labels)
-            self.classify = twin.task_signatures()["classify"]
+            signatures = twin.task_signatures()
+            self.task_signatures = {name: signatures[name] for name in names if name in signatures}
+            for name, function in self.task_signatures.items():
+                setattr(self, name, function)
 
 
 def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizations=QUANTIZATIONS,
@@ -170,8 +175,7 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
         text_module = _TextModule(model, module, fast_tokenizer(tokenizer), labels)
         functions = [text_module.serve_text.get_concrete_function(),
                      text_module.serve_text_pair.get_concrete_function()]
-        if hasattr(text_module, "classify"):
-            functions.append(text_module.classify.get_concrete_function())
+        functions += [f.get_concrete_function() for f in text_module.task_signatures.values()]
         content = _convert(functions, text_module, "float32")
         _write(planned["text_float32"], content)
         report.extra["sizes"]["text_float32"] = len(content)
@@ -181,13 +185,6 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
         if raise_on_failure:
             report.raise_if_failed()
     return report
-
-
-def classify_reference(probabilities, labels):
-    """What `classify` must return for these probabilities (numpy; `task_signatures.classify`'s contract)."""
-    names = np.array([label.encode("utf-8") for label in labels], dtype=object)
-    return {"labels": np.tile(names, (len(probabilities), 1)), "probabilities": probabilities,
-            "top_label": names[np.argmax(probabilities, axis=-1)]}
 
 
 def _write(path, content):
@@ -218,10 +215,11 @@ def check_tflite(module, files, sample_texts=None, text_module=None):
             reference = dict(keras_outputs(module, ref_ids, tokens=False), **ref_ids)
             calls.append(("serve_text_pair" if pair else "serve_text", texts))
             references.append((f"serve_text[{label}]", reference, ref_ids["input_mask"]))
-            if text_module.labels is not None:
-                calls.append(("classify", {"text_a": texts["text_a"], "text_b": texts.get("text_b", np.array([], object))}))
-                references.append((f"classify[{label}]", classify_reference(reference["probabilities"],
-                                                                            text_module.labels), None))
+            for name, function in text_module.task_signatures.items():  # e.g. classify
+                inputs = {spec.name: texts.get(spec.name, np.array([], object)) for spec in function.input_signature}
+                calls.append((name, inputs))
+                want = function(**{k: tf.constant(list(v), tf.string) for k, v in inputs.items()})
+                references.append((f"{name}[{label}]", {k: v.numpy() for k, v in want.items()}, None))
         results, _ = verify.run_artifact("tflite", files["text_float32"], calls)
         for (label, reference, mask), actual in zip(references, results):
             rows += verify.compare("tflite_text_float32", label, reference, actual, TOLERANCES["float32"],

@@ -45,21 +45,17 @@ def _keras_model(module):
 
 
 def keras_outputs(module, ids, tokens=True):
-    """The task outputs of the Keras model, run as `model.predict` runs it (numpy post-processing).
+    """The task outputs of the Keras model, run as `model.predict` runs it (the task's serving
+    outputs computed eagerly on them; the pretrainer's top-k in numpy).
 
     `tokens=False` leaves out the pretrainer's `top_k_tokens` (SavedModel-only output).
     """
     inputs = {name: tf.constant(ids[name], tf.int32) for name in ID_INPUTS}
     if module.task == "pretrainer":
         return _keras_fill_mask(module, inputs, tokens)
-    outputs = _keras_model(module)(inputs)
-    if module.task in ("classifier", "token_classifier"):
-        logits = np.asarray(outputs)
-        return {"logits": logits, "probabilities": _softmax(logits)}
-    if module.task == "encoder":
-        return {"pooled_output": np.asarray(outputs["pooled_output"]),
-                "sequence_output": np.asarray(outputs["sequence_output"])}
-    return {name: np.asarray(value) for name, value in outputs.items() if not isinstance(value, list)}
+    # The model as `predict` runs it, then the task's serving outputs (e.g. softmax) eagerly.
+    served = module.served_outputs(_keras_model(module)(inputs))
+    return {name: np.asarray(value) for name, value in served.items()}
 
 
 def _keras_fill_mask(module, inputs, tokens):

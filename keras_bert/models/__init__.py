@@ -2,6 +2,7 @@
 
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
+from keras_bert.models.bert_task_model import BertTaskModel
 from keras_bert.models.builders import (
     build_classifier,
     build_encoder,

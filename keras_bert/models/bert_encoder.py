@@ -1,5 +1,8 @@
 """The BERT encoder as a functional Keras model."""
 
+import os
+import shutil
+
 import keras
 
 from keras_bert.config import BertConfig
@@ -10,6 +13,7 @@ from keras_bert.layers.transformer_encoder_block import TransformerEncoderBlock
 
 ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 PACKED_INPUTS = ("input_example_ids", "input_position_ids")
+VOCAB_ASSET = "vocab.txt"
 
 
 def encoder_inputs(packed=False):
@@ -45,6 +49,10 @@ class BertEncoder(keras.Model):
         config: a `BertConfig`, a preset name or a config dict.
         dtype: optional dtype policy for every layer (e.g. "mixed_bfloat16").
         packed: take the two packed-row inputs as well.
+        text_config: the model's text contract (`keras_bert.TextConfig`: vocab, casing,
+            normalization, special tokens, max length) or None. It is saved with the model:
+            in `get_config()` and, for its vocab.txt, as the `.keras` file's asset; so any
+            model holding this encoder carries it (`model.text_config`).
 
     Example:
         >>> encoder = BertEncoder(BertConfig(vocab_size=100, hidden_size=16, num_layers=1,
@@ -56,7 +64,7 @@ class BertEncoder(keras.Model):
         (2, 16)
     """
 
-    def __init__(self, config, dtype=None, name="bert_encoder", packed=False, **kwargs):
+    def __init__(self, config, dtype=None, name="bert_encoder", packed=False, text_config=None, **kwargs):
         config = as_config(config)
         inputs = encoder_inputs(packed)
         embeddings = BertEmbeddings(
@@ -86,7 +94,36 @@ class BertEncoder(keras.Model):
         self.packed = bool(packed)
         self.layer_dtype = keras.dtype_policies.get(dtype).name if dtype is not None else None
         self.embeddings = embeddings
+        # A dict is a saved contract whose vocab.txt arrives with the file's assets (load_assets).
+        self._saved_text_config = text_config if isinstance(text_config, dict) else None
+        self.text_config = None if isinstance(text_config, dict) else text_config
+
+    @property
+    def text_config(self):
+        """The text contract (`keras_bert.TextConfig`) or None."""
+        return self._text_config
+
+    @text_config.setter
+    def text_config(self, value):
+        object.__setattr__(self, "_text_config", value)  # a dataclass, not a Keras-tracked state
 
     def get_config(self):
         return {"config": self.config.to_dict(), "dtype": self.layer_dtype,
-                "name": self.name, "trainable": self.trainable, "packed": self.packed}
+                "name": self.name, "trainable": self.trainable, "packed": self.packed,
+                "text_config": self.text_config.to_dict() if self.text_config else None}
+
+    def save_assets(self, dir_path):
+        if self.text_config is not None:
+            shutil.copyfile(self.text_config.vocab_file, os.path.join(dir_path, VOCAB_ASSET))
+
+    def load_assets(self, dir_path):
+        if self._saved_text_config is None:
+            return
+        from keras_bert.text.text_config import from_saved_dict, keep_vocab  # imports no TensorFlow
+
+        vocab = os.path.join(dir_path, VOCAB_ASSET)
+        if not os.path.isfile(vocab):
+            raise ValueError(f"The saved model's config has a text contract but its file holds no "
+                             f"{VOCAB_ASSET} asset for encoder {self.name!r}; save the model again.")
+        self.text_config = from_saved_dict(self._saved_text_config, keep_vocab(vocab),
+                                           source="the model file's text contract")

@@ -34,6 +34,8 @@ class BertPretrainer(keras.Model):
         encoder: optional `BertEncoder` to reuse (e.g. with loaded weights).
         dtype: optional dtype policy for every layer.
         packed: take packed rows (see above); the weights are the same either way.
+        text_config: the text contract of a new encoder (see `BertEncoder`); a given
+            encoder keeps its own. `model.text_config` is the encoder's.
 
     Example:
         >>> model = BertPretrainer("bert_tiny_uncased")
@@ -41,10 +43,10 @@ class BertPretrainer(keras.Model):
     """
 
     def __init__(self, config, encoder=None, dtype=None, name="bert_pretrainer", packed=False,
-                 **kwargs):
+                 text_config=None, **kwargs):
         config = as_config(config)
         if encoder is None:
-            encoder = BertEncoder(config, dtype=dtype, packed=packed)
+            encoder = BertEncoder(config, dtype=dtype, packed=packed, text_config=text_config)
         elif encoder.config != config:
             raise ValueError(f"encoder.config {encoder.config} differs from config {config}.")
         elif encoder.packed != packed:
@@ -86,9 +88,20 @@ class BertPretrainer(keras.Model):
         self._nsp_loss_fn = keras.losses.SparseCategoricalCrossentropy(
             from_logits=True, reduction="mean_with_sample_weight" if packed else "sum_over_batch_size")
 
+    @property
+    def text_config(self):
+        """The encoder's text contract (`keras_bert.TextConfig`) or None."""
+        return self.encoder.text_config
+
+    @text_config.setter
+    def text_config(self, value):
+        self.encoder.text_config = value
+
     def get_config(self):
+        # The encoder is rebuilt from `config`; its contract (vocab: the encoder's asset) goes along.
         return {"config": self.config.to_dict(), "dtype": self.layer_dtype,
-                "name": self.name, "trainable": self.trainable, "packed": self.packed}
+                "name": self.name, "trainable": self.trainable, "packed": self.packed,
+                "text_config": self.encoder.get_config()["text_config"]}
 
     def with_packing(self, packed):
         """This model with `packed` inputs (or without): a new `BertPretrainer`, same weights."""
@@ -96,6 +109,7 @@ class BertPretrainer(keras.Model):
             return self
         model = BertPretrainer(self.config, dtype=self.layer_dtype, name=self.name, packed=packed)
         model.set_weights(self.get_weights())
+        model.text_config = self.text_config
         return model
 
     def _nsp_targets(self, y, nsp_logits):
@@ -139,4 +153,8 @@ class BertPretrainer(keras.Model):
             self.nsp_loss_tracker.update_state(ops.mean(nsp_loss) if nsp_weights is None else (
                 ops.sum(nsp_loss * nsp_weights) / ops.maximum(ops.sum(nsp_weights), 1e-5)))
             self.nsp_accuracy.update_state(nsp_labels, nsp_logits, sample_weight=nsp_weights)
-        return super().compute_metrics(x, y, y_pred, sample_weight)
+        results = super().compute_metrics(x, y, y_pred, sample_weight)
+        if "next_sentence_labels" not in y:  # MLM only: no NSP numbers (a constant 0 reads like a failure)
+            nsp = {self.nsp_loss_tracker.name, self.nsp_accuracy.name}
+            results = {name: value for name, value in results.items() if name not in nsp}
+        return results

@@ -4,6 +4,7 @@ import keras
 
 from keras_bert.models.bert_encoder import BertEncoder, as_config, encoder_inputs
 from keras_bert.models.bert_pretrainer import BertPretrainer
+from keras_bert.models.bert_task_model import BertTaskModel
 
 
 def _encoder(encoder, dtype=None):
@@ -52,13 +53,16 @@ def build_pretrainer(encoder, dtype=None):
     return BertPretrainer(encoder.config, encoder=encoder, dtype=encoder.layer_dtype)
 
 
-def build_classifier(encoder, num_classes, dropout_rate=None, name="bert_classifier"):
+def build_classifier(encoder, num_classes, dropout_rate=None, name="bert_classifier",
+                     task="classification", task_config=None):
     """Sentence(-pair) classifier: dropout + dense on the pooled `[CLS]` output; outputs logits.
 
     Args:
         encoder: a `BertEncoder`, `BertConfig`, preset name or config dict.
-        num_classes: number of classes.
+        num_classes: number of outputs (classes, labels, or 1 for a score).
         dropout_rate: dropout before the classifier (default: the config's).
+        task, task_config: what the model is (see `BertTaskModel`); e.g. `task_config=
+            {"labels": [...]}`. Other tasks with this head (regression, multi-label) name themselves.
 
     Example:
         >>> model = build_classifier("bert_tiny_uncased", num_classes=3)
@@ -69,11 +73,12 @@ def build_classifier(encoder, num_classes, dropout_rate=None, name="bert_classif
     inputs = encoder_inputs()
     pooled = encoder(inputs)["pooled_output"]
     logits = _head_dense(num_classes, encoder, "classifier")(_dropout(encoder, dropout_rate)(pooled))
-    return keras.Model(inputs, logits, name=name)
+    return BertTaskModel(inputs, logits, name=name, task=task, task_config=task_config)
 
 
-def build_token_classifier(encoder, num_labels, dropout_rate=None, name="bert_token_classifier"):
-    """Per-token classifier (e.g. NER): logits `[batch, seq, num_labels]`.
+def build_token_classifier(encoder, num_labels, dropout_rate=None, name="bert_token_classifier",
+                           task_config=None):
+    """Per-token classifier (e.g. NER): logits `[batch, seq, num_labels]`; task "token_classification".
 
     Example:
         >>> model = build_token_classifier("bert_tiny_uncased", num_labels=9)
@@ -82,11 +87,11 @@ def build_token_classifier(encoder, num_labels, dropout_rate=None, name="bert_to
     inputs = encoder_inputs()
     sequence = encoder(inputs)["sequence_output"]
     logits = _head_dense(num_labels, encoder, "token_classifier")(_dropout(encoder, dropout_rate)(sequence))
-    return keras.Model(inputs, logits, name=name)
+    return BertTaskModel(inputs, logits, name=name, task="token_classification", task_config=task_config)
 
 
-def build_span_labeler(encoder, name="bert_span_labeler"):
-    """SQuAD span labeler: `start_logits` and `end_logits`, each `[batch, seq]`.
+def build_span_labeler(encoder, name="bert_span_labeler", task_config=None):
+    """SQuAD span labeler: `start_logits` and `end_logits`, each `[batch, seq]`; task "squad".
 
     Example:
         >>> model = build_span_labeler("bert_tiny_uncased")
@@ -98,4 +103,5 @@ def build_span_labeler(encoder, name="bert_span_labeler"):
     sequence = encoder(inputs)["sequence_output"]
     logits = _head_dense(2, encoder, "span_labeler")(sequence)  # (batch, seq, 2)
     start_logits, end_logits = logits[..., 0], logits[..., 1]  # (batch, seq) each
-    return keras.Model(inputs, {"start_logits": start_logits, "end_logits": end_logits}, name=name)
+    return BertTaskModel(inputs, {"start_logits": start_logits, "end_logits": end_logits}, name=name,
+                         task="squad", task_config=task_config)

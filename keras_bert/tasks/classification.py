@@ -75,14 +75,18 @@ class ClassificationTask(Task):
             shuffle=training, seed=self.seed, dynamic_padding=self.padding == "dynamic")
         if training:  # the one label vocabulary, train and eval
             check_classes(path, self.label, collect(dataset, 1), labels)
+            num_classes(labels, path)  # refuses float labels (a regression target)
             self.labels = labels
-            self.num_classes = num_classes(labels, path)
         return dataset
 
-    def build_model(self, encoder):
+    def build_head(self, encoder, task_config):
         from keras_bert.models.builders import build_classifier
 
-        return build_classifier(encoder, self.num_classes)
+        return build_classifier(encoder, len(self.labels), task=self.name, task_config=task_config)
+
+    def model_options(self):
+        return dict(super().model_options(), labels=self.labels, text_a=self.text_a,
+                    text_b=self.text_b, label=self.label)
 
     def evaluate(self, model, evaluation, path):
         return classification_metrics(collect(evaluation, 1), model.predict(evaluation, verbose=0))
@@ -90,3 +94,38 @@ class ClassificationTask(Task):
     def identity(self):
         return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, label=self.label,
                     labels=self.labels, padding=self.padding)
+
+    takes_labels = True  # its outputs are named by `labels` (export: --labels)
+
+    tflite_signatures = ("classify",)
+
+    @classmethod
+    def check_serving(cls, model, task_config):
+        from keras_bert.export.task_signatures import check_labels
+
+        if task_config.get("labels") is not None:
+            check_labels(task_config["labels"], model.output.shape[-1], "classifier")
+
+    @classmethod
+    def text_signatures(cls, module, task_config):
+        """`classify` (with label names): `labels`, `probabilities`, `top_label`."""
+        import tensorflow as tf
+
+        from keras_bert.export import task_signatures
+
+        labels = task_config.get("labels")
+        if labels is None:
+            return {}
+
+        def classify(text_a, text_b=tf.constant([], tf.string)):
+            return task_signatures.classify(module.serve_text(text_a, text_b)["probabilities"], labels)
+
+        return {"classify": tf.function(classify, input_signature=[
+            tf.TensorSpec([None], tf.string, name="text_a"), tf.TensorSpec([None], tf.string, name="text_b")])}
+
+    @classmethod
+    def onnx_outputs(cls, module, inputs, outputs, task_config):
+        from keras_bert.export import task_signatures
+
+        labels = task_config.get("labels")
+        return {} if labels is None else task_signatures.classify(outputs["probabilities"], labels)

@@ -52,7 +52,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
         ...                        labels=["neg", "pos"], epochs=2)
         >>> result["metrics"]["accuracy"]
     """
-    from keras_bert.checkpoints import load_checkpoint
+    from keras_bert.checkpoints import model_from_contents, read_checkpoint
     from keras_bert.training.finetuning import run_finetuning
     from keras_bert.training.memory_estimate import check_batch_memory
 
@@ -68,10 +68,9 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
     runner = task_class(None, seq_length, batch_size, seed, text_a=text_a, text_b=text_b,
                         label=label, labels=labels, doc_stride=doc_stride,
                         max_query_length=max_query_length, padding=padding)
-    probe = load_checkpoint(checkpoint, model="encoder")
-    check_batch_memory(probe.config, batch_size, seq_length, mixed_precision=mixed_precision)
-    text_config = probe.text_config
-    del probe
+    contents = read_checkpoint(checkpoint)  # once: the model is built from it in the strategy's scope
+    check_batch_memory(contents.config, batch_size, seq_length, mixed_precision=mixed_precision)
+    text_config = contents.text_config
     if text_config is None:
         raise ValueError(f"{checkpoint} has no vocab.txt next to it; fine-tuning needs the "
                          "checkpoint's own vocabulary.")
@@ -83,7 +82,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
                       checkpoint=os.path.abspath(os.fspath(checkpoint)),
                       train_file=os.path.abspath(os.fspath(train_file)))
     model, history = run_finetuning(
-        lambda: runner.build_model(load_checkpoint(checkpoint)), train,
+        lambda: runner.build_model(model_from_contents(contents)), train,
         eval_dataset=runner.validation_data(evaluation) if eval_every_epoch and evaluation is not None
         else None,
         run_config=run_config, epochs=epochs, learning_rate=learning_rate, output_dir=output_dir,
@@ -92,8 +91,6 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, text_a="sente
         gradient_accumulation_steps=gradient_accumulation_steps, verbose=verbose,
         **runner.compile_kwargs())
     metrics = runner.evaluate(model, evaluation, eval_file) if evaluation is not None else {}
-    if output_dir:  # the text contract travels with model.keras (TextConfig.from_dir reads it)
-        text_config.replace(max_seq_length=seq_length).save(output_dir)
     result = {"model": model, "history": history, "metrics": metrics,
               "start_step": history.start_step, "step": int(model.optimizer.iterations.numpy())}
     if getattr(runner, "labels", None) is not None:

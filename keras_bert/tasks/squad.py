@@ -12,6 +12,9 @@ class SquadTask(Task):
         tokenizer, seq_length, batch_size, seed: see `Task`.
         doc_stride: tokens between the starts of a context's windows.
         max_query_length: question tokens kept.
+        max_answer_length: the longest answer, in pieces.
+        version_2_with_negative: SQuAD v2 (a question may have no answer: "" when the null
+            score wins); None: v2 if the training file has unanswerable questions.
 
     Example:
         >>> task = SquadTask(tokenizer, 384, 32, doc_stride=128)
@@ -20,9 +23,11 @@ class SquadTask(Task):
     name = "squad"
 
     def __init__(self, tokenizer, seq_length=384, batch_size=32, seed=0, *, doc_stride=128,
-                 max_query_length=64, **unused):
+                 max_query_length=64, max_answer_length=30, version_2_with_negative=None, **unused):
         super().__init__(tokenizer, seq_length, batch_size, seed)
         self.doc_stride, self.max_query_length = int(doc_stride), int(max_query_length)
+        self.max_answer_length = int(max_answer_length)
+        self.version_2_with_negative = version_2_with_negative
 
     def _features(self, path):
         from keras_bert.data.squad import squad_examples, squad_features
@@ -37,14 +42,21 @@ class SquadTask(Task):
 
         if not training:
             return path  # evaluated by `evaluate`, on whole examples, not by `fit`
-        _, features = self._features(path)
+        examples, features = self._features(path)
+        if self.version_2_with_negative is None:
+            self.version_2_with_negative = any(e.is_impossible for e in examples)
         return squad_dataset(features, batch_size=self.batch_size, seed=self.seed).map(
             lambda x, y: (x, {"start_logits": y["start_positions"], "end_logits": y["end_positions"]}))
 
-    def build_model(self, encoder):
+    def build_head(self, encoder, task_config):
         from keras_bert.models.builders import build_span_labeler
 
-        return freeze_pooler(build_span_labeler(encoder))
+        return freeze_pooler(build_span_labeler(encoder, task_config=task_config))
+
+    def model_options(self):
+        return dict(super().model_options(), doc_stride=self.doc_stride,
+                    max_query_length=self.max_query_length, max_answer_length=self.max_answer_length,
+                    version_2_with_negative=bool(self.version_2_with_negative))
 
     def compile_kwargs(self):
         loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -61,11 +73,53 @@ class SquadTask(Task):
         examples, features = self._features(path)
         outputs = model.predict(squad_dataset(features, batch_size=self.batch_size, shuffle=False),
                                 verbose=0)
+        v2 = self.version_2_with_negative
         predictions = squad_postprocess(
             features, outputs["start_logits"], outputs["end_logits"],
-            version_2_with_negative=any(e.is_impossible for e in examples))
+            max_answer_length=self.max_answer_length,
+            version_2_with_negative=any(e.is_impossible for e in examples) if v2 is None else v2)
         return squad_evaluate(predictions, examples)
+
+    takes_squad_options = True  # windowing and answer options (export: --squad, --doc_stride)
+
+    @classmethod
+    def serving_outputs(cls, outputs, task_config):
+        return {"start_logits": outputs["start_logits"], "end_logits": outputs["end_logits"]}
+
+    @classmethod
+    def text_signatures(cls, module, task_config):
+        """`answer`: question + context in (long contexts in `doc_stride` windows), answer text and
+        character offsets out. Not in TFLite / ONNX: the offset and ragged ops, and Substr."""
+        import tensorflow as tf
+
+        from keras_bert.export import answer_signature
+
+        options = squad_options(task_config)
+        return {"answer": tf.function(
+            lambda question, context: answer_signature.answer(module, question, context, options),
+            input_signature=[tf.TensorSpec([None], tf.string, name="question"),
+                             tf.TensorSpec([None], tf.string, name="context")])}
+
+    @classmethod
+    def onnx_outputs(cls, module, inputs, outputs, task_config):
+        """One window's best span: `answer_start`, `answer_end`, `score`, `null_score`."""
+        from keras_bert.export import answer_signature
+
+        return answer_signature.span_from_ids(inputs, outputs["start_logits"], outputs["end_logits"],
+                                              squad_options(task_config))
 
     def identity(self):
         return dict(super().identity(), doc_stride=self.doc_stride,
-                    max_query_length=self.max_query_length)
+                    max_query_length=self.max_query_length, max_answer_length=self.max_answer_length)
+
+
+def squad_options(task_config):
+    """The `SquadOptions` (windowing and answer choice) in a squad model's `task_config`."""
+    import dataclasses
+
+    from keras_bert.export.answer_signature import SquadOptions
+
+    names = {field.name for field in dataclasses.fields(SquadOptions)}
+    options = {k: v for k, v in task_config.items() if k in names}
+    options["version_2_with_negative"] = bool(options.get("version_2_with_negative"))
+    return SquadOptions(**options)

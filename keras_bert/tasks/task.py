@@ -36,8 +36,34 @@ class Task:
         raise NotImplementedError
 
     def build_model(self, encoder):
-        """The task's model on `encoder` (a loaded `BertEncoder`)."""
+        """The task's model on `encoder` (a loaded `BertEncoder`), carrying what it is.
+
+        The encoder gets the tokenizer's text contract (with `max_seq_length` = this task's
+        `seq_length`); the model gets the task's name and `model_options()`, so its `.keras`
+        file alone says how to tokenize, serve and evaluate it (`from_model`).
+        """
+        encoder.text_config = self.tokenizer.text_config.replace(max_seq_length=self.seq_length)
+        return self.build_head(encoder, self.model_options())
+
+    def build_head(self, encoder, task_config):
+        """`BertTaskModel` of this task's head on `encoder`, named `self.name`, with `task_config`."""
         raise NotImplementedError
+
+    def model_options(self):
+        """The options the model carries (its `task_config`): constructor keywords of this task,
+        so `from_model` rebuilds it. Reader options stay out unless evaluation needs them."""
+        return {"seq_length": self.seq_length}
+
+    @classmethod
+    def from_model(cls, model, batch_size=32):
+        """This task as `model` (a loaded `BertTaskModel` of it) was trained: its tokenizer and options."""
+        if getattr(model, "task", None) != cls.name:
+            raise ValueError(f"Model {model.name!r} is a {getattr(model, 'task', None)!r} model, "
+                             f"not {cls.name!r}.")
+        if model.text_config is None:
+            raise ValueError(f"Model {model.name!r} carries no text contract (vocab); it was not "
+                             "saved by keras_bert's fine-tuning.")
+        return cls(model.text_config.tokenizer(), batch_size=batch_size, **model.task_config)
 
     def compile_kwargs(self):
         """`loss` and training metrics for `model.compile`."""
@@ -55,6 +81,32 @@ class Task:
     def identity(self):
         """JSON-able settings a resumed run must share (besides the checkpoint and data)."""
         return {"seq_length": self.seq_length, "batch_size": self.batch_size}
+
+    # ----- Serving: what keras_bert.export asks of a model of this task (export/ names no task).
+
+    # The `text_signatures` that TFLite can run too (TFLite builtins + tensorflow-text ops only).
+    tflite_signatures = ()
+
+    @classmethod
+    def check_serving(cls, model, task_config):
+        """Raises a one-line error if `task_config` cannot serve `model` (e.g. a label count)."""
+
+    @classmethod
+    def serving_outputs(cls, outputs, task_config):
+        """The model's outputs as served from ids (TF ops; runs in the serving graph and eagerly)."""
+        import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
+        return {"logits": outputs, "probabilities": tf.nn.softmax(outputs, axis=-1)}
+
+    @classmethod
+    def text_signatures(cls, module, task_config):
+        """`{name: tf.function}`: raw text in, the task's answer out (`module`: export's ServingModule)."""
+        return {}
+
+    @classmethod
+    def onnx_outputs(cls, module, inputs, outputs, task_config):
+        """Extra outputs of `model.onnx` (ids in): the task's answer where ONNX can compute it."""
+        return {}
 
 
 def freeze_pooler(model):

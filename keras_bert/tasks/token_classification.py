@@ -37,10 +37,13 @@ class TokenClassificationTask(Task):
         self.labels = labels
         return dataset
 
-    def build_model(self, encoder):
+    def build_head(self, encoder, task_config):
         from keras_bert.models.builders import build_token_classifier
 
-        return freeze_pooler(build_token_classifier(encoder, len(self.labels)))
+        return freeze_pooler(build_token_classifier(encoder, len(self.labels), task_config=task_config))
+
+    def model_options(self):
+        return dict(super().model_options(), labels=self.labels)
 
     def compile_kwargs(self):
         return {"loss": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
@@ -55,6 +58,33 @@ class TokenClassificationTask(Task):
 
     def identity(self):
         return dict(super().identity(), labels=self.labels)
+
+    takes_labels = True  # its outputs are named by `labels` (export: --labels)
+
+    @classmethod
+    def check_serving(cls, model, task_config):
+        from keras_bert.export.task_signatures import check_labels
+
+        if task_config.get("labels") is not None:
+            check_labels(task_config["labels"], model.output.shape[-1], "token classifier")
+
+    @classmethod
+    def text_signatures(cls, module, task_config):
+        """`entities` (with label names): entity spans with character offsets into the text.
+
+        Not in TFLite: UnicodeDecodeWithOffsets, StringLength, LowerBound/UpperBound, RaggedRange,
+        RaggedGather, Substr, DenseBincount, UnsortedSegmentSum have no TFLite kernel; not in ONNX:
+        tf2onnx cannot convert tensorflow-text's word and offset ops.
+        """
+        import tensorflow as tf
+
+        from keras_bert.export import task_signatures
+
+        labels = task_config.get("labels")
+        if labels is None:
+            return {}
+        return {"entities": tf.function(lambda text: task_signatures.entities(module, text, labels),
+                                        input_signature=[tf.TensorSpec([None], tf.string, name="text")])}
 
 
 def _split_tag(tag, outside):

@@ -14,9 +14,11 @@ This module imports no TensorFlow.
 """
 
 import dataclasses
+import hashlib
 import json
 import os
 import shutil
+import tempfile
 import warnings
 
 from keras_bert.config import read_json
@@ -281,3 +283,28 @@ def _write_json(path, content):
     with open(path, "w", encoding="utf-8") as f:
         json.dump(content, f, indent=2, ensure_ascii=False)
         f.write("\n")
+
+
+def from_saved_dict(raw, vocab_file, source):
+    """The contract a model's config saved (`TextConfig.to_dict()`), with its vocabulary at `vocab_file`."""
+    return _from_dict(raw, vocab_file, source)
+
+
+def keep_vocab(vocab_file):
+    """A stable copy of `vocab_file` (content-addressed, in the temp folder) for the whole process.
+
+    A `.keras` file's assets are extracted to a folder that Keras deletes once loading ends; the
+    tokenizer reads its vocabulary later, so it gets this copy (the same bytes always get the same
+    path, so nothing goes stale and a second load writes nothing).
+    """
+    with open(vocab_file, "rb") as f:
+        content = f.read()
+    folder = os.path.join(tempfile.gettempdir(), "keras_bert_vocab")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, hashlib.sha256(content).hexdigest()[:32] + ".txt")
+    if not os.path.isfile(path):
+        partial = f"{path}.{os.getpid()}.partial"
+        with open(partial, "wb") as f:
+            f.write(content)
+        os.replace(partial, path)
+    return path

@@ -8,7 +8,7 @@ from keras_bert.checkpoints import load_checkpoint, save_checkpoint
 from keras_bert.checkpoints.weight_map import model_weights
 from keras_bert.models import BertEncoder, BertPretrainer, build_classifier
 
-from .test_save_checkpoint import assert_bitwise_equal
+from .test_saving import assert_bitwise_equal
 
 
 def inputs(masked=False):

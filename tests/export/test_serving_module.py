@@ -7,17 +7,26 @@ import tensorflow as tf
 
 import keras_bert
 from keras_bert.export import ServingModule
-from keras_bert.export.serving_module import infer_task
+from keras_bert.export.serving_module import model_task
 from keras_bert.export.verify_reference import sample_ids
 from tests.export.helpers import randomize
 
 
-def test_infer_task(tiny_config):
-    assert infer_task(keras_bert.build_encoder(tiny_config)) == "encoder"
-    assert infer_task(keras_bert.build_classifier(tiny_config, 2)) == "classifier"
-    assert infer_task(keras_bert.build_token_classifier(tiny_config, 5)) == "token_classifier"
-    assert infer_task(keras_bert.build_span_labeler(tiny_config)) == "span_labeler"
-    assert infer_task(keras_bert.build_pretrainer(tiny_config)) == "pretrainer"
+def test_the_model_says_what_it_serves(tiny_config):
+    assert model_task(keras_bert.build_encoder(tiny_config)) == "encoder"
+    assert model_task(keras_bert.build_classifier(tiny_config, 2)) == "classification"
+    assert model_task(keras_bert.build_token_classifier(tiny_config, 5)) == "token_classification"
+    assert model_task(keras_bert.build_span_labeler(tiny_config)) == "squad"
+    assert model_task(keras_bert.build_pretrainer(tiny_config)) == "pretrainer"
+
+
+def test_a_model_that_does_not_say_what_it_is_is_refused(tiny_config):
+    encoder = keras_bert.build_encoder(tiny_config)
+    inputs = {name: keras.Input((None,), dtype="int32", name=name)
+              for name in ("input_word_ids", "input_mask", "input_type_ids")}
+    bare = keras.Model(inputs, keras.layers.Dense(1)(encoder(inputs)["pooled_output"]))
+    with pytest.raises(ValueError, match="does not say what it is"):
+        ServingModule(bare)
 
 
 def test_unbuilt_model_is_refused():

@@ -1,7 +1,6 @@
 """Task signatures (classify, entities) of exported SavedModels, run in a fresh process that
 imports only tensorflow + tensorflow_text, equal to keras_bert's Python post-processing."""
 
-import json
 
 import keras
 import numpy as np
@@ -12,7 +11,7 @@ import keras_bert
 from keras_bert.data.token_classification import token_classification_dataset
 from keras_bert.export import export_onnx, export_saved_model, task_signatures
 from keras_bert.export.verify import run_artifact
-from keras_bert.training import entity_spans
+from keras_bert.tasks import entity_spans
 from tests.export.helpers import FIXTURES, compile_and_fit, randomize
 
 NER_TEXTS = ["Angela Merkel met Emmanuel Macron in Paris on Monday.",
@@ -135,9 +134,3 @@ def test_entities_signature_equals_python_decoder(ner_model, ner_export, tokeniz
         np.testing.assert_allclose([a[4] for a in actual], [e[4] for e in expected], atol=1e-5)
         total += n
     assert total > 0, "the held-out texts should hold some predicted entities"
-
-
-def test_saved_labels_reads_the_fine_tuning_run_config(tmp_path):
-    (tmp_path / "run_config.json").write_text(json.dumps({"identity": {"task": {"labels": ["O", "B-PER"]}}}))
-    assert task_signatures.saved_labels(tmp_path / "model.keras") == ["O", "B-PER"]
-    assert task_signatures.saved_labels(tmp_path / "sub" / "model.keras") is None

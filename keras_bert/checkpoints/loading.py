@@ -72,7 +72,7 @@ def load_checkpoint(path, model="encoder", dtype=None):
     against the config, and vocab.txt (when present) against the embedding rows.
     The text contract (`keras_bert.TextConfig`: vocab.txt, casing, special tokens,
     see `TextConfig.from_dir`) is kept as `.text_config` on the returned model (and
-    its encoder; `.vocab_file` is its vocab path), so `save_checkpoint` writes it
+    its encoder; saved with the model), so `save_checkpoint` writes it
     along and `model.text_config.tokenizer()` tokenizes as the model expects.
 
     Args:
@@ -97,11 +97,27 @@ def load_checkpoint(path, model="encoder", dtype=None):
     """
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}, got {model!r}.")
+    return model_from_contents(read_checkpoint(path), model, dtype)
+
+
+def read_checkpoint(path):
+    """The config, weights (numpy) and text contract of a checkpoint, any format (`CheckpointContents`).
+
+    What `load_checkpoint` builds its model from; read it once where the model must be built
+    later (e.g. inside a distribution strategy's scope: `model_from_contents`).
+    """
     path = os.fspath(path)
     contents = _READERS[detect_format(path)](path)
     rows = contents.weights.get("bert/embeddings/word_embeddings")
     if contents.vocab_file and rows is not None:
         check_vocab(contents.vocab_file, rows.shape[0], contents.source)
+    return contents
+
+
+def model_from_contents(contents, model="encoder", dtype=None):
+    """A `BertEncoder` / `BertPretrainer` (see `load_checkpoint`'s `model`) holding `contents`."""
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS}, got {model!r}.")
     has_heads = any(name.startswith((MLM, NSP)) for name in contents.weights)
     if model == "auto":
         model = "pretrainer" if has_heads else "encoder"
@@ -118,6 +134,5 @@ def load_checkpoint(path, model="encoder", dtype=None):
                 f"{contents.source} has no pretraining heads (cls/predictions, cls/seq_relationship); "
                 "the pretrainer's MLM and NSP heads are freshly initialized.", UserWarning, stacklevel=2)
             assign_weights(encoder, contents)
-    result.text_config = encoder.text_config = contents.text_config
-    result.vocab_file = encoder.vocab_file = contents.vocab_file
+    encoder.text_config = contents.text_config  # the pretrainer's is its encoder's
     return result

@@ -24,7 +24,7 @@ def test_minilm_matches_transformers_bert_model(minilm_dir):
     transformers = pytest.importorskip("transformers")
     encoder = load_checkpoint(minilm_dir)
     assert isinstance(encoder, BertEncoder) and encoder.config.hidden_act == "gelu"
-    assert encoder.vocab_file == os.path.join(minilm_dir, "vocab.txt")
+    assert encoder.text_config.vocab_file == os.path.join(minilm_dir, "vocab.txt")
     tokenizer = transformers.BertTokenizerFast.from_pretrained(minilm_dir)
     reference = transformers.BertModel.from_pretrained(minilm_dir).eval()
     batches = {"sentences": tokenizer(SENTENCES, padding=True, return_tensors="np"),

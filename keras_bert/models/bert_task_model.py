@@ -1,0 +1,71 @@
+"""BertTaskModel: a BERT encoder with a task's head, carrying what it is in its own `.keras` file."""
+
+import json
+
+import keras
+
+from keras_bert.models.bert_encoder import BertEncoder
+
+
+@keras.saving.register_keras_serializable(package="keras_bert")
+class BertTaskModel(keras.Model):
+    """A functional model around one `BertEncoder` that knows its task, labels and serving options.
+
+    Everything a tool needs to use the model is in its config, so `model.save("m.keras")` and a
+    fresh process's `keras.saving.load_model` (after `import keras_bert`) give it back whole:
+    `task` names an entry of `keras_bert.tasks.TASKS` (which serves, evaluates and converts it),
+    `task_config` holds the task's options (label names, `seq_length`, SQuAD's `doc_stride`...),
+    and the encoder holds the text contract (`model.text_config`, vocab as the file's asset).
+
+    Args:
+        inputs, outputs: as for a functional `keras.Model`.
+        task: the task's name (e.g. "classification"), or None for a bare head.
+        task_config: JSON-able dict of the task's options.
+
+    Example:
+        >>> model = build_classifier("bert_tiny_uncased", 2, task_config={"labels": ["neg", "pos"]})
+        >>> model.task, model.task_config["labels"]
+        ('classification', ['neg', 'pos'])
+    """
+
+    def __init__(self, *args, task=None, task_config=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        task_config = dict(task_config or {})
+        try:
+            json.dumps(task_config)
+        except TypeError as e:
+            raise TypeError(f"task_config must be JSON-able (it is saved with the model): {e}") from e
+        self.task = task
+        object.__setattr__(self, "_task_config", task_config)  # plain JSON, not Keras-tracked state
+
+    @property
+    def task_config(self):
+        """The task's options (a copy: change them with `with_task_config`)."""
+        return json.loads(json.dumps(self._task_config))
+
+    def with_task_config(self, **changes):
+        """Updates task options in place (e.g. `labels=` once the training file is read); returns self."""
+        merged = dict(self._task_config, **changes)
+        json.dumps(merged)
+        object.__setattr__(self, "_task_config", merged)
+        return self
+
+    @property
+    def encoder(self):
+        """The `BertEncoder` inside."""
+        for layer in self.layers:
+            if isinstance(layer, BertEncoder):
+                return layer
+        raise ValueError(f"Model {self.name!r} holds no BertEncoder.")
+
+    @property
+    def text_config(self):
+        """The encoder's text contract (`keras_bert.TextConfig`) or None."""
+        return self.encoder.text_config
+
+    @text_config.setter
+    def text_config(self, value):
+        self.encoder.text_config = value
+
+    def get_config(self):
+        return dict(super().get_config(), task=self.task, task_config=self.task_config)
