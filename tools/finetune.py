@@ -1,13 +1,16 @@
 """Fine-tune a BERT checkpoint on classification, sentence pairs, token classification or SQuAD.
 
-    python tools/finetune.py --checkpoint path/to/bert --task classification \\
+    python tools/finetune.py classification --checkpoint path/to/bert \\
         --train_file train.csv --eval_file dev.csv --text_a sentence --label label
-    python tools/finetune.py --checkpoint bert/ --task pair_classification \\
+    python tools/finetune.py pair_classification --checkpoint bert/ \\
         --train_file train.tsv --eval_file dev.tsv --text_a premise --text_b hypothesis
-    python tools/finetune.py --checkpoint bert/ --task token_classification \\
+    python tools/finetune.py token_classification --checkpoint bert/ \\
         --train_file eng.train --eval_file eng.testa
-    python tools/finetune.py --checkpoint bert/ --task squad --seq_length 384 \\
+    python tools/finetune.py squad --checkpoint bert/ --seq_length 384 \\
         --train_file train-v1.1.json --eval_file dev-v1.1.json
+
+Each task has its own flags (`python tools/finetune.py squad --help`); a flag of another task is
+refused. `--task NAME` is still read as `NAME`.
 
 The checkpoint may be a Google TF1 checkpoint, a Hugging Face BERT folder or a keras_bert
 checkpoint (e.g. runs/pretrain/final from tools/pretrain.py); its vocab.txt is used.
@@ -36,24 +39,72 @@ from keras_bert.cli import (ArgumentParser, make_dir, non_negative_int,  # noqa:
 
 
 def parse_args(argv):
+    from keras_bert.tasks import TASKS  # imports no Keras / TensorFlow
+
     parser = ArgumentParser(description=__doc__.split("\n")[0],
                             formatter_class=argparse.RawDescriptionHelpFormatter,
                             epilog=__doc__.split("\n", 1)[1])
+    tasks = parser.add_subparsers(dest="task", required=True, metavar="TASK",
+                                  title=f"tasks (`{parser.prog} TASK --help` lists a task's flags)")
+    for name, task in TASKS.items():
+        sub = tasks.add_parser(name, help=(task.__doc__ or "").split("\n")[0],
+                               description=(task.__doc__ or "").split("\n")[0])
+        _run_flags(sub, task)
+        group = sub.add_argument_group(f"{name} options")
+        for option, (kind, default, help_text) in task.options().items():
+            group.add_argument(f"--{option}", default=argparse.SUPPRESS,  # unset: the task's default
+                               help=help_text + ("" if default is None else f" (default: {default})"),
+                               **_flag_type(kind))
+    args, extra = parser.parse_known_args(_task_first(argv, TASKS))
+    if extra:
+        flag = next((e.split("=")[0] for e in extra if e.startswith("--")), extra[0])
+        owners = [n for n, t in TASKS.items() if flag.lstrip("-") in t.options()]
+        parser.error(f"{flag} does not apply to task {args.task}" + (
+            f" (it is an option of {', '.join(owners)}); drop it" if owners else "; see --help"))
+    args.options = {k: v for k, v in vars(args).items() if k in TASKS[args.task].options()}
+    return args
+
+
+def _task_first(argv, tasks):
+    """`--task NAME ...` (the older spelling) as `NAME ...`."""
+    argv = list(argv)
+    for i, arg in enumerate(argv):
+        if arg == "--task" and i + 1 < len(argv):
+            return [argv[i + 1]] + argv[:i] + argv[i + 2:]
+        if arg.startswith("--task="):
+            return [arg.split("=", 1)[1]] + argv[:i] + argv[i + 1:]
+    return argv
+
+
+def _flag_type(kind):
+    """argparse keywords for an option annotated `kind` (str, int, bool, list or a tuple of choices)."""
+    if isinstance(kind, tuple):
+        return {"choices": kind}
+    if kind is list:
+        return {"nargs": "*", "metavar": "NAME"}
+    if kind is bool:
+        return {"choices": ("on", "off"), "type": str}
+    if kind is int:
+        return {"type": positive_int}
+    if kind is float:
+        return {"type": positive_float}
+    return {}
+
+
+def _run_flags(parser, task):
+    """The flags every task shares: data, sizes and the run (`RunConfig`)."""
+    import inspect
+
+    seq_default = inspect.signature(task.__init__).parameters["seq_length"].default
     parser.add_argument("--checkpoint", required=True, help="checkpoint folder or file")
-    parser.add_argument("--task", required=True, choices=("classification", "pair_classification",
-                                                          "token_classification", "squad"))
     parser.add_argument("--train_file", required=True)
     parser.add_argument("--eval_file")
-    parser.add_argument("--text_a", default="sentence", help="column of the (first) text")
-    parser.add_argument("--text_b", help="column of the second text (pair classification)")
-    parser.add_argument("--label", default="label", help="column of the label")
-    parser.add_argument("--labels", nargs="*", help="label vocabulary, in id order")
-    parser.add_argument("--seq_length", type=positive_int, default=128)
+    parser.add_argument("--seq_length", type=positive_int, default=seq_default)
     parser.add_argument("--batch_size", type=positive_int, default=32)
     parser.add_argument("--epochs", type=positive_int, default=3)
     parser.add_argument("--learning_rate", type=positive_float, default=3e-5)
-    parser.add_argument("--doc_stride", type=positive_int, default=128)
-    parser.add_argument("--max_query_length", type=positive_int, default=64)
+    parser.add_argument("--eval_every_epoch", action="store_true",
+                        help="also evaluate --eval_file after every epoch (default: once, at the end)")
     parser.add_argument("--output_dir", default="runs/finetune")
     parser.add_argument("--checkpoint_every_steps", type=non_negative_int, default=500,
                         help="checkpoint interval in steps, besides epoch ends (0: epoch ends only)")
@@ -65,36 +116,25 @@ def parse_args(argv):
     parser.add_argument("--gradient_accumulation_steps", type=positive_int, default=1, metavar="K",
                         help="run each batch as K micro-batches of batch_size/K in sequence, one "
                              "optimizer step (less memory, the same update)")
-    parser.add_argument("--padding", choices=("dynamic", "full"), default="dynamic",
-                        help="(pair) classification: pad each batch to its longest example and "
-                             "group training batches by length (dynamic), or to --seq_length (full)")
-    parser.add_argument("--eval_every_epoch", action="store_true",
-                        help="also evaluate --eval_file after every epoch (default: once, at the end)")
     parser.add_argument("--quiet", action="store_true", help="no progress output (errors only)")
-    args = parser.parse_args(argv)
-    if args.text_b and args.task != "pair_classification":
-        parser.error(f"--text_b is only read by --task pair_classification (got --task {args.task}); "
-                     "pass --task pair_classification or drop --text_b")
-    return args
 
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     from keras_bert.tasks import finetune_task
-    from keras_bert.training import get_strategy
+    from keras_bert.training import RunConfig, get_strategy
 
     make_dir(args.output_dir, "--output_dir")
-    strategy = get_strategy(args.strategy)
-    result = finetune_task(
-        args.task, args.checkpoint, args.train_file, args.eval_file, text_a=args.text_a,
-        text_b=args.text_b, label=args.label, labels=args.labels, seq_length=args.seq_length,
-        batch_size=args.batch_size, epochs=args.epochs, learning_rate=args.learning_rate,
-        doc_stride=args.doc_stride, max_query_length=args.max_query_length,
-        output_dir=args.output_dir, checkpoint_every_steps=args.checkpoint_every_steps,
-        keep_checkpoints=args.keep_checkpoints, strategy=strategy,
-        mixed_precision=args.mixed_precision, jit_compile=args.jit_compile, seed=args.seed,
-        gradient_accumulation_steps=args.gradient_accumulation_steps, padding=args.padding,
-        eval_every_epoch=args.eval_every_epoch, verbose=progress_verbosity(args.quiet))
+    options = {k: (v == "on" if v in ("on", "off") else v) for k, v in args.options.items()}
+    run = RunConfig(output_dir=args.output_dir, strategy=get_strategy(args.strategy),
+                    mixed_precision=args.mixed_precision, jit_compile=args.jit_compile, seed=args.seed,
+                    gradient_accumulation_steps=args.gradient_accumulation_steps,
+                    checkpoint_every_steps=args.checkpoint_every_steps,
+                    keep_checkpoints=args.keep_checkpoints, verbose=progress_verbosity(args.quiet))
+    result = finetune_task(args.task, args.checkpoint, args.train_file, args.eval_file,
+                           seq_length=args.seq_length, batch_size=args.batch_size, epochs=args.epochs,
+                           learning_rate=args.learning_rate, eval_every_epoch=args.eval_every_epoch,
+                           run=run, **options)
     path = os.path.join(args.output_dir, "metrics.json")
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         json.dump(result["metrics"], f, indent=2)

@@ -1,6 +1,5 @@
 """Sentence classification: a CSV/TSV/JSONL column of text -> one label; accuracy and macro-F1."""
 
-import keras
 import numpy as np
 
 from keras_bert.tasks.task import Task, check_classes, collect
@@ -30,6 +29,8 @@ def classification_metrics(labels, logits):
     logits = np.asarray(logits, np.float32).reshape(len(labels), -1)
     predictions = logits.argmax(-1)
     classes = max(logits.shape[1], int(labels.max()) + 1)
+    import keras  # here, not at the top: `finetune.py TASK --help` loads no Keras
+
     f1 = keras.metrics.F1Score(average=None, threshold=None)  # threshold None: the argmax is 1
     f1.update_state(np.eye(classes, dtype=np.float32)[labels],
                     np.eye(classes, dtype=np.float32)[predictions])
@@ -44,7 +45,7 @@ class ClassificationTask(Task):
 
     Args:
         tokenizer, seq_length, batch_size, seed: see `Task`.
-        text_a, text_b, label: the file's columns.
+        text_a, label: the file's columns.
         labels: the label vocabulary, in id order (None: from the training file).
         padding: "dynamic": each batch padded to its longest example, training batches
             grouped by length (`classification_dataset(dynamic_padding=True)`; the same
@@ -55,15 +56,18 @@ class ClassificationTask(Task):
     """
 
     name = "classification"
-    pairs = False  # whether text_b is read
+    OPTION_HELP = {"text_a": "column of the (first) text", "label": "column of the label",
+                   "labels": "label vocabulary, in id order (default: sorted from the training file)",
+                   "padding": "dynamic: pad each batch to its longest example and group training "
+                              "batches by length; full: pad to --seq_length"}
 
-    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_a="sentence",
-                 text_b=None, label="label", labels=None, padding="dynamic", **unused):
+    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_a: str = "sentence",
+                 label: str = "label", labels: list = None, padding: PADDINGS = "dynamic"):
         super().__init__(tokenizer, seq_length, batch_size, seed)
         if padding not in PADDINGS:
             raise ValueError(f"padding={padding!r} (--padding) is not one of {PADDINGS}.")
         self.text_a, self.label, self.labels, self.padding = text_a, label, labels, padding
-        self.text_b = text_b if self.pairs else None
+        self.text_b = None  # PairClassificationTask reads a second text
 
     def read(self, path, training):
         from keras_bert.data.classification import classification_dataset, num_classes
@@ -85,8 +89,7 @@ class ClassificationTask(Task):
         return build_classifier(encoder, len(self.labels), task=self.name, task_config=task_config)
 
     def model_options(self):
-        return dict(super().model_options(), labels=self.labels, text_a=self.text_a,
-                    text_b=self.text_b, label=self.label)
+        return dict(super().model_options(), labels=self.labels, text_a=self.text_a, label=self.label)
 
     def evaluate(self, model, evaluation, path):
         return classification_metrics(collect(evaluation, 1), model.predict(evaluation, verbose=0))

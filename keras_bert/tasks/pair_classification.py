@@ -11,9 +11,13 @@ class PairClassificationTask(ClassificationTask):
     """
 
     name = "pair_classification"
-    pairs = True
+    OPTION_HELP = {"text_b": "column of the second text (required)"}
 
-    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_b=None, **options):
+    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_b: str = None, **options):
         if not text_b:
-            raise ValueError("task 'pair_classification' needs text_b (the second text's column).")
-        super().__init__(tokenizer, seq_length, batch_size, seed, text_b=text_b, **options)
+            raise ValueError("task 'pair_classification' needs text_b (--text_b: the second text's column).")
+        super().__init__(tokenizer, seq_length, batch_size, seed, **options)
+        self.text_b = text_b
+
+    def model_options(self):
+        return dict(super().model_options(), text_b=self.text_b)

@@ -1,7 +1,5 @@
 """SQuAD v1.1 / v2.0 question answering: windows over the context, answer-span logits, EM / F1."""
 
-import keras
-
 from keras_bert.tasks.task import Task, freeze_pooler
 
 
@@ -22,11 +20,21 @@ class SquadTask(Task):
 
     name = "squad"
 
-    def __init__(self, tokenizer, seq_length=384, batch_size=32, seed=0, *, doc_stride=128,
-                 max_query_length=64, max_answer_length=30, version_2_with_negative=None, **unused):
+    OPTION_HELP = {"doc_stride": "pieces between the starts of a long context's windows",
+                   "max_query_length": "question pieces kept",
+                   "max_answer_length": "the longest answer, in pieces",
+                   "version_2_with_negative": "SQuAD v2: a question may have no answer (default: v2 "
+                                              "if the training file has unanswerable questions)"}
+
+    def __init__(self, tokenizer, seq_length=384, batch_size=32, seed=0, *, doc_stride: int = 128,
+                 max_query_length: int = 64, max_answer_length: int = 30,
+                 version_2_with_negative: bool = None):
         super().__init__(tokenizer, seq_length, batch_size, seed)
         self.doc_stride, self.max_query_length = int(doc_stride), int(max_query_length)
         self.max_answer_length = int(max_answer_length)
+        for name in ("doc_stride", "max_query_length", "max_answer_length"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)} (--{name}) must be a positive number of pieces.")
         self.version_2_with_negative = version_2_with_negative
 
     def _features(self, path):
@@ -59,6 +67,8 @@ class SquadTask(Task):
                     version_2_with_negative=bool(self.version_2_with_negative))
 
     def compile_kwargs(self):
+        import keras  # here, not at the top: `finetune.py TASK --help` loads no Keras
+
         loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
         return {"loss": {"start_logits": loss, "end_logits": loss}}
 

@@ -1,6 +1,7 @@
 """Task: what a fine-tuning task owns (reader, head, loss, metrics, post-processing)."""
 
-import keras
+import inspect
+
 import numpy as np
 
 
@@ -24,6 +25,33 @@ class Task:
     """
 
     name = ""
+    # Help text of each option (a keyword-only, annotated argument of the constructor);
+    # tools/finetune.py offers them as the task's flags (`finetune.py TASK --help`).
+    OPTION_HELP = {}
+
+    @classmethod
+    def options(cls):
+        """`{name: (type, default, help)}`: this task's options, the keyword-only arguments of its
+        constructor and its bases' (types from their annotations)."""
+        found = {}
+        for klass in cls.__mro__:
+            if klass is Task or not issubclass(klass, Task):
+                break
+            for param in inspect.signature(klass.__init__).parameters.values():
+                if param.kind is param.KEYWORD_ONLY and param.name not in found:
+                    help_text = next((c.OPTION_HELP[param.name] for c in cls.__mro__
+                                      if param.name in getattr(c, "OPTION_HELP", {})), "")
+                    found[param.name] = (param.annotation, param.default, help_text)
+        return found
+
+    @classmethod
+    def check_options(cls, options):
+        """Refuses, in one line, an option this task does not take (e.g. `doc_stride` for a classifier)."""
+        known = cls.options()
+        for name in options:
+            if name not in known:
+                raise ValueError(f"Option {name} (--{name}) does not apply to task {cls.name!r}; its "
+                                 f"options are: {', '.join(known) or 'none'}. Drop it.")
 
     def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0):
         self.tokenizer = tokenizer
@@ -67,6 +95,8 @@ class Task:
 
     def compile_kwargs(self):
         """`loss` and training metrics for `model.compile`."""
+        import keras  # here, not at the top: `finetune.py TASK --help` loads no Keras
+
         return {"loss": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                 "metrics": [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]}
 

@@ -1,6 +1,5 @@
 """Token classification (NER): CoNLL files, a label per word on its first word piece; entity-level F1."""
 
-import keras
 import numpy as np
 
 from keras_bert.tasks.task import Task, check_classes, collect, freeze_pooler
@@ -21,8 +20,9 @@ class TokenClassificationTask(Task):
     """
 
     name = "token_classification"
+    OPTION_HELP = {"labels": "tag vocabulary, in id order (default: sorted from the training file)"}
 
-    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, labels=None, **unused):
+    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, labels: list = None):
         super().__init__(tokenizer, seq_length, batch_size, seed)
         self.labels = labels
 
@@ -46,6 +46,8 @@ class TokenClassificationTask(Task):
         return dict(super().model_options(), labels=self.labels)
 
     def compile_kwargs(self):
+        import keras  # here, not at the top: `finetune.py TASK --help` loads no Keras
+
         return {"loss": keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                 "weighted_metrics": [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]}
 

@@ -16,6 +16,7 @@ _EXPORTS = {
     'keras_bert.training.precision': ('JIT_MODES', 'PRECISIONS', 'resolve_jit_compile', 'set_mixed_precision'),
     'keras_bert.training.pretraining': ('pretraining_input', 'run_pretraining'),
     'keras_bert.training.resumable_checkpoint': ('ResumableCheckpoint',),
+    'keras_bert.training.run_config': ('RunConfig',),
     'keras_bert.training.run_folder': ('RunFolder',),
     'keras_bert.training.second_phase': ('SecondPhase', 'check_position_embeddings'),
     'keras_bert.training.step_limit': ('StepLimit',),

@@ -6,6 +6,7 @@ import os
 
 from keras_bert.training.optimizers import create_optimizer
 from keras_bert.training.precision import restores_dtype_policy
+from keras_bert.training.run_config import RunConfig
 from keras_bert.training.run_folder import RunFolder
 from keras_bert.training.run_loop import compile_model, fit_from, resume, split_batches, start_run
 from keras_bert.training.strategy import is_chief
@@ -26,13 +27,13 @@ def _varying_lengths(dataset):
     return any(spec.shape.rank and spec.shape.rank > 1 and spec.shape[1] is None for spec in specs)
 
 
-def _model_identity(model, run_config):
+def _model_identity(model, identity):
     """What must not change between a run and its resumption: the model's shapes and the task."""
     shapes = [list(v.shape) for v in model.variables]
     return {"class": type(model).__name__, "parameters": int(model.count_params()),
             "variables": len(shapes),
             "shapes_sha1": hashlib.sha1(json.dumps(shapes).encode()).hexdigest(),
-            "task": json.loads(json.dumps(run_config or {}, default=str))}
+            "task": json.loads(json.dumps(identity or {}, default=str))}
 
 
 def _save_model(model, output_dir):
@@ -47,10 +48,7 @@ def _save_model(model, output_dir):
 @restores_dtype_policy
 def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_metrics=None,
                    epochs=3, steps_per_epoch=None, learning_rate=2e-5, warmup_ratio=0.1,
-                   weight_decay=0.01, eval_dataset=None, output_dir=None, run_config=None,
-                   checkpoint_every_steps=500, keep_checkpoints=2, strategy=None,
-                   mixed_precision="off", jit_compile="auto", seed=0, callbacks=(),
-                   gradient_accumulation_steps=1, verbose=1):
+                   weight_decay=0.01, eval_dataset=None, identity=None, run=None, callbacks=()):
     """Compiles `build_model()` with BERT's optimizer and fits it; with `output_dir`, resumably.
 
     With `output_dir`, the whole training state (weights, optimizer moments and step,
@@ -61,7 +59,7 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
     run would have (after a resume inside an epoch, the Keras epochs, and so validation,
     count from the resume step; the last one ends at the total). A finished run is not
     trained again: its final state is restored and returned (delete the folder to
-    retrain). `output_dir/run_config.json` records the model's shapes and `run_config`;
+    retrain). `output_dir/run_config.json` records the model's shapes and `identity`;
     a folder whose checkpoints belong to another model or task is refused.
 
     Args:
@@ -77,22 +75,16 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
         warmup_ratio: share of the steps spent warming up.
         weight_decay: decoupled weight decay (not on LayerNorm and biases).
         eval_dataset: evaluated after every epoch (`val_*` in the history).
-        output_dir: if given, the run folder: `checkpoints/`, `run_config.json` and the
-            trained model as `model.keras` (chief only).
-        run_config: JSON-able dict naming what the run is (task, init checkpoint, data,
+        identity: JSON-able dict naming what the run is (task, init checkpoint, data,
             labels...); resuming with a different one is refused.
-        checkpoint_every_steps: checkpoint interval in steps, besides epoch ends (0: epoch ends only).
-        keep_checkpoints: checkpoints kept on disk.
-        strategy: a `tf.distribute.Strategy` or `get_strategy` name (default "auto").
-        mixed_precision: "off", "bf16" or "fp16".
-        jit_compile: "auto", "on" or "off". "auto" is off when the batches' sequence length
-            varies (dynamic padding): XLA compiles a program per shape, ~20-40 s each for
-            MiniLM's training step on a 2-core CPU, more than it saves in a fine-tuning run.
-        seed: seed for the new head's weights and dropout.
+        run: a `RunConfig`: `output_dir` (the run folder: `checkpoints/`, `run_config.json`
+            and the trained model as `model.keras`, chief only), strategy, precision,
+            `jit_compile` ("auto" is off when the batches' sequence length varies (dynamic
+            padding): XLA compiles a program per shape, ~20-40 s each for MiniLM's training
+            step on a 2-core CPU, more than it saves in a fine-tuning run), seed (the new
+            head's weights, dropout), gradient accumulation (`accumulate_gradients`),
+            `checkpoint_every_steps`, `keep_checkpoints`, verbosity.
         callbacks: extra Keras callbacks.
-        gradient_accumulation_steps: run each batch as this many micro-batches in sequence and
-            take one optimizer step on their averaged gradients (`accumulate_gradients`).
-        verbose: Keras verbosity.
 
     Returns:
         `(model, history)`; `history.start_step` is the step training started from
@@ -103,7 +95,9 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
         ...     lambda: keras_bert.build_classifier(keras_bert.load_checkpoint(path), 2), train_ds,
         ...     loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
     """
-    strategy = start_run(strategy, mixed_precision, seed)
+    run = run or RunConfig()
+    output_dir, jit_compile = run.output_dir, run.jit_compile
+    strategy = start_run(run.strategy, run.mixed_precision, run.seed)
     if jit_compile == "auto" and _varying_lengths(train_dataset):
         jit_compile = "off"
     steps_per_epoch = steps_per_epoch or _steps(train_dataset, "training")
@@ -113,7 +107,7 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
         optimizer = create_optimizer(learning_rate, total_steps=total_steps,
                                      warmup_steps=int(warmup_ratio * total_steps),
                                      weight_decay=weight_decay)
-    compile_model(model, strategy, optimizer, jit_compile, gradient_accumulation_steps, loss=loss,
+    compile_model(model, strategy, optimizer, jit_compile, run.gradient_accumulation_steps, loss=loss,
                   metrics=metrics, weighted_metrics=weighted_metrics)
     chief = is_chief(strategy)
     all_callbacks = list(callbacks)
@@ -122,19 +116,19 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
         output_dir = os.fspath(output_dir)
         settings = {"epochs": int(epochs), "steps_per_epoch": int(steps_per_epoch),
                     "learning_rate": float(learning_rate), "warmup_ratio": float(warmup_ratio),
-                    "weight_decay": float(weight_decay), "seed": int(seed),
-                    "mixed_precision": mixed_precision,
-                    "gradient_accumulation_steps": int(gradient_accumulation_steps)}
-        folder = RunFolder(output_dir, _model_identity(model, run_config), settings,
+                    "weight_decay": float(weight_decay), "seed": int(run.seed),
+                    "mixed_precision": run.mixed_precision,
+                    "gradient_accumulation_steps": int(run.gradient_accumulation_steps)}
+        folder = RunFolder(output_dir, _model_identity(model, identity), settings,
                            what="fine-tuning run")
-        checkpoint, start_step = resume(folder, model, chief, keep_checkpoints, total_steps,
-                                        every_n_steps=checkpoint_every_steps)
+        checkpoint, start_step = resume(folder, model, chief, run.keep_checkpoints, total_steps,
+                                        every_n_steps=run.checkpoint_every_steps)
         all_callbacks = [checkpoint] + all_callbacks
     # One iterator reads `repeat()`: a seeded shuffle that reshuffles every epoch then gives every
     # epoch the uninterrupted run's order, and skipping the batches trained on continues it exactly.
     history = fit_from(model, strategy, split_batches(train_dataset.repeat().skip(start_step)),
                        start_step, total_steps, steps_per_epoch, all_callbacks, what="fine-tuning",
-                       output_dir=output_dir, validation_data=eval_dataset, verbose=verbose)
+                       output_dir=output_dir, validation_data=eval_dataset, verbose=run.verbose)
     if output_dir and chief:
         _save_model(model, output_dir)
     return model, history

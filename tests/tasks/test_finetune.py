@@ -3,18 +3,30 @@
 import pytest
 
 from keras_bert.tasks.finetune import TASKS, finetune_task
+from keras_bert.training.run_config import RunConfig
 
 
 def test_every_task_is_registered_under_its_name():
-    assert sorted(TASKS) == ["classification", "pair_classification", "squad", "token_classification"]
+    assert {"classification", "pair_classification", "squad", "token_classification"} <= set(TASKS)
     assert all(task.name == name for name, task in TASKS.items())
+
+
+def test_each_task_declares_its_own_options():
+    assert list(TASKS["classification"].options()) == ["text_a", "label", "labels", "padding"]
+    assert list(TASKS["pair_classification"].options()) == ["text_b", "text_a", "label", "labels", "padding"]
+    assert list(TASKS["squad"].options()) == ["doc_stride", "max_query_length", "max_answer_length",
+                                              "version_2_with_negative"]
+    assert all(help_text for task in TASKS.values() for _, _, help_text in task.options().values())
 
 
 @pytest.mark.parametrize("kwargs, message", [
     (dict(task="sentiment"), "Unknown task 'sentiment'; expected one of"),
     (dict(task="classification", text_b="hypothesis"),
-     "text_b \\(--text_b hypothesis\\) is only read by task 'pair_classification', not 'classification'"),
-    (dict(task="classification", batch_size=30, gradient_accumulation_steps=4),
+     "Option text_b \\(--text_b\\) does not apply to task 'classification'; its options are: text_a, "),
+    (dict(task="classification", doc_stride=64), "Option doc_stride \\(--doc_stride\\) does not apply"),
+    (dict(task="pair_classification"), "needs text_b \\(--text_b"),
+    (dict(task="squad", doc_stride=0), "doc_stride=0 \\(--doc_stride\\) must be a positive"),
+    (dict(task="classification", batch_size=30, run=RunConfig(gradient_accumulation_steps=4)),
      "batch_size=30 cannot be split into gradient_accumulation_steps=4 equal micro-batches"),
 ])
 def test_bad_options_are_refused_with_the_flag(kwargs, message, tmp_path):

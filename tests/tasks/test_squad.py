@@ -17,7 +17,8 @@ def test_training_data_targets_the_span_logits(tokenizer):
     assert set(targets) == {"start_logits", "end_logits"}
     assert features["input_word_ids"].shape == (4, 64)
     assert task.read(SQUAD_V1, training=False) == SQUAD_V1  # evaluated on whole examples
-    assert task.identity() == {"seq_length": 64, "batch_size": 4, "doc_stride": 16, "max_query_length": 12}
+    assert task.identity() == {"seq_length": 64, "batch_size": 4, "doc_stride": 16, "max_query_length": 12,
+                               "max_answer_length": 30}
 
 
 def test_model_freezes_the_pooler_and_evaluates(tokenizer, tiny_encoder):

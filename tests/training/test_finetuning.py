@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from keras_bert.training import run_finetuning
+from keras_bert.training import RunConfig, run_finetuning
 
 X, Y = np.random.default_rng(0).normal(size=(16, 4)).astype("float32"), np.arange(16) % 2
 
@@ -16,8 +16,8 @@ def _build():
 
 def _run(dataset, output_dir):
     return run_finetuning(_build, dataset, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                          epochs=2, learning_rate=1e-2, output_dir=output_dir, run_config={"task": "toy"},
-                          strategy="default", jit_compile="off", verbose=0)
+                          epochs=2, learning_rate=1e-2, identity={"task": "toy"},
+                          run=RunConfig(output_dir=output_dir, strategy="default", jit_compile="off", verbose=0))
 
 
 def test_a_finished_run_is_returned_not_trained_again(tmp_path, capsys):
