@@ -52,3 +52,15 @@ def test_run_tool_exit_statuses(capfd):
     err = capfd.readouterr().err
     assert "t: error: --flag 'bad': pass a good one.\n" in err
     assert "t: interrupted; run the same command again to resume." in err
+
+
+def test_resolve_file_flag_expands_globs_and_names_the_flag(tmp_path):
+    from keras_bert.cli import UsageError, resolve_file_flag
+
+    for name in ("b.txt", "a.txt"):
+        (tmp_path / name).write_text("the king is dead .\n", encoding="utf-8")
+    pattern = str(tmp_path / "*.txt")
+    assert resolve_file_flag([pattern, str(tmp_path / "a.txt")], "--files") == [
+        str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]
+    with pytest.raises(UsageError, match=r"^--eval_files: .*'.*\*\.md' does not exist"):
+        resolve_file_flag([str(tmp_path / "*.md")], "--eval_files")

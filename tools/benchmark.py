@@ -17,7 +17,7 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
-from keras_bert.cli import run_tool  # noqa: E402
+from keras_bert.cli import UsageError, run_tool  # noqa: E402
 
 BENCHMARKS = {"pipeline": "bench_pipeline.py", "train": "bench_train.py", "infer": "bench_infer.py",
               "pack": "bench_pack.py", "onnx_fusion": "bench_onnx_fusion.py",
@@ -37,11 +37,11 @@ def load(name):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
-    if not argv or argv[0] in ("-h", "--help") or argv[0] not in BENCHMARKS:
+    if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
-        if argv and argv[0] not in ("-h", "--help"):
-            raise SystemExit(f"Unknown benchmark {argv[0]!r}; choose one of {sorted(BENCHMARKS)}.")
         return None
+    if argv[0] not in BENCHMARKS:
+        raise UsageError(f"unknown benchmark {argv[0]!r}; choose one of {', '.join(BENCHMARKS)} (see --help)")
     return load(argv[0]).main(argv[1:])
 
 

@@ -341,7 +341,7 @@ def _summary(rows, baseline, tokenizer):
     if not epochs:
         return ""
     first, last = epochs[0], epochs[-1]
-    nsp = "nsp_loss" in last and last["nsp_loss"] > 0  # 0: trained without next-sentence pairs
+    nsp = "nsp_accuracy" in last  # absent: trained without next-sentence pairs (MLM only)
     text = (f"Train loss {first['loss']:.2f} -> {last['loss']:.2f}, MLM accuracy "
             f"{first['mlm_accuracy']:.3f} -> {last['mlm_accuracy']:.3f}")
     if nsp:

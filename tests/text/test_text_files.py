@@ -1,11 +1,12 @@
-"""check_text_file: compressed and binary corpora are refused with what to do; text passes."""
+"""check_text_file: compressed and binary corpora are refused with what to do; text passes.
+resolve_files: patterns expand in order, each file once."""
 
 import bz2
 import gzip
 
 import pytest
 
-from keras_bert.text.text_files import check_text_file
+from keras_bert.text.text_files import check_text_file, resolve_files
 
 
 def test_plain_text_with_a_few_stray_bytes_passes(tmp_path):
@@ -32,3 +33,12 @@ def test_binary_file_names_the_first_nul_or_the_bad_byte_count(tmp_path):
     latin1.write_bytes("café ".encode("latin-1") * 40)
     with pytest.raises(ValueError, match=r"latin1.txt is not UTF-8 text \(40 bytes that are not UTF-8"):
         check_text_file(latin1)
+
+
+def test_resolve_files_expands_patterns_in_order_and_names_each_file_once(tmp_path):
+    for name in ("b.txt", "a.txt", "c.md"):
+        (tmp_path / name).write_text("to be or not to be .\n", encoding="utf-8")
+    a, b, c = (str(tmp_path / n) for n in ("a.txt", "b.txt", "c.md"))
+    assert resolve_files([c, str(tmp_path / "*.txt"), b]) == [c, a, b]
+    with pytest.raises(ValueError, match=r"'.*\*\.csv' does not exist, nor does any file match it"):
+        resolve_files([a, str(tmp_path / "*.csv")])
