@@ -1,11 +1,35 @@
 """Shared fixtures: the real MiniLM-L6 checkpoint, its tokenizer and the Shakespeare corpus."""
 
 import os
+import subprocess
+import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_tool(name, *args, cwd=None, timeout=600, env=None):
+    """Runs `python tools/<name>.py args...` in a fresh process, as a user does; returns the
+    `subprocess.CompletedProcess` (text `stdout` / `stderr`, `returncode`).
+
+    Tools are never run in the test process: a module it already imported hides load bugs.
+    From the repository root, or from `cwd` with the tool's absolute path. `env` adds to (a value
+    of None removes from) `os.environ` + `TF_CPP_MIN_LOG_LEVEL=2`; the repository is on PYTHONPATH.
+    """
+    environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    environment["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)
+    for key, value in (env or {}).items():
+        if value is None:
+            environment.pop(key, None)
+        else:
+            environment[key] = str(value)
+    tool = os.path.join("tools", name + ".py") if cwd is None else os.path.join(ROOT, "tools", name + ".py")
+    return subprocess.run([sys.executable, tool, *[str(a) for a in args]], cwd=cwd or ROOT, env=environment,
+                          capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="session")

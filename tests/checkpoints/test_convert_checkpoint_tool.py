@@ -1,17 +1,14 @@
 """tools/convert_checkpoint.py, run as a user would (a subprocess)."""
 
 import os
-import subprocess
-import sys
 
 import pytest
 
 import keras_bert
 from keras_bert.checkpoints import load_checkpoint
 from keras_bert.models import BertEncoder, BertPretrainer
+from tests.conftest import run_tool as run_in_subprocess
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-TOOL = os.path.join(ROOT, "tools", "convert_checkpoint.py")
 needs_exports = pytest.mark.skipif(
     not hasattr(keras_bert, "load_checkpoint"),
     reason="keras_bert/__init__.py does not re-export load_checkpoint/save_checkpoint/"
@@ -19,9 +16,7 @@ needs_exports = pytest.mark.skipif(
 
 
 def run_tool(*args):
-    path = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)  # works uninstalled too
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=path)
-    return subprocess.run([sys.executable, TOOL, *args], capture_output=True, text=True, env=env, timeout=600)
+    return run_in_subprocess("convert_checkpoint", *args)
 
 
 def test_auto_model_kind(hf_pretraining_dir, hf_model_dir):

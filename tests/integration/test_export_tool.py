@@ -1,23 +1,16 @@
-"""tools/export.py: a .keras classifier to SavedModel + ONNX, the parity table, models.config, refusals."""
+"""tools/export.py, run as a user runs it (a fresh process): a .keras classifier to SavedModel +
+ONNX, the parity table, models.config, refusals."""
 
-import importlib.util
 import os
+import subprocess
+import sys
 
 import pytest
 
 import keras_bert
-from keras_bert.export import onnx as onnx_module
 from keras_bert.export.serving_config import read_model_names
+from tests.conftest import ROOT, run_tool
 from tests.export.helpers import randomize
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def load_tool():
-    spec = importlib.util.spec_from_file_location("export_tool", os.path.join(ROOT, "tools", "export.py"))
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
 
 
 @pytest.fixture(scope="module")
@@ -32,31 +25,37 @@ def keras_file(minilm_dir, tmp_path_factory):
     return str(path)
 
 
-def test_help(capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        load_tool().main(["--help"])
-    assert exit_info.value.code == 0
-    assert "--overwrite" in capsys.readouterr().out
+def test_help():
+    result = run_tool("export", "--help")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "--overwrite" in result.stdout
 
 
-def test_exports_prints_parity_and_refuses_an_existing_version(keras_file, tmp_path, capsys):
-    tool = load_tool()
+def test_exports_prints_parity_and_refuses_an_existing_version(keras_file, tmp_path):
     base = str(tmp_path / "savedmodels")
-    assert tool.main([keras_file, "--base_dir", base, "--formats", "savedmodel,onnx", "--seq_length", "32"]) == 0
-    out = capsys.readouterr().out
+    result = run_tool("export", keras_file, "--base_dir", base, "--formats", "savedmodel,onnx", "--seq_length", "32")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    out = result.stdout
     assert "serving_default[text_a]" in out and "onnx_optimized" in out and "FAIL" not in out
     assert "All exports match the Keras model." in out
     assert read_model_names(os.path.join(base, "models.config")) == ["sentiment"]
     assert os.path.isfile(os.path.join(base, "sentiment", "1", "saved_model.pb"))
     assert os.path.isfile(os.path.join(base, "sentiment", "onnx", "1", "model_optimized.onnx"))
 
-    assert tool.main([keras_file, "--base_dir", base, "--formats", "savedmodel", "--version", "1"]) == 2
-    assert "already exists" in capsys.readouterr().err
-    assert tool.main(["missing.keras", "--base_dir", base]) == 2
+    result = run_tool("export", keras_file, "--base_dir", base, "--formats", "savedmodel", "--version", "1")
+    assert result.returncode == 2 and "already exists" in result.stderr, result.stderr[-3000:]
+    assert run_tool("export", "missing.keras", "--base_dir", base).returncode == 2
 
 
-def test_parity_failure_exits_nonzero(keras_file, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(onnx_module, "TOLERANCE", -1.0)
-    assert load_tool().main([keras_file, "--base_dir", str(tmp_path), "--formats", "onnx"]) == 1
-    captured = capsys.readouterr()
-    assert "FAIL" in captured.out and "PARITY CHECK FAILED for onnx" in captured.err
+def test_parity_failure_exits_nonzero(keras_file, tmp_path):
+    """A fresh process whose ONNX tolerance is negative (so every comparison fails) runs the tool as
+    its `__main__`: the tool's own path, with one constant changed before it starts."""
+    tool = os.path.join(ROOT, "tools", "export.py")
+    argv = [tool, keras_file, "--base_dir", str(tmp_path), "--formats", "onnx"]
+    code = ("import runpy, sys\nimport keras_bert.export.onnx as onnx\nonnx.TOLERANCE = -1.0\n"
+            f"sys.argv = {argv!r}\nrunpy.run_path(sys.argv[0], run_name='__main__')\n")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT)
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 1, result.stderr[-3000:]
+    assert "FAIL" in result.stdout and "PARITY CHECK FAILED for onnx" in result.stderr

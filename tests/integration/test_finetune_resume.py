@@ -12,9 +12,9 @@ A re-run of a finished run does not train again, and an output dir holding anoth
 task's checkpoints is refused.
 """
 
-import importlib.util
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -23,6 +23,8 @@ import time
 import numpy as np
 import pytest
 import tensorflow as tf
+
+from tests.conftest import run_tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(ROOT, "tools", "finetune.py")
@@ -79,10 +81,8 @@ def _argv(task, output_dir, **overrides):
             for a in (f"--{key}", str(value))]
 
 
-def _run(argv, **kwargs):
-    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-    return subprocess.run([sys.executable, TOOL] + argv, cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600, **kwargs)
+def _run(argv):
+    return run_tool("finetune", *argv, timeout=600)
 
 
 def _trained(result):
@@ -145,20 +145,13 @@ def test_sigkill_and_rerun_ends_with_the_uninterrupted_weights(ner_task, tmp_pat
     assert json.loads((killed_dir / "metrics.json").read_text()) == metrics
 
 
-def _tool():
-    spec = importlib.util.spec_from_file_location("finetune_tool", TOOL)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
-
-
 @pytest.mark.slow
 def test_an_output_dir_of_another_run_is_refused(ner_task, tmp_path):
-    tool = _tool()
-    first = tool.main(_argv(ner_task, tmp_path, epochs=1, checkpoint_every_steps=0, eval_file=None))
-    assert first["step"] == STEPS_PER_EPOCH
-    other = _argv(ner_task, tmp_path, epochs=1, checkpoint_every_steps=0, eval_file=None, seq_length=24)
-    with pytest.raises(ValueError, match=r"different fine-tuning run \(.*seq_length: 32 there vs 24 now"):
-        tool.main(other)
+    first = _run(_argv(ner_task, tmp_path, epochs=1, checkpoint_every_steps=0, eval_file=None))
+    assert _trained(first) == (0, STEPS_PER_EPOCH)
+    other = _run(_argv(ner_task, tmp_path, epochs=1, checkpoint_every_steps=0, eval_file=None, seq_length=24))
+    assert other.returncode == 2, other.stdout[-3000:] + other.stderr[-3000:]
+    error = [line for line in other.stderr.splitlines() if line.strip()][-1]
+    assert re.search(r"error: .*different fine-tuning run \(.*seq_length: 32 there vs 24 now", error), error
     # Nothing of the first run was touched.
     assert _latest_step(tmp_path / "checkpoints") == STEPS_PER_EPOCH

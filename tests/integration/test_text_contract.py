@@ -1,7 +1,6 @@
 """The text contract travels: a cased model pretrained with --cased --build_vocab, fine-tuned and
 exported with default flags, tokenizes cased text into the cased pieces in every artifact."""
 
-import importlib.util
 import os
 
 import numpy as np
@@ -9,6 +8,7 @@ import pytest
 import tensorflow as tf
 
 import keras_bert
+from tests.conftest import run_tool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SENTIMENT = os.path.join(ROOT, "tests", "data", "fixtures", "sentiment.csv")
@@ -16,37 +16,36 @@ TEXT = "Google BertConfig Serving"
 pytestmark = pytest.mark.slow
 
 
-def load_tool(name):
-    spec = importlib.util.spec_from_file_location(f"{name}_tool", os.path.join(ROOT, "tools", f"{name}.py"))
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
+def _ok(result):
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
 
 
-def test_cased_pretrain_finetune_export_keeps_the_case_everywhere(tmp_path, shakespeare_files, capsys):
+def test_cased_pretrain_finetune_export_keeps_the_case_everywhere(tmp_path, shakespeare_files):
+    """Each tool a fresh `python tools/...` process, chained as a user chains them."""
     run, finetuned, base = tmp_path / "pretrain", tmp_path / "finetune", tmp_path / "savedmodels"
-    load_tool("pretrain").main([
-        "--files", *shakespeare_files[:2], "--cased", "--build_vocab", "500", "--seq_length", "32",
+    _ok(run_tool(
+        "pretrain", "--files", *shakespeare_files[:2], "--cased", "--build_vocab", "500", "--seq_length", "32",
         "--batch_size", "4", "--train_steps", "2", "--steps_per_epoch", "2", "--no_demo",
-        "--no_export", "--strategy", "cpu", "--jit_compile", "off", "--output_dir", str(run)])
+        "--no_export", "--strategy", "cpu", "--jit_compile", "off", "--output_dir", run))
     vocab = str(run / "vocab.txt")
     cased = keras_bert.Tokenizer(vocab, lower_case=False).tokenize(TEXT).numpy().tolist()
     uncased = keras_bert.Tokenizer(vocab, lower_case=True).tokenize(TEXT).numpy().tolist()
     assert cased != uncased  # the learnt vocabulary has capitals, so case shows in the ids
 
-    load_tool("finetune").main([
-        "--checkpoint", str(run / "final"), "--task", "classification", "--train_file", SENTIMENT,
+    _ok(run_tool(
+        "finetune", "--checkpoint", run / "final", "--task", "classification", "--train_file", SENTIMENT,
         "--labels", "negative", "positive", "--epochs", "1", "--batch_size", "4", "--seq_length",
-        "32", "--strategy", "default", "--jit_compile", "off", "--output_dir", str(finetuned)])
+        "32", "--strategy", "default", "--jit_compile", "off", "--output_dir", finetuned))
     assert keras_bert.TextConfig.from_dir(finetuned / "model.keras").lower_case is False
 
     # Default flags: vocabulary, casing and length (32) all come from the fine-tuned model's contract.
-    capsys.readouterr()
-    status = load_tool("export").main([str(finetuned / "model.keras"), "--base_dir", str(base)])
-    failed = [line for line in capsys.readouterr().out.splitlines() if line.endswith("FAIL")]
+    result = run_tool("export", finetuned / "model.keras", "--base_dir", base)
+    failed = [line for line in result.stdout.splitlines() if line.endswith("FAIL")]
     # A 2-step model's two logits are near ties, so int8's top-1 agreement is noise here; every
     # float artifact (and the tokenizer-in-graph ids) must match.
-    assert all(line.startswith("tflite_int8 ") for line in failed) and status == (1 if failed else 0)
+    assert result.returncode == (1 if failed else 0), result.stdout[-3000:] + result.stderr[-3000:]
+    assert all(line.startswith("tflite_int8 ") for line in failed), failed
     folders = {"savedmodel": base / "model" / "1", "tflite": base / "model" / "tflite" / "1",
                "onnx": base / "model" / "onnx" / "1"}
     for fmt, folder in folders.items():

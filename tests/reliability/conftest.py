@@ -1,52 +1,20 @@
-"""Shared helpers for the bad-input table: run a tool in-process (or in a fresh process) and
-check that it fails with ONE line naming the flag, file or value."""
+"""Shared helpers for the bad-input table: run a tool in a fresh process and check that it
+fails with ONE line naming the flag, file or value."""
 
-import contextlib
-import importlib.util
-import io
 import os
-import subprocess
-import sys
 
 import pytest
 
+from tests.conftest import run_tool
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURES = os.path.join(ROOT, "tests", "data", "fixtures")
-_TOOLS = {}
-
-
-def load_tool(name):
-    """The module `tools/<name>.py`, loaded once per session."""
-    if name not in _TOOLS:
-        spec = importlib.util.spec_from_file_location(f"{name}_tool", os.path.join(ROOT, "tools", name + ".py"))
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _TOOLS[name] = module
-    return _TOOLS[name]
-
-
-def run_in_process(name, argv):
-    """Runs `tools/<name>.py` through `keras_bert.cli.run_tool`, as its `__main__` does.
-
-    Returns `(exit status, stdout, stderr)`.
-    """
-    from keras_bert.cli import run_tool
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = run_tool(load_tool(name).main, [str(a) for a in argv])
-        except SystemExit as exit_:  # argparse
-            status = exit_.code
-    return status, out.getvalue(), err.getvalue()
 
 
 def run_subprocess(name, argv, timeout=120, env=None):
-    """Runs `python tools/<name>.py argv` in a fresh process; returns the CompletedProcess."""
-    environment = dict(os.environ, PYTHONPATH=ROOT, **(env or {}))
-    environment.pop("TF_CPP_MIN_LOG_LEVEL", None)  # the tool sets its own
-    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", name + ".py")] + [str(a) for a in argv],
-                          capture_output=True, text=True, timeout=timeout, env=environment, cwd=ROOT)
+    """Runs `python tools/<name>.py argv` in a fresh process (tests.conftest.run_tool) without
+    TF_CPP_MIN_LOG_LEVEL, since the tool sets its own; returns the CompletedProcess."""
+    return run_tool(name, *argv, timeout=timeout, env=dict({"TF_CPP_MIN_LOG_LEVEL": None}, **(env or {})))
 
 
 def assert_one_line_error(stderr, *fragments):

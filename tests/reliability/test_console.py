@@ -8,7 +8,8 @@ import warnings
 
 import pytest
 
-from tests.reliability.conftest import FIXTURES, assert_api_error, assert_one_line_error, run_in_process, run_subprocess
+from tests.conftest import run_tool
+from tests.reliability.conftest import FIXTURES, assert_api_error, assert_one_line_error, run_subprocess
 
 NOISE = re.compile(r"I0000|E0000|W0000|absl::InitializeLog|cuInit|cuda drivers|cpu_feature_guard")
 
@@ -50,32 +51,31 @@ def pretrain_argv(tmp_path, corpus):
 
 @pytest.mark.slow
 def test_pretrain_console_and_a_changed_rerun(pretrain_argv):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        status, out, err = run_in_process("pretrain", pretrain_argv)
-    assert status == 0, err
+    result = run_tool("pretrain", *pretrain_argv)
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = result.stdout
     assert "\r" not in out and "\x1b[" not in out and "\b" not in out, out[-2000:]
     assert "Trained steps 0 -> 2" in out
-    spurious = [str(w.message) for w in caught if "shuffle=True" in str(w.message)]
-    assert not spurious, spurious
+    assert "shuffle=True" not in result.stderr, result.stderr[-3000:]  # no spurious Keras warning
 
-    status, out, err = run_in_process("pretrain", pretrain_argv + ["--learning_rate", "1e-3"])
-    assert status == 2
-    assert_one_line_error(err, "finished run", "learning_rate 0.002 -> 0.001", "start fresh")
-    assert "Train loss" not in out  # the old run's metrics are not reported as this one's
+    result = run_tool("pretrain", *pretrain_argv, "--learning_rate", "1e-3")
+    assert result.returncode == 2, result.stderr[-3000:]
+    assert_one_line_error(result.stderr, "finished run", "learning_rate 0.002 -> 0.001", "start fresh")
+    assert "Train loss" not in result.stdout  # the old run's metrics are not reported as this one's
 
-    status, out, err = run_in_process("pretrain", pretrain_argv + ["--quiet"])  # same settings
-    assert status == 0, err
-    assert "Trained steps 2 -> 2" in out and "step -" not in out
+    result = run_tool("pretrain", *pretrain_argv, "--quiet")  # same settings
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Trained steps 2 -> 2" in result.stdout and "step -" not in result.stdout
 
 
 def test_squad_trains_without_gradient_warnings_and_a_changed_rerun(tiny_checkpoint, tmp_path):
     """The span labeler does not use the pooler; it is frozen, so Keras has no missing gradients to report."""
     from keras_bert import finetune_task
+    from keras_bert.training import RunConfig
 
     def finetune(**changes):
-        options = dict(seq_length=32, doc_stride=16, batch_size=4, epochs=1, strategy="default",
-                       jit_compile="off", verbose=0, output_dir=str(tmp_path))
+        options = dict(seq_length=32, doc_stride=16, batch_size=4, epochs=1,
+                       run=RunConfig(strategy="default", jit_compile="off", verbose=0, output_dir=str(tmp_path)))
         return finetune_task("squad", tiny_checkpoint, os.path.join(FIXTURES, "squad_v1.json"),
                              **dict(options, **changes))
 

@@ -1,6 +1,6 @@
 """Bad input to the tools: one row per case (tool, arguments, exit status, fragments of the one
-line on stderr naming the flag, file or value). Run in-process through `keras_bert.cli.run_tool`,
-as each tool's `__main__` does; the few that need a fresh process are in test_console.py."""
+line on stderr naming the flag, file or value). Each case is `python tools/<tool>.py ...` in a fresh
+process, as a user runs it: what the user sees on stderr is the one line (no start-up noise)."""
 
 import gzip
 import json
@@ -8,7 +8,8 @@ import os
 
 import pytest
 
-from tests.reliability.conftest import FIXTURES, assert_one_line_error, run_in_process
+from tests.conftest import run_tool
+from tests.reliability.conftest import FIXTURES, assert_one_line_error
 
 SENTIMENT = os.path.join(FIXTURES, "sentiment.csv")
 
@@ -120,6 +121,6 @@ CASES = [
                          ids=[f"{c[0]} {' '.join(c[1][-2:])}" for c in CASES])
 def test_tool_refuses_bad_input_in_one_line(tool, argv, status, fragments, tmp_path, tiny_checkpoint):
     paths = _files(tmp_path)
-    code, _, err = run_in_process(tool, _argv(argv, paths, tiny_checkpoint))
-    assert code == status, err
-    assert_one_line_error(err, *fragments)
+    result = run_tool(tool, *_argv(argv, paths, tiny_checkpoint), timeout=300)
+    assert result.returncode == status, result.stderr[-3000:]
+    assert_one_line_error(result.stderr, *fragments)
