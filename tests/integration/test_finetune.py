@@ -9,6 +9,7 @@ The baseline is the majority class of the test set (50 %, balanced).
 """
 
 import csv
+import json
 import os
 import re
 
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 
 from keras_bert.training import classification_metrics, finetune_task
+from tests.conftest import run_tool
 
 PLAYS = {"caesar": "julius_caesar_gut.txt", "dream": "midsummer_nights_dream_gut.txt"}
 
@@ -104,19 +106,18 @@ FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
     ("squad", "squad_v1.json", dict(seq_length=64, doc_stride=32), {"exact_match", "f1"}),
 ])
 def test_finetune_tool_runs_every_task(tiny_checkpoint, tmp_path, task, train, options, expected):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "finetune_tool", os.path.join(os.path.dirname(FIXTURES), "..", "..", "tools", "finetune.py"))
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    """`python tools/finetune.py ...` in a fresh process, as a user runs it; its metrics.json is read."""
     path = os.path.join(FIXTURES, train)
     argv = ["--checkpoint", tiny_checkpoint, "--task", task, "--train_file", path, "--eval_file", path,
             "--epochs", "1", "--batch_size", "4", "--seq_length", str(options.pop("seq_length", 32)),
             "--output_dir", str(tmp_path), "--strategy", "default"]
     for key, value in options.items():
         argv += [f"--{key}", str(value)]
-    result = tool.main(argv)
-    assert set(result["metrics"]) >= expected
-    assert all(0.0 <= v <= 100.0 for v in result["metrics"].values())
-    assert (tmp_path / "model.keras").exists() and (tmp_path / "metrics.json").exists()
+    result = run_tool("finetune", *argv)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "Trained steps 0 -> " in result.stdout
+    with open(tmp_path / "metrics.json", encoding="utf-8") as f:
+        metrics = json.load(f)
+    assert set(metrics) >= expected
+    assert all(0.0 <= v <= 100.0 for v in metrics.values())
+    assert (tmp_path / "model.keras").exists()
