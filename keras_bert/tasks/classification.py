@@ -111,7 +111,8 @@ class ClassificationTask(Task):
 
     @classmethod
     def text_signatures(cls, module, task_config):
-        """`classify` (with label names): `labels`, `probabilities`, `top_label`."""
+        """`classify` (with label names): `labels`, `probabilities`, `top_label`; it takes `text_a`,
+        and `text_b` too for a model trained on pairs (`task_config["text_b"]`)."""
         import tensorflow as tf
 
         from keras_bert.export import task_signatures
@@ -119,12 +120,18 @@ class ClassificationTask(Task):
         labels = task_config.get("labels")
         if labels is None:
             return {}
+        text = lambda name: tf.TensorSpec([None], tf.string, name=name)  # noqa: E731
+        if task_config.get("text_b"):
+            def classify(text_a, text_b):  # pylint: disable=function-redefined
+                return task_signatures.classify(module.serve_text(text_a, text_b)["probabilities"], labels)
 
-        def classify(text_a, text_b=tf.constant([], tf.string)):
-            return task_signatures.classify(module.serve_text(text_a, text_b)["probabilities"], labels)
+            return {"classify": tf.function(classify, input_signature=[text("text_a"), text("text_b")])}
 
-        return {"classify": tf.function(classify, input_signature=[
-            tf.TensorSpec([None], tf.string, name="text_a"), tf.TensorSpec([None], tf.string, name="text_b")])}
+        def classify(text_a):  # the function's name is the TFLite signature's
+            empty = tf.zeros([0], tf.string)
+            return task_signatures.classify(module.serve_text(text_a, empty)["probabilities"], labels)
+
+        return {"classify": tf.function(classify, input_signature=[text("text_a")])}
 
     @classmethod
     def onnx_outputs(cls, module, inputs, outputs, task_config):

@@ -3,6 +3,7 @@
 import os
 
 from keras_bert.tasks.classification import ClassificationTask
+from keras_bert.tasks.multi_label import MultiLabelTask
 from keras_bert.tasks.pair_classification import PairClassificationTask
 from keras_bert.tasks.regression import RegressionTask
 from keras_bert.tasks.squad import SquadTask
@@ -10,7 +11,7 @@ from keras_bert.tasks.token_classification import TokenClassificationTask
 
 TASKS = {task.name: task for task in (ClassificationTask, PairClassificationTask,
                                       TokenClassificationTask, SquadTask,
-                                      RegressionTask)}
+                                      RegressionTask, MultiLabelTask)}
 
 
 def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=128, batch_size=32,
@@ -56,7 +57,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
     task_class = TASKS.get(task) if isinstance(task, str) else task
     if task_class is None:
         raise ValueError(f"Unknown task {task!r}; expected one of {tuple(TASKS)}.")
-    task_class.check_options(options)
+    task_class.check_options(options, TASKS.values())
     runner = task_class(None, seq_length, batch_size, run.seed, **options)
     contents = read_checkpoint(checkpoint)  # once: the model is built from it in the strategy's scope
     check_batch_memory(contents.config, batch_size, seq_length, mixed_precision=run.mixed_precision)

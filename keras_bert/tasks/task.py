@@ -45,13 +45,17 @@ class Task:
         return found
 
     @classmethod
-    def check_options(cls, options):
-        """Refuses, in one line, an option this task does not take (e.g. `doc_stride` for a classifier)."""
+    def check_options(cls, options, tasks=()):
+        """Refuses, in one line, an option this task does not take (e.g. `doc_stride` for a
+        classifier), naming the other `tasks` (Task classes) that take it."""
         known = cls.options()
-        for name in options:
+        for name, value in options.items():
             if name not in known:
-                raise ValueError(f"Option {name} (--{name}) does not apply to task {cls.name!r}; its "
-                                 f"options are: {', '.join(known) or 'none'}. Drop it.")
+                owners = [t.name for t in tasks if name in t.options()]
+                raise ValueError(
+                    f"Option {name} (--{name} {value}) does not apply to task {cls.name!r}"
+                    + (f"; it is an option of {', '.join(owners)}" if owners else "")
+                    + f". {cls.name}'s options: {', '.join(known) or 'none'}.")
 
     def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0):
         self.tokenizer = tokenizer

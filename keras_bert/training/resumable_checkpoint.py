@@ -101,7 +101,9 @@ class ResumableCheckpoint(keras.callbacks.Callback):
         errors = []
         for path in reversed(paths):
             try:
-                self._checkpoint.read(path).assert_existing_objects_matched()
+                # expect_partial: values restored later (optimizer slots on the first step) or not
+                # at all (`save_counter` of tf.train.Checkpoint) are not warned about at exit.
+                self._checkpoint.read(path).assert_existing_objects_matched().expect_partial()
             except Exception as e:  # pylint: disable=broad-except  # corrupt files raise many kinds
                 errors.append(f"{os.path.basename(path)}: {type(e).__name__}: {str(e)[:300]}")
                 print(f"Checkpoint {path} is unreadable ({type(e).__name__}); trying an older one.")

@@ -116,11 +116,12 @@ def _tokenizer():
 def finetune(task="classification", train=None, **kwargs):
     def call(tmp):
         from keras_bert import finetune_task
+        from keras_bert.training import RunConfig
 
         checkpoint = kwargs.pop("checkpoint", None) or write_tiny_checkpoint(str(tmp))
         path = train(tmp) if callable(train) else train or os.path.join(FIXTURES, "sentiment.csv")
         return finetune_task(task, checkpoint, path, epochs=1, batch_size=4, seq_length=16,
-                             strategy="default", verbose=0, **kwargs)
+                             run=RunConfig(strategy="default", verbose=0), **kwargs)
     return call
 
 
@@ -225,9 +226,9 @@ CASES = [
     ("classification: missing file", classification(lambda tmp: str(tmp / "nope.csv")), FileNotFoundError,
      ["nope.csv"]),
     ("finetune: --text_b with classification", finetune(text_b="hypothesis"), ValueError,
-     ["text_b", "--text_b hypothesis", "pair_classification"]),
+     ["text_b", "--text_b hypothesis", "does not apply", "pair_classification"]),
     ("finetune: pair task without text_b", finetune("pair_classification"), ValueError, ["text_b"]),
-    ("finetune: unknown task", finetune("regression"), ValueError, ["'regression'"]),
+    ("finetune: unknown task", finetune("summarization"), ValueError, ["'summarization'"]),
     ("finetune: single-class training set", finetune(train=lambda tmp: _csv(tmp, ["good film,pos", "great,pos"])),
      ValueError, ["train.csv", "'pos'", "two classes"]),
     ("finetune: single class within --labels",

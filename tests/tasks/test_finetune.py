@@ -22,8 +22,9 @@ def test_each_task_declares_its_own_options():
 @pytest.mark.parametrize("kwargs, message", [
     (dict(task="sentiment"), "Unknown task 'sentiment'; expected one of"),
     (dict(task="classification", text_b="hypothesis"),
-     "Option text_b \\(--text_b\\) does not apply to task 'classification'; its options are: text_a, "),
-    (dict(task="classification", doc_stride=64), "Option doc_stride \\(--doc_stride\\) does not apply"),
+     "Option text_b \\(--text_b hypothesis\\) does not apply to task 'classification'; it is an option "
+     "of pair_classification"),
+    (dict(task="classification", doc_stride=64), "Option doc_stride \\(--doc_stride 64\\) does not apply"),
     (dict(task="pair_classification"), "needs text_b \\(--text_b"),
     (dict(task="squad", doc_stride=0), "doc_stride=0 \\(--doc_stride\\) must be a positive"),
     (dict(task="classification", batch_size=30, run=RunConfig(gradient_accumulation_steps=4)),
