@@ -1,0 +1,185 @@
+"""Regression: a CSV/TSV/JSONL text (or text pair) -> one float; MSE, Pearson and Spearman."""
+
+import math
+
+import numpy as np
+
+from keras_bert.tasks.task import Task, collect
+
+
+def _ranks(values):
+    """Ranks 1..n of `values`, ties sharing their average rank (as `scipy.stats.rankdata`)."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    first = np.concatenate([[True], ordered[1:] != ordered[:-1]])  # starts of runs of equal values
+    starts = np.flatnonzero(first)
+    ends = np.concatenate([starts[1:], [len(values)]])
+    ranks = np.empty(len(values), np.float64)
+    ranks[order] = ((starts + ends - 1) / 2 + 1)[np.cumsum(first) - 1]
+    return ranks
+
+
+def _pearson(x, y):
+    x, y = x - x.mean(), y - y.mean()
+    norm = math.sqrt(float(np.dot(x, x)) * float(np.dot(y, y)))
+    return float(np.dot(x, y) / norm) if norm > 0 else float("nan")  # a constant side: undefined
+
+
+def regression_metrics(targets, predictions):
+    """Pearson and Spearman correlation, mean squared and absolute error of predicted scores.
+
+    Written in numpy (scipy is not a dependency of keras_bert); tests check them against
+    `scipy.stats.pearsonr` / `spearmanr`. A correlation with a constant side is NaN, as scipy's.
+
+    Args:
+        targets: float `[n]` gold scores.
+        predictions: float `[n]` or `[n, 1]` predicted scores.
+
+    Returns:
+        dict with `pearson`, `spearman`, `mse`, `mae` and `mean_baseline_mse` (the MSE of
+        always predicting the gold scores' mean, i.e. their variance).
+
+    Example:
+        >>> regression_metrics(np.array([1., 2., 3.]), np.array([1.1, 1.9, 3.5]))["spearman"]
+        1.0
+    """
+    targets = np.asarray(targets, np.float64).reshape(-1)
+    predictions = np.asarray(predictions, np.float64).reshape(len(targets))
+    errors = predictions - targets
+    return {"pearson": _pearson(targets, predictions),
+            "spearman": _pearson(_ranks(targets), _ranks(predictions)),
+            "mse": float(np.mean(errors ** 2)), "mae": float(np.mean(np.abs(errors))),
+            "mean_baseline_mse": float(np.var(targets))}
+
+
+def read_text_rows(path, text_a, text_b, label):
+    """`(texts_a, texts_b or None, raw label values)` of a CSV / TSV / JSONL file, read and checked
+    by `keras_bert.data.classification`'s reader (one-line errors naming the file, column, row)."""
+    from keras_bert.data.classification import _check_columns, _read_rows, _text
+
+    rows = _read_rows(path, "auto")
+    _check_columns(path, rows, [c for c in (text_a, text_b, label) if c is not None], text_a, text_b, label)
+    texts_a = [_text(row[text_a]) for row in rows]
+    texts_b = [_text(row[text_b]) for row in rows] if text_b is not None else None
+    return texts_a, texts_b, [row[label] for row in rows]
+
+
+def text_dataset(preprocessor, texts_a, texts_b, targets, batch_size, shuffle, seed):
+    """tf.data of `(features, targets)`: texts tokenized and packed to the preprocessor's
+    `seq_length` in the graph, batched; shuffled (seeded, every epoch) when `shuffle`."""
+    import tensorflow as tf
+
+    texts = texts_a if texts_b is None else (texts_a, texts_b)
+    dataset = tf.data.Dataset.from_tensor_slices((texts, targets))
+    if shuffle:
+        dataset = dataset.shuffle(len(texts_a), seed=seed, reshuffle_each_iteration=True)
+
+    def preprocess(texts, y):
+        return (preprocessor(texts) if texts_b is None else preprocessor(texts[0], texts[1])), y
+
+    dataset = dataset.batch(batch_size).map(preprocess, num_parallel_calls=tf.data.AUTOTUNE)
+    return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def _targets(path, label, values):
+    """The label column as float32 `[n, 1]`, or a one-line error naming the row."""
+    targets = []
+    for row_number, value in enumerate(values, start=1):
+        try:
+            number = float(value.strip() if isinstance(value, str) else value)
+        except (TypeError, ValueError):
+            number = None
+        if isinstance(value, bool) or number is None or not math.isfinite(number):
+            raise ValueError(f"Row {row_number} of {path!r} has {label} {value!r} (--label {label}); "
+                             "task 'regression' needs a finite number in every row.")
+        targets.append(number)
+    return np.asarray(targets, np.float32)[:, np.newaxis]
+
+
+class RegressionTask(Task):
+    """One text (or text pair) -> one float score (e.g. STS-B similarity, a rating).
+
+    The head is one linear output on the pooled `[CLS]` vector, trained with mean squared
+    error on the raw targets; evaluated by Pearson and Spearman correlation
+    (`regression_metrics`). Served as `score` (`[batch]` float32): the SavedModel's
+    `serving_default` and `score` (raw text) signatures, TFLite's text model and ONNX.
+
+    Args:
+        tokenizer, seq_length, batch_size, seed: see `Task`.
+        text_a: column of the (first) text.
+        text_b: column of the second text of a pair (None: single texts).
+        label: column of the score (any finite number; integers are scores too, not classes).
+
+    Example:
+        >>> task = RegressionTask(tokenizer, 128, 32, text_a="sentence1", text_b="sentence2", label="score")
+        >>> train = task.read("stsb_train.tsv", training=True)
+    """
+
+    name = "regression"
+    OPTION_HELP = {"text_a": "column of the (first) text",
+                   "text_b": "column of the second text of a pair (default: single texts)",
+                   "label": "column of the target score (a number)"}
+
+    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_a: str = "sentence",
+                 text_b: str = None, label: str = "label"):
+        super().__init__(tokenizer, seq_length, batch_size, seed)
+        for option, value in (("text_a", text_a), ("label", label)):
+            if not value or not isinstance(value, str):
+                raise ValueError(f"{option}={value!r} (--{option}) must name a column of the data file.")
+        self.text_a, self.text_b, self.label = text_a, text_b or None, label
+
+    def read(self, path, training):
+        from keras_bert.text.preprocessor import Preprocessor
+
+        texts_a, texts_b, values = read_text_rows(path, self.text_a, self.text_b, self.label)
+        targets = _targets(path, self.label, values)
+        if training and np.all(targets == targets[0]):
+            raise ValueError(f"{path}: every training example has the {self.label} {float(targets[0, 0])!r}; "
+                             "a regression needs targets that vary.")
+        return text_dataset(Preprocessor(self.tokenizer, self.seq_length), texts_a, texts_b, targets,
+                            self.batch_size, training, self.seed)
+
+    def build_head(self, encoder, task_config):
+        from keras_bert.models.builders import build_classifier
+
+        return build_classifier(encoder, 1, name="bert_regressor", task=self.name, task_config=task_config)
+
+    def model_options(self):
+        return dict(super().model_options(), text_a=self.text_a, text_b=self.text_b, label=self.label)
+
+    def compile_kwargs(self):
+        import keras  # here, not at the top: `finetune.py TASK --help` loads no Keras
+
+        return {"loss": keras.losses.MeanSquaredError(),
+                "metrics": [keras.metrics.MeanAbsoluteError(name="mae")]}
+
+    def evaluate(self, model, evaluation, path):
+        return regression_metrics(collect(evaluation, 1), model.predict(evaluation, verbose=0))
+
+    def identity(self):
+        return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, label=self.label)
+
+    # ----- Serving: `score` everywhere (ids and text in SavedModel, TFLite and ONNX).
+
+    tflite_signatures = ("score",)
+
+    @classmethod
+    def check_serving(cls, model, task_config):
+        if model.output.shape[-1] != 1:
+            raise ValueError(f"Model {model.name!r} is a 'regression' model with {model.output.shape[-1]} "
+                             "outputs; a regression head has one (its score).")
+
+    @classmethod
+    def serving_outputs(cls, outputs, task_config):
+        return {"score": outputs[:, 0]}  # (batch, 1) -> (batch,)
+
+    @classmethod
+    def text_signatures(cls, module, task_config):
+        """`score`: `text_a` (and `text_b` for pairs; may be left out) -> `score` `[batch]`."""
+        import tensorflow as tf
+
+        def score(text_a, text_b=tf.constant([], tf.string)):
+            return {"score": module.serve_text(text_a, text_b)["score"]}
+
+        return {"score": tf.function(score, input_signature=[
+            tf.TensorSpec([None], tf.string, name="text_a"), tf.TensorSpec([None], tf.string, name="text_b")])}
