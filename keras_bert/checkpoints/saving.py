@@ -51,8 +51,8 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
     The text contract is written along in the format's own files (see
     `keras_bert.TextConfig.save`): keras/google `vocab.txt` + `text_config.json`,
     huggingface `vocab.txt`, `tokenizer_config.json`, `special_tokens_map.json`,
-    `tokenizer.json`; keras_hub its tokenizer.json (`lowercase`) and vocabulary asset; for a
-    `.keras` file, into its folder.
+    `tokenizer.json`; keras_hub its tokenizer.json (`lowercase`) and vocabulary asset; a
+    `.keras` file holds it inside (the encoder's config, vocab.txt as its asset).
 
     Args:
         model: a `BertEncoder`, `BertPretrainer` or a model that nests one.
@@ -78,10 +78,17 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
     path = os.fspath(path)
     encoder = find_encoder(model)
     text_config = _text_config(model, encoder, vocab_file, text_config)
-    if format == "keras" and path.endswith(".keras"):
+    if format == "keras" and path.endswith(".keras"):  # the file carries the contract: no side files
         make_dir(os.path.dirname(os.path.abspath(path)), "the checkpoint's folder")
-        model.save(path)
-        _write_text_config(text_config, vocab_file, os.path.dirname(os.path.abspath(path)), format)
+        if text_config is None and vocab_file:
+            raise ValueError(f"vocab_file={vocab_file} without a text contract: a .keras file carries "
+                             "the whole contract; pass text_config=tokenizer.text_config.")
+        previous = encoder.text_config
+        encoder.text_config = text_config
+        try:
+            model.save(path)
+        finally:
+            encoder.text_config = previous
         return path
     target = model if isinstance(model, BertPretrainer) and format != "keras_hub" else encoder
     if not isinstance(model, (BertEncoder, BertPretrainer)) or target is not model:

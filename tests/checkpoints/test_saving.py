@@ -138,16 +138,21 @@ def test_the_text_contract_travels_through_every_format(hf_model_dir, tmp_path):
     encoder = load_checkpoint(hf_model_dir)
     assert encoder.text_config.source.endswith("tokenizer_config.json") and encoder.text_config.lower_case
     cased = encoder.text_config.replace(lower_case=False, max_seq_length=24)
-    files = {"google": "text_config.json", "keras": "text_config.json",
-             "huggingface": "tokenizer_config.json", "file": "text_config.json"}
+    files = {"google": "text_config.json", "keras": "text_config.json", "huggingface": "tokenizer_config.json"}
     for fmt, name in files.items():
-        path = tmp_path / fmt / "model.keras" if fmt == "file" else tmp_path / fmt
-        save_checkpoint(encoder, path, format="keras" if fmt == "file" else fmt, text_config=cased)
+        save_checkpoint(encoder, tmp_path / fmt, format=fmt, text_config=cased)
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # read, not guessed
-            loaded = load_checkpoint(path).text_config
+            loaded = load_checkpoint(tmp_path / fmt).text_config
         assert loaded == cased.replace(vocab_file=str(tmp_path / fmt / "vocab.txt")), fmt
         assert (tmp_path / fmt / name).exists(), fmt
+    # A .keras file carries the contract inside, vocab.txt included: nothing is written beside it.
+    save_checkpoint(encoder, tmp_path / "file" / "model.keras", format="keras", text_config=cased)
+    assert os.listdir(tmp_path / "file") == ["model.keras"]
+    loaded = load_checkpoint(tmp_path / "file" / "model.keras").text_config
+    assert loaded.replace(vocab_file=cased.vocab_file) == cased
+    assert open(loaded.vocab_file, "rb").read() == open(cased.vocab_file, "rb").read()
+    assert encoder.text_config.lower_case  # the model's own contract is left as it was
     # Without a contract only vocab.txt is written, and both sides say so.
     encoder.text_config = None
     with pytest.warns(UserWarning, match="no text contract"):
