@@ -13,6 +13,8 @@ and flag errors answer without loading Keras; keras_bert's own loaders import th
 import importlib
 import os
 
+from keras_bert.lazy_exports import lazy_exports
+
 __version__ = "0.1.0"
 
 # Public name -> the submodule that defines it.
@@ -35,30 +37,13 @@ _EXPORTS = {
 }
 # Demo and reference helpers stay in their subpackages: the Shakespeare corpus in
 # keras_bert.data, the torch-only `compare_with_transformers` in keras_bert.checkpoints.
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 # Subpackages reachable as attributes (`keras_bert.export` needs the "export" extra:
 # onnx, tf2onnx, ai-edge-litert).
-_SUBMODULES = ("checkpoints", "cli", "config", "data", "errors", "export", "layers", "models", "tasks",
-               "text", "training")
+_SUBMODULES = ("checkpoints", "choices", "cli", "config", "data", "errors", "export", "layers", "models",
+               "tasks", "text", "training")
 # Modules whose import registers a class that a saved model's config names.
 _SERIALIZABLES = ("keras_bert.models", "keras_bert.training.linear_warmup")
-
-__all__ = sorted(_MODULE_OF)
-
-
-def __getattr__(name):
-    if name in _MODULE_OF:
-        value = getattr(importlib.import_module(_MODULE_OF[name]), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f"{__name__}.{name}")
-    else:
-        raise AttributeError(f"module 'keras_bert' has no attribute {name!r}")
-    globals()[name] = value  # later lookups skip __getattr__
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_MODULE_OF) | set(_SUBMODULES))
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS, _SUBMODULES)
 
 
 def register_serializables():

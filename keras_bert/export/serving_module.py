@@ -143,7 +143,7 @@ class ServingModule(tf.Module):
         """The model's task options, with `labels` / `squad` (caller overrides) checked and merged in."""
         task_config = dict(getattr(model, "task_config", None) or {})
         if labels is not None:
-            if not getattr(self.task_class, "takes_labels", False):
+            if self.task_class is None or "labels" not in self.task_class.options():
                 raise ValueError(f"labels= names the outputs of a classifier or token classifier; "
                                  f"this model is a {self.task}. Leave labels out.")
             task_config["labels"] = [str(label) for label in labels]

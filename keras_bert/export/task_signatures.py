@@ -15,18 +15,6 @@ from keras_bert.tasks.token_classification import _split_tag as split_tag  # ent
 OUTSIDE = "O"
 
 
-def check_labels(labels, num_outputs, task):
-    """`labels` as a list of `num_outputs` distinct strings, or a one-line error."""
-    labels = [str(label) for label in labels]
-    if len(labels) != num_outputs:
-        raise ValueError(
-            f"labels= has {len(labels)} names but the {task} has {num_outputs} outputs; pass the "
-            "label vocabulary the model was fine-tuned with (labels[i] is output i).")
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"labels= lists a name twice: {labels}; every label must appear once.")
-    return labels
-
-
 def classify(probabilities, labels):
     """`[b, classes]` probabilities -> `labels` `[b, classes]`, `probabilities`, `top_label` `[b]`."""
     names = tf.constant(labels)

@@ -33,6 +33,20 @@ def as_config(config):
     raise TypeError(f"Expected a BertConfig, a preset name or a dict, got {type(config).__name__}.")
 
 
+class EncoderTextConfig:
+    """Mixin of the models that hold a `BertEncoder` as `.encoder`: `text_config` is the encoder's
+    (the contract is saved once, with the encoder)."""
+
+    @property
+    def text_config(self):
+        """The encoder's text contract (`keras_bert.TextConfig`) or None."""
+        return self.encoder.text_config
+
+    @text_config.setter
+    def text_config(self, value):
+        self.encoder.text_config = value
+
+
 @keras.saving.register_keras_serializable(package="keras_bert")
 class BertEncoder(keras.Model):
     """BERT: embeddings, `num_layers` transformer blocks and the tanh pooler.

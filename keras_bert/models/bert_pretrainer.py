@@ -5,11 +5,11 @@ from keras import ops
 
 from keras_bert.layers.masked_lm_head import MaskedLMHead
 from keras_bert.layers.next_sentence_head import NextSentenceHead
-from keras_bert.models.bert_encoder import BertEncoder, as_config, encoder_inputs
+from keras_bert.models.bert_encoder import BertEncoder, EncoderTextConfig, as_config, encoder_inputs
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
-class BertPretrainer(keras.Model):
+class BertPretrainer(EncoderTextConfig, keras.Model):
     """BERT with its two pretraining heads; `fit` it on `keras_bert.data.pretraining_dataset`.
 
     Inputs: the encoder's three inputs plus `masked_lm_positions` int32 `[b, p]`.
@@ -87,15 +87,6 @@ class BertPretrainer(keras.Model):
             from_logits=True, reduction="mean_with_sample_weight")
         self._nsp_loss_fn = keras.losses.SparseCategoricalCrossentropy(
             from_logits=True, reduction="mean_with_sample_weight" if packed else "sum_over_batch_size")
-
-    @property
-    def text_config(self):
-        """The encoder's text contract (`keras_bert.TextConfig`) or None."""
-        return self.encoder.text_config
-
-    @text_config.setter
-    def text_config(self, value):
-        self.encoder.text_config = value
 
     def get_config(self):
         # The encoder is rebuilt from `config`; its contract (vocab: the encoder's asset) goes along.

@@ -4,11 +4,11 @@ import json
 
 import keras
 
-from keras_bert.models.bert_encoder import BertEncoder
+from keras_bert.models.bert_encoder import BertEncoder, EncoderTextConfig
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
-class BertTaskModel(keras.Model):
+class BertTaskModel(EncoderTextConfig, keras.Model):
     """A functional model around one `BertEncoder` that knows its task, labels and serving options.
 
     Everything a tool needs to use the model is in its config, so `model.save("m.keras")` and a
@@ -57,15 +57,6 @@ class BertTaskModel(keras.Model):
             if isinstance(layer, BertEncoder):
                 return layer
         raise ValueError(f"Model {self.name!r} holds no BertEncoder.")
-
-    @property
-    def text_config(self):
-        """The encoder's text contract (`keras_bert.TextConfig`) or None."""
-        return self.encoder.text_config
-
-    @text_config.setter
-    def text_config(self, value):
-        self.encoder.text_config = value
 
     def get_config(self):
         return dict(super().get_config(), task=self.task, task_config=self.task_config)

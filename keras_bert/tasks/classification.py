@@ -98,16 +98,7 @@ class ClassificationTask(Task):
         return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, label=self.label,
                     labels=self.labels, padding=self.padding)
 
-    takes_labels = True  # its outputs are named by `labels` (export: --labels)
-
     tflite_signatures = ("classify",)
-
-    @classmethod
-    def check_serving(cls, model, task_config):
-        from keras_bert.export.task_signatures import check_labels
-
-        if task_config.get("labels") is not None:
-            check_labels(task_config["labels"], model.output.shape[-1], "classifier")
 
     @classmethod
     def text_signatures(cls, module, task_config):

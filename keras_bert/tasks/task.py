@@ -123,7 +123,10 @@ class Task:
 
     @classmethod
     def check_serving(cls, model, task_config):
-        """Raises a one-line error if `task_config` cannot serve `model` (e.g. a label count)."""
+        """Raises a one-line error if `task_config` cannot serve `model`; here: label names, when
+        the task has them, must name each output."""
+        if task_config.get("labels") is not None:
+            check_labels(task_config["labels"], model.output.shape[-1], f"{cls.name} model")
 
     @classmethod
     def serving_outputs(cls, outputs, task_config):
@@ -170,3 +173,15 @@ def check_classes(path, column, label_ids, labels):
         raise ValueError(f"{path}: every training example has the {column} {name!r} "
                          f"(--label / label= {column!r}); a classifier needs examples of at least "
                          "two classes.")
+
+
+def check_labels(labels, num_outputs, task):
+    """`labels` as a list of `num_outputs` distinct strings, or a one-line error."""
+    labels = [str(label) for label in labels]
+    if len(labels) != num_outputs:
+        raise ValueError(
+            f"labels= has {len(labels)} names but the {task} has {num_outputs} outputs; pass the "
+            "label vocabulary the model was fine-tuned with (labels[i] is output i).")
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"labels= lists a name twice: {labels}; every label must appear once.")
+    return labels

@@ -61,15 +61,6 @@ class TokenClassificationTask(Task):
     def identity(self):
         return dict(super().identity(), labels=self.labels)
 
-    takes_labels = True  # its outputs are named by `labels` (export: --labels)
-
-    @classmethod
-    def check_serving(cls, model, task_config):
-        from keras_bert.export.task_signatures import check_labels
-
-        if task_config.get("labels") is not None:
-            check_labels(task_config["labels"], model.output.shape[-1], "token classifier")
-
     @classmethod
     def text_signatures(cls, module, task_config):
         """`entities` (with label names): entity spans with character offsets into the text.

@@ -4,7 +4,7 @@ Lazy (module `__getattr__`): `keras_bert.text.text_config` and `.vocab` import n
 the models can carry their text contract without loading tensorflow-text.
 """
 
-import importlib
+from keras_bert.lazy_exports import lazy_exports
 
 _EXPORTS = {
     "keras_bert.text.masked_lm_masker": ("MaskedLMMasker",),
@@ -15,17 +15,4 @@ _EXPORTS = {
     "keras_bert.text.vocab": ("SPECIAL_TOKENS", "build_vocab", "load_vocab", "special_token_ids",
                               "write_vocab"),
 }
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted(_MODULE_OF)
-
-
-def __getattr__(name):
-    if name not in _MODULE_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_MODULE_OF[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_MODULE_OF))
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

@@ -4,7 +4,7 @@ Lazy (module `__getattr__`): importing one module (e.g. `linear_warmup`, which K
 compiled model) loads only that module. The fine-tuning tasks live in `keras_bert.tasks`.
 """
 
-import importlib
+from keras_bert.lazy_exports import lazy_exports
 
 _EXPORTS = {
     'keras_bert.training.finetuning': ('run_finetuning',),
@@ -24,17 +24,4 @@ _EXPORTS = {
     'keras_bert.training.training_log': ('TrainingLog',),
     'keras_bert.training.unigram_baseline': ('unigram_mlm_accuracy',),
 }
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted(_MODULE_OF)
-
-
-def __getattr__(name):
-    if name not in _MODULE_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_MODULE_OF[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_MODULE_OF))
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)
