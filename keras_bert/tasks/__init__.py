@@ -5,7 +5,9 @@ Adding a task is one new module with a `Task` subclass, listed in `TASKS` (tasks
 
 from keras_bert.tasks.classification import ClassificationTask, classification_metrics
 from keras_bert.tasks.finetune import TASKS, finetune_task
+from keras_bert.tasks.multi_label import MultiLabelTask, multi_label_metrics
 from keras_bert.tasks.pair_classification import PairClassificationTask
+from keras_bert.tasks.regression import RegressionTask, regression_metrics
 from keras_bert.tasks.squad import SquadTask
 from keras_bert.tasks.task import Task
 from keras_bert.tasks.token_classification import (TokenClassificationTask, entity_metrics, entity_spans,

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from keras_bert.tasks.regression import read_text_rows, text_dataset
+from keras_bert.tasks.regression import read_text_rows, text_dataset, text_signature
 from keras_bert.tasks.task import Task, collect
 
 
@@ -186,15 +186,11 @@ class MultiLabelTask(Task):
 
     # ----- Serving: sigmoid probabilities from ids; the label set from text (SavedModel, TFLite) and ids (ONNX).
 
-    takes_labels = True  # its outputs are named by `labels` (export: --labels)
     tflite_signatures = ("classify_multi_label",)
 
     @classmethod
     def check_serving(cls, model, task_config):
-        from keras_bert.export.task_signatures import check_labels
-
-        if task_config.get("labels") is not None:
-            check_labels(task_config["labels"], model.output.shape[-1], "multi-label classifier")
+        super().check_serving(model, task_config)  # one label name per output
         threshold = task_config.get("threshold", 0.5)
         if not 0 < threshold < 1:
             raise ValueError(f"Model {model.name!r} carries threshold={threshold}; a multi-label "
@@ -208,19 +204,14 @@ class MultiLabelTask(Task):
 
     @classmethod
     def text_signatures(cls, module, task_config):
-        """`classify_multi_label` (with label names): `text_a` (and `text_b`) -> `label_sets`' outputs."""
-        import tensorflow as tf
-
+        """`classify_multi_label` (with label names): `text_a` (and `text_b` for a pair model) ->
+        `label_sets`' outputs."""
         labels = task_config.get("labels")
         if labels is None:
             return {}
         threshold = task_config.get("threshold", 0.5)
-
-        def classify_multi_label(text_a, text_b=tf.constant([], tf.string)):
-            return label_sets(module.serve_text(text_a, text_b)["probabilities"], labels, threshold)
-
-        return {"classify_multi_label": tf.function(classify_multi_label, input_signature=[
-            tf.TensorSpec([None], tf.string, name="text_a"), tf.TensorSpec([None], tf.string, name="text_b")])}
+        return text_signature(module, task_config, "classify_multi_label",
+                              lambda outputs: label_sets(outputs["probabilities"], labels, threshold))
 
     @classmethod
     def onnx_outputs(cls, module, inputs, outputs, task_config):

@@ -81,6 +81,22 @@ def text_dataset(preprocessor, texts_a, texts_b, targets, batch_size, shuffle, s
     return dataset.prefetch(tf.data.AUTOTUNE)
 
 
+def text_signature(module, task_config, name, answer):
+    """`{name: tf.function}`: raw text in, `answer(module.serve_text(...))` out. It takes `text_a`, and
+    `text_b` too for a model trained on pairs (`task_config["text_b"]`), as `classify` does."""
+    import tensorflow as tf
+
+    text = lambda input_name: tf.TensorSpec([None], tf.string, name=input_name)  # noqa: E731
+    if task_config.get("text_b"):
+        function = lambda text_a, text_b: answer(module.serve_text(text_a, text_b))  # noqa: E731
+        specs = [text("text_a"), text("text_b")]
+    else:
+        function = lambda text_a: answer(module.serve_text(text_a, tf.zeros([0], tf.string)))  # noqa: E731
+        specs = [text("text_a")]
+    function.__name__ = name  # the TFLite signature's name
+    return {name: tf.function(function, input_signature=specs)}
+
+
 def _targets(path, label, values):
     """The label column as float32 `[n, 1]`, or a one-line error naming the row."""
     targets = []
@@ -175,11 +191,5 @@ class RegressionTask(Task):
 
     @classmethod
     def text_signatures(cls, module, task_config):
-        """`score`: `text_a` (and `text_b` for pairs; may be left out) -> `score` `[batch]`."""
-        import tensorflow as tf
-
-        def score(text_a, text_b=tf.constant([], tf.string)):
-            return {"score": module.serve_text(text_a, text_b)["score"]}
-
-        return {"score": tf.function(score, input_signature=[
-            tf.TensorSpec([None], tf.string, name="text_a"), tf.TensorSpec([None], tf.string, name="text_b")])}
+        """`score`: `text_a` (and `text_b` for a pair model) -> `score` `[batch]`."""
+        return text_signature(module, task_config, "score", lambda outputs: {"score": outputs["score"]})

@@ -1,0 +1,108 @@
+"""Helpers of the new-task tests (regression, multi_label): a tiny checkpoint, fresh-process loading and serving."""
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+
+def tiny_checkpoint(minilm_dir, path):
+    """A 1-layer keras_bert checkpoint with MiniLM's real uncased vocab at `path`."""
+    import keras_bert
+
+    config = keras_bert.BertConfig(vocab_size=30522, hidden_size=32, num_layers=1, num_heads=2,
+                                   intermediate_size=64, max_position_embeddings=128)
+    keras_bert.save_checkpoint(keras_bert.build_encoder(config), str(path), format="keras",
+                               vocab_file=os.path.join(minilm_dir, "vocab.txt"))
+    return str(path)
+
+
+def _python(source, *args):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT)
+    result = subprocess.run([sys.executable, "-c", source, *map(str, args)], capture_output=True, text=True,
+                            env=env, timeout=600, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+LOAD = """
+import json, sys
+import keras, keras_bert
+model = keras.saving.load_model(sys.argv[1])
+print(json.dumps({"class": type(model).__name__, "task": model.task, "task_config": model.task_config,
+                  "vocab_size": model.text_config.tokenizer().vocab_size,
+                  "task_class": keras_bert.tasks.TASKS[model.task].from_model(model).model_options()}))
+"""
+
+
+def load_in_fresh_process(path):
+    """What a fresh `import keras_bert, keras; keras.saving.load_model(path)` sees."""
+    return _python(LOAD, path)
+
+
+# Only tensorflow and tensorflow-text's op kernels (as TF Serving): keras and keras_bert are blocked.
+SERVE = """
+import glob, importlib.util, json, os, sys
+for name in ("keras", "keras_bert", "tf_keras"):
+    sys.modules[name] = None
+import tensorflow as tf
+ops = importlib.util.find_spec("tensorflow_text").submodule_search_locations[0]
+for library in sorted(glob.glob(os.path.join(ops, "python", "ops", "*.so"))):
+    tf.load_op_library(library)
+signature = tf.saved_model.load(sys.argv[1]).signatures[sys.argv[2]]
+feeds = {name: tf.constant(value, tf.string) for name, value in json.loads(sys.argv[3]).items()}
+out = {}
+for name, value in signature(**feeds).items():
+    value = value.numpy()
+    out[name] = [[v.decode() for v in row] for row in value] if value.dtype == object else value.tolist()
+print(json.dumps(out))
+"""
+
+
+def serve_saved_model(export_dir, signature, **texts):
+    """A SavedModel signature called on raw `texts` in a fresh process with only tensorflow + its text ops."""
+    return _python(SERVE, export_dir, signature, json.dumps(texts))
+
+
+def keras_on_text(model, seq_length, text_a, text_b=None):
+    """The Keras model's outputs on raw text, tokenized and packed by keras_bert in Python."""
+    import tensorflow as tf
+
+    from keras_bert.text.preprocessor import Preprocessor
+
+    preprocessor = Preprocessor(model.text_config.tokenizer(), seq_length)
+    features = preprocessor(tf.constant(text_a), None if text_b is None else tf.constant(text_b))
+    return model.predict(features, verbose=0)
+
+
+def finetune_tiny(task, minilm_dir, tmp_path, train, dev, **options):
+    """`finetune_task(task, ...)` from a tiny checkpoint (seq_length 16, batch 16), the run folder `tmp_path/run`."""
+    from keras_bert.tasks import finetune_task
+    from keras_bert.training.run_config import RunConfig
+
+    checkpoint = tiny_checkpoint(minilm_dir, tmp_path / "bert")
+    return finetune_task(task, checkpoint, train, dev, seq_length=16, batch_size=16,
+                         run=RunConfig(output_dir=str(tmp_path / "run"), verbose=0, jit_compile="off"), **options)
+
+
+def reload_and_export(tmp_path, name, task_config):
+    """The run's model.keras: what a fresh process loads (checked against `task_config`), then the
+    model exported to SavedModel, TFLite and ONNX, every artifact checked against Keras by export
+    itself in fresh processes. Returns `(model, reports, parity table)`."""
+    import keras
+
+    from keras_bert.export import export_model, parity_table
+
+    path = str(tmp_path / "run" / "model.keras")
+    loaded = load_in_fresh_process(path)
+    assert loaded["class"] == "BertTaskModel" and loaded["task_config"] == task_config, loaded
+    assert loaded["task_class"] == task_config and loaded["vocab_size"] == 30522
+    model = keras.saving.load_model(path)
+    reports = export_model(model, name, formats=["savedmodel", "tflite", "onnx"],
+                           tokenizer=model.text_config.tokenizer(), base_dir=str(tmp_path / "savedmodels"),
+                           seq_length=16)
+    table = parity_table(reports)
+    assert all(report.ok for report in reports.values()), table
+    return model, reports, table
