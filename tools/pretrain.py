@@ -168,7 +168,7 @@ def main(argv=None):
     strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
     from keras_bert.data import demo_sentences, shakespeare_bert_files
     from keras_bert import fill_mask
-    from keras_bert.training import is_chief, run_pretraining, unigram_mlm_accuracy
+    from keras_bert.training import RunConfig, is_chief, run_pretraining, unigram_mlm_accuracy
 
     files, eval_files = args.files, args.eval_files
     if not files:
@@ -180,20 +180,22 @@ def main(argv=None):
     tokenizer = text_config.tokenizer()
     config = _model_config(args, tokenizer)
     train_input, eval_input, phase2 = _inputs(args, files, eval_files, tokenizer)
+    run = RunConfig(output_dir=args.output_dir, strategy=strategy, mixed_precision=args.mixed_precision,
+                    jit_compile=args.jit_compile, seed=args.seed,
+                    gradient_accumulation_steps=args.gradient_accumulation_steps,
+                    checkpoint_every_epochs=args.checkpoint_every_epochs,
+                    verbose=progress_verbosity(args.quiet))
     with warnings.catch_warnings():
         if args.next_sentence == "off":  # the pooler and NSP head get no gradient: expected, not a bug
             warnings.filterwarnings("ignore", message="Gradients do not exist for variables")
         result = run_pretraining(
-            args.output_dir, train_input, config, init_checkpoint=args.init_checkpoint,
+            train_input, config, run=run, init_checkpoint=args.init_checkpoint,
             text_config=text_config, global_batch_size=args.batch_size, train_steps=args.train_steps,
-            steps_per_epoch=args.steps_per_epoch, checkpoint_every_epochs=args.checkpoint_every_epochs,
-            learning_rate=args.learning_rate, warmup_steps=args.warmup_steps, optimizer=args.optimizer,
-            weight_decay=args.weight_decay, strategy=strategy, mixed_precision=args.mixed_precision,
-            jit_compile=args.jit_compile, steps_per_execution=args.steps_per_execution, seed=args.seed,
-            gradient_accumulation_steps=args.gradient_accumulation_steps,
-            eval_input=eval_input, eval_steps=args.eval_steps if eval_input else 0,
-            pack_sequences=args.pack_sequences, phase2=phase2,
-            verbose=progress_verbosity(args.quiet))
+            steps_per_epoch=args.steps_per_epoch, learning_rate=args.learning_rate,
+            warmup_steps=args.warmup_steps, optimizer=args.optimizer, weight_decay=args.weight_decay,
+            steps_per_execution=args.steps_per_execution, eval_input=eval_input,
+            eval_steps=args.eval_steps if eval_input else 0, pack_sequences=args.pack_sequences,
+            phase2=phase2)
     baseline = None
     if eval_input is not None and args.eval_steps:  # the same held-out batches Keras evaluated
         baseline = unigram_mlm_accuracy(eval_input(args.batch_size, None).take(args.eval_steps))

@@ -64,17 +64,14 @@ def _distributed_input(strategy, train_input, global_batch_size, start_step, inp
 
 
 @restores_dtype_policy
-def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=None,
-                    vocab_file=None, text_config=None, global_batch_size=32, train_steps=1000, steps_per_epoch=100,
-                    checkpoint_every_epochs=1, keep_checkpoints=3, learning_rate=1e-4,
-                    warmup_steps=None, optimizer="adamw", weight_decay=0.01, strategy=None,
-                    mixed_precision="off", jit_compile="auto", steps_per_execution=1, seed=0,
-                    input_mode="shard", eval_input=None, eval_steps=0, tensorboard=True,
-                    plot=True, callbacks=(), gradient_accumulation_steps=1, verbose=1,
-                    pack_sequences=False, phase2=None):
+def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, vocab_file=None,
+                    text_config=None, global_batch_size=32, train_steps=1000, steps_per_epoch=100,
+                    learning_rate=1e-4, warmup_steps=None, optimizer="adamw", weight_decay=0.01,
+                    steps_per_execution=1, input_mode="shard", eval_input=None, eval_steps=0,
+                    tensorboard=True, plot=True, callbacks=(), pack_sequences=False, phase2=None):
     """Pretrains (or resumes pretraining) a BERT with masked-LM + next-sentence losses.
 
-    Everything lands in `output_dir`: `checkpoints/` (every `checkpoint_every_epochs`
+    Everything lands in `run.output_dir`: `checkpoints/` (every `run.checkpoint_every_epochs`
     Keras epochs of `steps_per_epoch` steps), `logs/` (TensorBoard),
     `training_log.csv`, `curves.png`, `run_config.json` (the model config, used to
     refuse a folder holding another model's checkpoints) and `final/` (the trained
@@ -84,13 +81,20 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
     with the weights an uninterrupted run would have.
 
     Args:
-        output_dir: run folder (created if needed).
         train_input: `fn(global_batch_size, input_context)` returning an endless,
             deterministic `tf.data.Dataset` of `(features, labels)` batches, e.g.
             `pretraining_input(...)`. Without an input context a batch holds
             `global_batch_size` examples; with one, this pipeline's share
             (`input_context.get_per_replica_batch_size(global_batch_size)`).
         config: `BertConfig`, preset name or dict (ignored with `init_checkpoint`).
+        run: a `RunConfig`, required: `output_dir` (the run folder, created if needed; None is
+            refused), strategy, precision, `jit_compile`, seed (weights, dropout; the data's
+            seed is `train_input`'s), `gradient_accumulation_steps` (each global batch runs
+            as this many micro-batches in sequence, one optimizer step: less memory, the same
+            update when the micro-batches hold equal numbers of masked tokens; see
+            `accumulate_gradients`), `checkpoint_every_epochs`, `keep_checkpoints`
+            (RunConfig's default, 2, as in fine-tuning) and `verbose` (1: progress bar).
+            `checkpoint_every_steps` is fine-tuning's: pretraining checkpoints at epoch ends.
         init_checkpoint: start from this checkpoint (any format `load_checkpoint` reads).
         vocab_file: vocab.txt copied next to the final model.
         text_config: the text contract saved with the final model (`tokenizer.text_config`,
@@ -98,17 +102,11 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         global_batch_size: sequences per step over all replicas.
         train_steps: total optimizer steps.
         steps_per_epoch: steps per Keras epoch (progress bar, logs, evaluation).
-        checkpoint_every_epochs: checkpoint interval in epochs.
-        keep_checkpoints: checkpoints kept on disk.
         learning_rate: peak learning rate.
         warmup_steps: linear warmup steps (default: 10 % of `train_steps`).
         optimizer: "adamw" or "lamb".
         weight_decay: decoupled weight decay (not applied to LayerNorm and biases).
-        strategy: a `tf.distribute.Strategy` or a `get_strategy` name (default "auto").
-        mixed_precision: "off", "bf16" or "fp16".
-        jit_compile: "auto", "on" or "off" (XLA).
         steps_per_execution: train steps per `tf.function` call.
-        seed: seed for weights, dropout (and, through `train_input`, the data).
         input_mode: with several replicas, "shard" gives each input pipeline its own
             files (`distribute_datasets_from_function`); "split" runs one pipeline per
             worker and splits each global batch across replicas, so the batches equal
@@ -118,10 +116,6 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         tensorboard: write TensorBoard logs.
         plot: write `curves.png`.
         callbacks: extra Keras callbacks.
-        gradient_accumulation_steps: run each global batch as this many micro-batches in
-            sequence and take one optimizer step (less memory, the same update when the
-            micro-batches hold equal numbers of masked tokens; see `accumulate_gradients`).
-        verbose: Keras verbosity (1: progress bar).
         pack_sequences: train a packed `BertPretrainer` on packed rows (`train_input` and
             `eval_input` made with `pack_sequences=True`); `final/` and the returned model
             are the plain (unpacked) model with the same weights.
@@ -136,13 +130,17 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
 
     Example:
         >>> tokenizer = keras_bert.Tokenizer("vocab.txt")
-        >>> result = run_pretraining("runs/tiny", pretraining_input(files, tokenizer),
-        ...                          "bert_tiny_uncased", train_steps=500)
+        >>> run = keras_bert.training.RunConfig(output_dir="runs/tiny", mixed_precision="bf16")
+        >>> result = run_pretraining(pretraining_input(files, tokenizer), "bert_tiny_uncased",
+        ...                          run=run, train_steps=500)
     """
-    output_dir = os.fspath(output_dir)
+    if run is None or run.output_dir is None:
+        raise ValueError("run_pretraining needs a run folder: pass run=RunConfig(output_dir=...) "
+                         "(--output_dir).")
+    output_dir = os.fspath(run.output_dir)
     _check_sizes(input_mode, global_batch_size, train_steps, steps_per_epoch, steps_per_execution)
-    strategy = start_run(strategy, mixed_precision, seed)
-    check_batch_size(global_batch_size, strategy, gradient_accumulation_steps)
+    strategy = start_run(run.strategy, run.mixed_precision, run.seed)
+    check_batch_size(global_batch_size, strategy, run.gradient_accumulation_steps)
     chief = is_chief(strategy)
     if warmup_steps is None:
         warmup_steps = train_steps // 10
@@ -150,15 +148,15 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         model = _pretrainer(config, init_checkpoint).with_packing(pack_sequences)
         opt = create_optimizer(learning_rate, total_steps=train_steps, warmup_steps=warmup_steps,
                                optimizer=optimizer, weight_decay=weight_decay)
-    compile_model(model, strategy, opt, jit_compile, gradient_accumulation_steps,
+    compile_model(model, strategy, opt, run.jit_compile, run.gradient_accumulation_steps,
                   steps_per_execution=steps_per_execution)
     bert_config = model.config
     vocab_file = text_config.vocab_file if text_config is not None else vocab_file
     _check_vocab(vocab_file, bert_config)
     settings = {"global_batch_size": int(global_batch_size), "train_steps": int(train_steps),
                 "learning_rate": float(learning_rate), "warmup_steps": int(warmup_steps),
-                "optimizer": optimizer, "seed": int(seed), "mixed_precision": mixed_precision,
-                "gradient_accumulation_steps": int(gradient_accumulation_steps),
+                "optimizer": optimizer, "seed": int(run.seed), "mixed_precision": run.mixed_precision,
+                "gradient_accumulation_steps": int(run.gradient_accumulation_steps),
                 **({"pack_sequences": True} if pack_sequences else {})}
     identity = bert_config.to_dict()
     phases = _phases(train_input, phase2, train_steps, steps_per_epoch, global_batch_size, bert_config)
@@ -166,8 +164,8 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         identity["two_phase"] = {"phase1": phases[0][3], "phase2": phases[1][3],
                                  "fraction": float(phase2.fraction)}
     folder = RunFolder(output_dir, identity, settings, what="model")
-    checkpoint, start_step = resume(folder, model, chief, keep_checkpoints, train_steps,
-                                    every_n_epochs=checkpoint_every_epochs)
+    checkpoint, start_step = resume(folder, model, chief, run.keep_checkpoints, train_steps,
+                                    every_n_epochs=run.checkpoint_every_epochs)
     if chief:
         bert_config.to_json(os.path.join(output_dir, "bert_config.json"))
     log = TrainingLog(os.path.join(output_dir, "training_log.csv") if chief else None,
@@ -182,14 +180,14 @@ def run_pretraining(output_dir, train_input, config=None, *, init_checkpoint=Non
         if begin >= end and end < train_steps:
             continue  # phase 1 of a run resumed in phase 2
         what = "pretraining" if len(phases) == 1 else f"pretraining phase {number} of {len(phases)}"
-        if len(phases) > 1 and verbose and begin < end:
+        if len(phases) > 1 and run.verbose and begin < end:
             print(f"{what[0].upper()}{what[1:]}: sequences of {shape['seq_length']} tokens, "
                   f"{shape['max_predictions_per_seq']} predictions each, steps {first} -> {end}.")
         fit_from(model, strategy, _distributed_input(strategy, phase_input, global_batch_size,
                                                      begin - first, input_mode),
                  begin, end, steps_per_epoch, all_callbacks + list(callbacks), what=what,
                  output_dir=output_dir, validation_data=validation,
-                 validation_steps=eval_steps or None, verbose=verbose,
+                 validation_steps=eval_steps or None, verbose=run.verbose,
                  resumed=begin == start_step > 0)
         if int(model.optimizer.iterations.numpy()) < end:
             break  # stopped early (a callback, a NaN loss): no phase 2 before phase 1 is done

@@ -22,8 +22,9 @@ class SecondPhase:
 
     Example:
         >>> long = pretraining_input(files, tokenizer, seq_length=512, max_predictions_per_seq=80)
-        >>> run_pretraining("runs/base", pretraining_input(files, tokenizer, seq_length=128),
-        ...                 "bert_base_uncased", train_steps=10000, phase2=SecondPhase(long, 0.1))
+        >>> run_pretraining(pretraining_input(files, tokenizer, seq_length=128), "bert_base_uncased",
+        ...                 run=RunConfig(output_dir="runs/base"), train_steps=10000,
+        ...                 phase2=SecondPhase(long, 0.1))
     """
 
     train_input: object

@@ -37,7 +37,7 @@ def main(argv):
 
 def run_job(output_dir, options, callbacks=()):
     """The job of `main`, in this process; returns `run_pretraining`'s result."""
-    from keras_bert.training import SecondPhase, StepLimit, get_strategy, run_pretraining
+    from keras_bert.training import RunConfig, SecondPhase, StepLimit, get_strategy, run_pretraining
 
     strategy = get_strategy(options.get("strategy", "default"))  # first: MWMS must come early
     if options.get("debug"):
@@ -81,15 +81,16 @@ def run_job(output_dir, options, callbacks=()):
         callbacks.append(StepLimit(options["stop_after"]))
     if options.get("sigkill_at"):
         callbacks.append(_sigkill_after(options["sigkill_at"]))
+    run = RunConfig(output_dir=output_dir, strategy=strategy, jit_compile=options.get("jit_compile", "auto"),
+                    seed=options.get("seed", 0), gradient_accumulation_steps=options.get("accumulation", 1),
+                    verbose=0)
     return run_pretraining(
-        output_dir, train_input, config, vocab_file=vocab_file,
+        train_input, config, run=run, vocab_file=vocab_file,
         global_batch_size=options.get("batch", 16), train_steps=options.get("steps", 60),
         callbacks=callbacks,
         steps_per_epoch=options.get("steps_per_epoch", 10), learning_rate=options.get("lr", 1e-3),
-        strategy=strategy, input_mode=options.get("input_mode", "split"),
-        jit_compile=options.get("jit_compile", "auto"), seed=options.get("seed", 0),
-        steps_per_execution=options.get("steps_per_execution", 1),
-        gradient_accumulation_steps=options.get("accumulation", 1), verbose=0, plot=False,
+        input_mode=options.get("input_mode", "split"),
+        steps_per_execution=options.get("steps_per_execution", 1), plot=False,
         weight_decay=options.get("weight_decay", 0.01), phase2=phase2)
 
 

@@ -138,14 +138,18 @@ def classification(path_or_make, **kwargs):
 def pretrain(output_dir=None, **kwargs):
     def call(tmp):
         from keras_bert import pretraining_input, run_pretraining
+        from keras_bert.training import RunConfig
 
         files = _text(tmp, ["to be or not to be .", "that is the question .", "",
                             "a horse , a horse .", "my kingdom for a horse ."] * 3)
         directory = output_dir(tmp) if output_dir else str(tmp / "run")
-        options = dict(dict(global_batch_size=2, train_steps=2, steps_per_epoch=1, strategy="default",
-                            jit_compile="off", verbose=0, tensorboard=False, plot=False), **kwargs)
-        return run_pretraining(directory, pretraining_input(files, _tokenizer(), seq_length=16),
-                               tiny_config(vocab_size=30522), **options)
+        run_fields = {f: kwargs.pop(f) for f in list(kwargs) if f in RunConfig.__dataclass_fields__}
+        run = RunConfig(**dict(dict(output_dir=directory, strategy="default", jit_compile="off",
+                                    verbose=0), **run_fields))
+        options = dict(dict(global_batch_size=2, train_steps=2, steps_per_epoch=1, tensorboard=False,
+                            plot=False), **kwargs)
+        return run_pretraining(pretraining_input(files, _tokenizer(), seq_length=16),
+                               tiny_config(vocab_size=30522), run=run, **options)
     return call
 
 

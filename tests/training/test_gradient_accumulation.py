@@ -81,17 +81,18 @@ def test_keras_own_accumulation_fails_under_mirrored_strategy():
 @pytest.mark.slow
 def test_a_resumed_accumulating_run_ends_with_the_uninterrupted_weights(tmp_path):
     """K = 2 with dropout on: the step, data position and dropout RNG resume exactly (bitwise)."""
-    from keras_bert.training import StepLimit, run_pretraining
+    from keras_bert.training import RunConfig, StepLimit, run_pretraining
 
     config = TINY.replace(dropout_rate=0.1, attention_dropout_rate=0.1)
     options = dict(global_batch_size=8, train_steps=6, steps_per_epoch=2, learning_rate=1e-3,
-                   strategy="default", gradient_accumulation_steps=2, verbose=0, plot=False,
-                   tensorboard=False)
-    whole = run_pretraining(tmp_path / "whole", synthetic_input(), config, **options)
-    part = run_pretraining(tmp_path / "cut", synthetic_input(), config, callbacks=[StepLimit(3)],
-                           **options)
+                   plot=False, tensorboard=False)
+    run = RunConfig(strategy="default", gradient_accumulation_steps=2, verbose=0)
+    whole = run_pretraining(synthetic_input(), config, run=run.replace(output_dir=tmp_path / "whole"),
+                            **options)
+    cut = run.replace(output_dir=tmp_path / "cut")
+    part = run_pretraining(synthetic_input(), config, run=cut, callbacks=[StepLimit(3)], **options)
     assert part["step"] == 3
-    resumed = run_pretraining(tmp_path / "cut", synthetic_input(), config, **options)
+    resumed = run_pretraining(synthetic_input(), config, run=cut, **options)
     assert (resumed["start_step"], resumed["step"]) == (3, 6)
     for a, b in zip(resumed["model"].weights, whole["model"].weights):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b), err_msg=b.path)

@@ -7,18 +7,23 @@ import pytest
 
 import keras_bert
 from keras_bert.data.corpus import shakespeare_bert_files, to_sentences
-from keras_bert.training import pretraining_input, run_pretraining
+from keras_bert.training import RunConfig, pretraining_input, run_pretraining
 from tests.training.synthetic import VOCAB_SIZE, synthetic_input
 
 TINY = keras_bert.BertConfig(vocab_size=VOCAB_SIZE, hidden_size=16, num_layers=1, num_heads=2,
                              intermediate_size=32, max_position_embeddings=16)
 
 
-def _run(output_dir, config=TINY, **kwargs):
-    options = dict(global_batch_size=8, train_steps=6, steps_per_epoch=3, learning_rate=1e-3,
-                   verbose=0, strategy="default")
+def _run(output_dir, config=TINY, mixed_precision="off", **kwargs):
+    options = dict(global_batch_size=8, train_steps=6, steps_per_epoch=3, learning_rate=1e-3)
     options.update(kwargs)
-    return run_pretraining(output_dir, synthetic_input(), config, **options)
+    run = RunConfig(output_dir=output_dir, strategy="default", mixed_precision=mixed_precision, verbose=0)
+    return run_pretraining(synthetic_input(), config, run=run, **options)
+
+
+def test_refuses_a_run_without_a_folder():
+    with pytest.raises(ValueError, match=r"needs a run folder: pass run=RunConfig\(output_dir=...\)"):
+        run_pretraining(synthetic_input(), TINY, run=RunConfig())
 
 
 def test_writes_checkpoints_log_curves_and_final_model(tmp_path):
@@ -106,9 +111,10 @@ def test_a_tiny_bert_learns_on_real_text(minilm_dir, shakespeare_files, tmp_path
                                    num_heads=2, intermediate_size=256, max_position_embeddings=64)
     eval_input = pretraining_input(held_out, tokenizer, **data)
     result = run_pretraining(
-        tmp_path / "run", pretraining_input(train, tokenizer, **data), config, global_batch_size=64,
-        train_steps=500, steps_per_epoch=50, learning_rate=3e-3, strategy="default",
-        eval_input=eval_input, eval_steps=16, verbose=0, plot=False)
+        pretraining_input(train, tokenizer, **data), config,
+        run=RunConfig(output_dir=tmp_path / "run", strategy="default", verbose=0), global_batch_size=64,
+        train_steps=500, steps_per_epoch=50, learning_rate=3e-3, eval_input=eval_input, eval_steps=16,
+        plot=False)
     first = result["rows"][0]
     held_out = [r for r in result["rows"] if r["kind"] == "validation"][-1]
     labels = np.concatenate([y["next_sentence_labels"].numpy() for _, y in eval_input(64).take(16)])
@@ -142,8 +148,8 @@ def test_a_packed_run_ends_with_the_unpacked_model(minilm_dir, shakespeare_files
     train_input = pretraining_input(shakespeare_files[:2], tokenizer, seq_length=32,
                                     max_predictions_per_seq=5, pack_sequences=True)
     config = TINY.replace(vocab_size=tokenizer.vocab_size, max_position_embeddings=32)
-    result = run_pretraining(tmp_path, train_input, config, global_batch_size=4, train_steps=2,
-                             steps_per_epoch=2, strategy="default", jit_compile="off", verbose=0,
-                             plot=False, tensorboard=False, pack_sequences=True)
+    run = RunConfig(output_dir=tmp_path, strategy="default", jit_compile="off", verbose=0)
+    result = run_pretraining(train_input, config, run=run, global_batch_size=4, train_steps=2,
+                             steps_per_epoch=2, plot=False, tensorboard=False, pack_sequences=True)
     assert result["step"] == 2 and not result["model"].packed
     assert keras_bert.load_checkpoint(str(tmp_path / "final"), model="pretrainer").packed is False

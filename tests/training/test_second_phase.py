@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import keras_bert
-from keras_bert.training import SecondPhase, bert_schedule
+from keras_bert.training import RunConfig, SecondPhase, bert_schedule
 from tests.integration.pretrain_job import run_job
 from tests.training.synthetic import synthetic_input
 
@@ -115,8 +115,8 @@ def test_refuses_position_embeddings_shorter_than_phase_2(tmp_path):
                                    intermediate_size=32, max_position_embeddings=24)
     with pytest.raises(ValueError, match=r"--phase2_seq_length 32 exceeds the model's "
                                          r"max_position_embeddings \(24\)"):
-        keras_bert.run_pretraining(tmp_path, synthetic_input(16, 3), config, train_steps=4,
-                                   steps_per_epoch=2, strategy="default", verbose=0,
+        keras_bert.run_pretraining(synthetic_input(16, 3), config, train_steps=4, steps_per_epoch=2,
+                                   run=RunConfig(output_dir=tmp_path, strategy="default", verbose=0),
                                    phase2=SecondPhase(synthetic_input(32, 6), 0.5))
 
 
