@@ -13,7 +13,7 @@ and flag errors answer without loading Keras; keras_bert's own loaders import th
 import importlib
 import os
 
-from keras_bert.lazy_exports import lazy_exports
+from keras_bert.lazy import lazy_exports
 
 __version__ = "0.1.0"
 

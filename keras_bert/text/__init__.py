@@ -4,7 +4,7 @@ Lazy (module `__getattr__`): `keras_bert.text.text_config` and `.vocab` import n
 the models can carry their text contract without loading tensorflow-text.
 """
 
-from keras_bert.lazy_exports import lazy_exports
+from keras_bert.lazy import lazy_exports
 
 _EXPORTS = {
     "keras_bert.text.masked_lm_masker": ("MaskedLMMasker",),

@@ -4,7 +4,7 @@ Lazy (module `__getattr__`): importing one module (e.g. `linear_warmup`, which K
 compiled model) loads only that module. The fine-tuning tasks live in `keras_bert.tasks`.
 """
 
-from keras_bert.lazy_exports import lazy_exports
+from keras_bert.lazy import lazy_exports
 
 _EXPORTS = {
     'keras_bert.training.finetuning': ('run_finetuning',),
