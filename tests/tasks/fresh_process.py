@@ -1,5 +1,6 @@
 """Helpers of the new-task tests (regression, multi_label): a tiny checkpoint, fresh-process loading and serving."""
 
+import csv
 import json
 import os
 import subprocess
@@ -8,14 +9,24 @@ import sys
 from tests.conftest import ROOT
 
 
+def write_csv(path, header, rows):
+    """A CSV file with a header row; returns its path as a string."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return str(path)
+
+
 def tiny_checkpoint(minilm_dir, path):
     """A 1-layer keras_bert checkpoint with MiniLM's real uncased vocab at `path`."""
     import keras_bert
 
     config = keras_bert.BertConfig(vocab_size=30522, hidden_size=32, num_layers=1, num_heads=2,
                                    intermediate_size=64, max_position_embeddings=128)
-    keras_bert.save_checkpoint(keras_bert.build_encoder(config), str(path), format="keras",
-                               vocab_file=os.path.join(minilm_dir, "vocab.txt"))
+    vocab = os.path.join(minilm_dir, "vocab.txt")
+    keras_bert.save_checkpoint(keras_bert.build_encoder(config), str(path), format="keras", vocab_file=vocab,
+                               text_config=keras_bert.Tokenizer(vocab).text_config)
     return str(path)
 
 

@@ -7,19 +7,15 @@ import numpy as np
 import pytest
 
 from keras_bert.tasks.multi_label import MultiLabelTask, label_sets, multi_label_metrics
-from tests.tasks.fresh_process import finetune_tiny, keras_on_text, reload_and_export, serve_saved_model
+from tests.tasks.fresh_process import finetune_tiny, keras_on_text, reload_and_export, serve_saved_model, write_csv
 
 TOPICS = {"sports": ["goal", "match", "team", "coach"], "politics": ["vote", "election", "senate", "minister"],
           "music": ["song", "guitar", "album", "concert"]}
 FILLER = ["the", "a", "today", "about", "was", "new", "big"]
 
 
-def _write(path, rows, header=("sentence", "topics")):
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(header)
-        writer.writerows(rows)
-    return str(path)
+def _write(path, rows):
+    return write_csv(path, ("sentence", "topics"), rows)
 
 
 def _topic_sentences(path, n, seed):

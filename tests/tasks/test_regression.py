@@ -6,18 +6,14 @@ import numpy as np
 import pytest
 
 from keras_bert.tasks.regression import RegressionTask, regression_metrics
-from tests.tasks.fresh_process import finetune_tiny, keras_on_text, reload_and_export, serve_saved_model
+from tests.tasks.fresh_process import finetune_tiny, keras_on_text, reload_and_export, serve_saved_model, write_csv
 
 GOOD = ["good", "great", "fine", "nice", "happy"]
 BAD = ["bad", "awful", "poor", "sad", "ugly"]
 
 
-def _write(path, rows, header=("sentence", "score")):
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(header)
-        writer.writerows(rows)
-    return str(path)
+def _write(path, rows):
+    return write_csv(path, ("sentence", "score"), rows)
 
 
 def _share_of_good_words(path, n, seed):
