@@ -37,7 +37,8 @@ def test_cased_pretrain_finetune_export_keeps_the_case_everywhere(tmp_path, shak
         "finetune", "--checkpoint", run / "final", "--task", "classification", "--train_file", SENTIMENT,
         "--labels", "negative", "positive", "--epochs", "1", "--batch_size", "4", "--seq_length",
         "32", "--strategy", "default", "--jit_compile", "off", "--output_dir", finetuned))
-    assert keras_bert.TextConfig.from_dir(finetuned / "model.keras").lower_case is False
+    # The model file carries its contract (nothing beside it).
+    assert keras_bert.load_checkpoint(str(finetuned / "model.keras")).text_config.lower_case is False
 
     # Default flags: vocabulary, casing and length (32) all come from the fine-tuned model's contract.
     result = run_tool("export", finetuned / "model.keras", "--base_dir", base)
