@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shlex
-import sys
 
 import pytest
 
