@@ -57,31 +57,55 @@ def classification_dataset(path, preprocessor, text_a="sentence", text_b=None, l
         >>> ds, labels = classification_dataset("train.csv", preprocessor, labels=["neg", "pos"])
         >>> model.fit(ds, epochs=3)
     """
+    texts_a, texts_b, raw_labels = read_text_rows(path, text_a, text_b, label, format)
+    label_ids, labels = _label_ids(path, raw_labels, labels)
+    dataset = text_dataset(preprocessor, texts_a, texts_b, label_ids, batch_size, shuffle, seed,
+                           drop_remainder, dynamic_padding, length_group_batches)
+    return dataset, labels
+
+
+def read_text_rows(path, text_a, text_b, label, format="auto"):  # pylint: disable=redefined-builtin
+    """`(texts_a, texts_b or None, raw label values)` of a CSV / TSV / JSONL file, its columns
+    checked (one-line errors naming the file, column and row). Every text task reads with it.
+
+    Example:
+        >>> texts, _, scores = read_text_rows("train.csv", "sentence", None, "score")
+    """
     rows = _read_rows(path, format)
     columns = [c for c in (text_a, text_b, label) if c is not None]
     _check_columns(path, rows, columns, text_a, text_b, label)
     texts_a = [_text(row[text_a]) for row in rows]
     texts_b = [_text(row[text_b]) for row in rows] if text_b is not None else None
-    label_ids, labels = _label_ids(path, [row[label] for row in rows], labels)
+    return texts_a, texts_b, [row[label] for row in rows]
 
-    inputs = (texts_a, label_ids) if texts_b is None else ((texts_a, texts_b), label_ids)
+
+def text_dataset(preprocessor, texts_a, texts_b, targets, batch_size=32, shuffle=True, seed=0,
+                 drop_remainder=False, dynamic_padding=False, length_group_batches=8):
+    """tf.data of `(features, targets)` for texts (or pairs) and their targets (any array whose
+    first axis is the example): tokenized and packed in the graph, batched, shuffled when
+    `shuffle`; `dynamic_padding` and `length_group_batches` as in `classification_dataset`.
+
+    Example:
+        >>> dataset = text_dataset(Preprocessor(tokenizer, 128), texts, None, np.float32(scores))
+    """
+    inputs = (texts_a, targets) if texts_b is None else ((texts_a, texts_b), targets)
     dataset = tf.data.Dataset.from_tensor_slices(inputs)
     if shuffle:
-        dataset = dataset.shuffle(len(rows), seed=seed, reshuffle_each_iteration=True)
+        dataset = dataset.shuffle(len(texts_a), seed=seed, reshuffle_each_iteration=True)
 
     def preprocess(texts, y):
         features = preprocessor(texts) if texts_b is None else preprocessor(texts[0], texts[1])
         return features, y
 
     if dynamic_padding and shuffle:
-        dataset = _length_grouped(dataset, preprocess, len(rows), batch_size,
+        dataset = _length_grouped(dataset, preprocess, len(texts_a), batch_size,
                                   int(length_group_batches), seed, drop_remainder)
     else:
         dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
         dataset = dataset.map(preprocess, num_parallel_calls=tf.data.AUTOTUNE)
     if dynamic_padding:
         dataset = dataset.map(_trim_padding, num_parallel_calls=tf.data.AUTOTUNE)
-    return dataset.prefetch(tf.data.AUTOTUNE), labels
+    return dataset.prefetch(tf.data.AUTOTUNE)
 
 
 def _length_grouped(dataset, preprocess, size, batch_size, group_batches, seed, drop_remainder):

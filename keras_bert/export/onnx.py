@@ -115,7 +115,7 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
 
     if opset < 17:
         raise ValueError(f"opset={opset} is too old; use opset >= 17 (LayerNormalization).")
-    module = ServingModule(model, tokenizer, runtime_checks=False, string_outputs=False, labels=labels,
+    module = ServingModule(model, tokenizer, seq_length=seq_length, runtime_checks=False, string_outputs=False, labels=labels,
                            squad=squad)
     output_dir = os.path.abspath(os.fspath(output_dir))
     files = {"onnx": os.path.join(output_dir, "model.onnx")}

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from keras_bert.tasks.regression import read_text_rows, text_dataset, text_signature
+from keras_bert.tasks.regression import text_signature
 from keras_bert.tasks.task import Task, collect
 
 
@@ -140,6 +140,7 @@ class MultiLabelTask(Task):
         return sets
 
     def read(self, path, training):
+        from keras_bert.data.classification import read_text_rows, text_dataset
         from keras_bert.text.preprocessor import Preprocessor
 
         texts_a, texts_b, values = read_text_rows(path, self.text_a, self.text_b, self.label)

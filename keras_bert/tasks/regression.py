@@ -52,35 +52,6 @@ def regression_metrics(targets, predictions):
             "mean_baseline_mse": float(np.var(targets))}
 
 
-def read_text_rows(path, text_a, text_b, label):
-    """`(texts_a, texts_b or None, raw label values)` of a CSV / TSV / JSONL file, read and checked
-    by `keras_bert.data.classification`'s reader (one-line errors naming the file, column, row)."""
-    from keras_bert.data.classification import _check_columns, _read_rows, _text
-
-    rows = _read_rows(path, "auto")
-    _check_columns(path, rows, [c for c in (text_a, text_b, label) if c is not None], text_a, text_b, label)
-    texts_a = [_text(row[text_a]) for row in rows]
-    texts_b = [_text(row[text_b]) for row in rows] if text_b is not None else None
-    return texts_a, texts_b, [row[label] for row in rows]
-
-
-def text_dataset(preprocessor, texts_a, texts_b, targets, batch_size, shuffle, seed):
-    """tf.data of `(features, targets)`: texts tokenized and packed to the preprocessor's
-    `seq_length` in the graph, batched; shuffled (seeded, every epoch) when `shuffle`."""
-    import tensorflow as tf
-
-    texts = texts_a if texts_b is None else (texts_a, texts_b)
-    dataset = tf.data.Dataset.from_tensor_slices((texts, targets))
-    if shuffle:
-        dataset = dataset.shuffle(len(texts_a), seed=seed, reshuffle_each_iteration=True)
-
-    def preprocess(texts, y):
-        return (preprocessor(texts) if texts_b is None else preprocessor(texts[0], texts[1])), y
-
-    dataset = dataset.batch(batch_size).map(preprocess, num_parallel_calls=tf.data.AUTOTUNE)
-    return dataset.prefetch(tf.data.AUTOTUNE)
-
-
 def text_signature(module, task_config, name, answer):
     """`{name: tf.function}`: raw text in, `answer(module.serve_text(...))` out. It takes `text_a`, and
     `text_b` too for a model trained on pairs (`task_config["text_b"]`), as `classify` does."""
@@ -145,6 +116,7 @@ class RegressionTask(Task):
         self.text_a, self.text_b, self.label = text_a, text_b or None, label
 
     def read(self, path, training):
+        from keras_bert.data.classification import read_text_rows, text_dataset
         from keras_bert.text.preprocessor import Preprocessor
 
         texts_a, texts_b, values = read_text_rows(path, self.text_a, self.text_b, self.label)
