@@ -55,25 +55,37 @@ def parse_args(argv):
             group.add_argument(f"--{option}", default=argparse.SUPPRESS,  # unset: the task's default
                                help=help_text + ("" if default is None else f" (default: {default})"),
                                **_flag_type(kind))
-    args, extra = parser.parse_known_args(_task_first(argv, TASKS))
+    args, extra = parser.parse_known_args(_task_first(argv, TASKS, parser))
     if extra:
         flag = next((e.split("=")[0] for e in extra if e.startswith("--")), extra[0])
         owners = [n for n, t in TASKS.items() if flag.lstrip("-") in t.options()]
         parser.error(f"{flag} does not apply to task {args.task}" + (
-            f" (it is an option of {', '.join(owners)}); drop it" if owners else "; see --help"))
+            f" (it is an option of {', '.join(owners)}); drop it" if owners else ""))
     args.options = {k: v for k, v in vars(args).items() if k in TASKS[args.task].options()}
     return args
 
 
-def _task_first(argv, tasks):
-    """`--task NAME ...` (the older spelling) as `NAME ...`."""
+def _task_first(argv, tasks, parser):
+    """`--task NAME ...` (the older spelling) as `NAME ...`; an unknown or a second, different NAME is refused."""
+    rest, named = [], []
     argv = list(argv)
-    for i, arg in enumerate(argv):
-        if arg == "--task" and i + 1 < len(argv):
-            return [argv[i + 1]] + argv[:i] + argv[i + 2:]
-        if arg.startswith("--task="):
-            return [arg.split("=", 1)[1]] + argv[:i] + argv[i + 1:]
-    return argv
+    while argv:
+        arg = argv.pop(0)
+        if arg == "--task" and argv:
+            named.append(argv.pop(0))
+        elif arg.startswith("--task="):
+            named.append(arg.split("=", 1)[1])
+        else:
+            rest.append(arg)
+    if not named:
+        return rest
+    if rest and rest[0] in tasks:  # the task named both ways
+        named.append(rest.pop(0))
+    if len(set(named)) > 1:
+        parser.error(f"one task per run: got {', '.join(dict.fromkeys(named))}")
+    if named[0] not in tasks:
+        parser.error(f"--task {named[0]}: unknown task; choose from {', '.join(tasks)}")
+    return named[:1] + rest
 
 
 def _flag_type(kind):

@@ -83,8 +83,9 @@ class ResumableCheckpoint(keras.callbacks.Callback):
         state = tf.train.get_checkpoint_state(self.directory)
         if state is None:
             return []
-        paths = list(state.all_model_checkpoint_paths) or [state.model_checkpoint_path]
-        return [p if os.path.isabs(p) else os.path.join(self.directory, p) for p in paths]
+        # get_checkpoint_state already joins the index's relative names to `directory` (joining
+        # again broke every resume in a relative --output_dir such as README's runs/finetune).
+        return list(state.all_model_checkpoint_paths) or [state.model_checkpoint_path]
 
     def restore(self):
         """Loads the newest readable checkpoint; returns its step (0 if there is none).

@@ -96,3 +96,14 @@ def test_checkpoints_of_another_model_are_refused(tmp_path):
     other.compile(optimizer=create_optimizer(1e-3))
     with pytest.raises(ValueError, match="could be restored"):
         ResumableCheckpoint(tmp_path, other).restore()
+
+
+def test_a_relative_directory_resumes(tmp_path, monkeypatch):
+    """README's `--output_dir runs/finetune` is relative to where the user runs the tool."""
+    monkeypatch.chdir(tmp_path)
+    model = _model()
+    checkpoint = ResumableCheckpoint(os.path.join("runs", "x", "checkpoints"), model)
+    _train(model, 2)
+    checkpoint.save()
+    assert checkpoint.checkpoints() == [os.path.join("runs", "x", "checkpoints", "ckpt-2")]
+    assert ResumableCheckpoint(os.path.join("runs", "x", "checkpoints"), _model(seed=1)).restore() == 2
