@@ -16,7 +16,8 @@ import re
 import numpy as np
 import pytest
 
-from keras_bert.training import classification_metrics, finetune_task
+from keras_bert.tasks import classification_metrics, finetune_task
+from keras_bert.training import RunConfig
 from tests.conftest import run_tool
 
 PLAYS = {"caesar": "julius_caesar_gut.txt", "dream": "midsummer_nights_dream_gut.txt"}
@@ -61,7 +62,7 @@ def test_minilm_learns_which_play_a_passage_is_from(minilm_dir, play_task, tmp_p
     train_file, test_file = play_task
     result = finetune_task("classification", minilm_dir, train_file, test_file,
                            labels=["caesar", "dream"], seq_length=48, batch_size=16, epochs=2,
-                           learning_rate=5e-5, output_dir=str(tmp_path), verbose=0)
+                           learning_rate=5e-5, run=RunConfig(output_dir=str(tmp_path), verbose=0))
     metrics = result["metrics"]
     print("play classification:", metrics)
     assert metrics["majority_baseline"] == pytest.approx(0.5)
