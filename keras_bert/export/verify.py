@@ -15,7 +15,8 @@ import tempfile
 
 import numpy as np
 
-from keras_bert.export.verify_reference import keras_outputs, sample_ids, text_samples, text_to_ids
+from keras_bert.export.verify_reference import (keras_outputs, sample_ids, task_signature_inputs, text_samples,
+                                               text_to_ids)
 
 SAVED_MODEL_TOLERANCE = 1e-5
 _PROBABILITY_OUTPUTS = ("logits", "probabilities", "start_logits", "end_logits")
@@ -181,7 +182,11 @@ def _to_numpy(value):
 
 
 def check_saved_model(module, export_dir, sample_texts=None):
-    """Both signatures of a SavedModel, in a fresh process, against Keras (tolerance 1e-5)."""
+    """Every signature of a SavedModel, in a fresh process, against Keras (tolerance 1e-5): the ids
+    and text ones against the Keras model's outputs, the task's (e.g. `classify`) against the same
+    signature run here on the Keras model."""
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     ids = sample_ids(module, sample_texts)
     calls = [("serve_ids", ids)]
     references = [("serve_ids", keras_outputs(module, ids), ids["input_mask"])]
@@ -191,6 +196,11 @@ def check_saved_model(module, export_dir, sample_texts=None):
             calls.append(("serving_default", texts))
             references.append((f"serving_default[{label}]", keras_outputs(module, ref_ids),
                                ref_ids["input_mask"]))
+        for name, function in module.task_signatures().items():  # the task's own (classify, ...)
+            inputs = task_signature_inputs(function, sample_texts)
+            want = function(**{key: tf.constant(value, tf.string) for key, value in inputs.items()})
+            calls.append((name, inputs))
+            references.append((name, {key: value.numpy() for key, value in want.items()}, None))
     results, info = run_artifact("savedmodel", export_dir, calls)
     rows = []
     for (label, reference, mask), actual in zip(references, results):

@@ -134,3 +134,21 @@ def text_samples(module, texts=None):
     texts = list(texts or SAMPLE_TEXTS)
     pairs = [SAMPLE_PAIRS[i % len(SAMPLE_PAIRS)] for i in range(len(texts))]
     return [("text_a", {"text_a": texts}), ("text_a+text_b", {"text_a": texts, "text_b": pairs})]
+
+
+SAMPLE_QUESTION = "What does it say?"
+
+
+def task_signature_inputs(function, texts=None):
+    """Sample inputs for a task's raw-text signature, by its input names: `text_a`, `text`,
+    `context` get the sample texts, `text_b` the sample pairs, `question` one question each."""
+    texts = list(texts or SAMPLE_TEXTS)
+    pairs = [SAMPLE_PAIRS[i % len(SAMPLE_PAIRS)] for i in range(len(texts))]
+    by_name = {"text_a": texts, "text": texts, "context": texts, "text_b": pairs,
+               "question": [SAMPLE_QUESTION] * len(texts)}
+    names = [spec.name for spec in function.input_signature]
+    unknown = [name for name in names if name not in by_name]
+    if unknown:
+        raise ValueError(f"No sample inputs for the signature input(s) {unknown}; name text inputs "
+                         f"one of {sorted(by_name)}.")
+    return {name: np.array(by_name[name], object) for name in names}

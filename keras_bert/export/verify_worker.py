@@ -45,9 +45,10 @@ def _saved_model_runner(path):
 
     def run(signature, inputs):
         feeds = {name: tf.constant(value) for name, value in inputs.items()}
-        if "text_a" in feeds and "text_b" not in feeds:
+        function = loaded.signatures[signature]
+        if "text_b" in function.structured_input_signature[1] and "text_b" not in feeds:
             feeds["text_b"] = tf.constant([], tf.string)  # the signature's default, explicit in Python
-        return {name: value.numpy() for name, value in loaded.signatures[signature](**feeds).items()}
+        return {name: value.numpy() for name, value in function(**feeds).items()}
 
     return run
 
