@@ -29,7 +29,7 @@ def test_classify_returns_label_names_and_top_label(tiny_config, tokenizer, tmp_
     export_saved_model(model, export_dir, tokenizer=tokenizer, seq_length=32, labels=labels, verify_export=False)
     texts = ["A gripping thriller.", "The plot is thin.", ""]
     (outputs,), info = run_artifact("savedmodel", export_dir, [
-        ("classify", {"text_a": np.array(texts, object), "text_b": np.array([], object)})])
+        ("classify", {"text_a": np.array(texts, object)})])  # a single-text model's classify takes text_a
     assert not {"keras", "keras_bert"} & set(info["imported"])
     probabilities = keras.ops.convert_to_numpy(
         tf.nn.softmax(model(keras_bert.Preprocessor(tokenizer, 32)(tf.constant(texts)))))
@@ -53,8 +53,17 @@ def test_classify_returns_label_names_and_top_label(tiny_config, tokenizer, tmp_
     assert [o["top_label"][0] for o in text_out] == [t.decode() for t in outputs["top_label"]]
 
 
+def test_classify_takes_text_b_only_for_a_pair_model(tiny_config, tokenizer):
+    single = keras_bert.build_classifier(tiny_config, 2, task_config={"labels": ["no", "yes"]})
+    pair = keras_bert.build_classifier(tiny_config, 2, task="pair_classification",
+                                       task_config={"labels": ["no", "yes"], "text_b": "hypothesis"})
+    for model, inputs in ((single, ["text_a"]), (pair, ["text_a", "text_b"])):
+        classify = keras_bert.export.ServingModule(model, tokenizer).task_signatures()["classify"]
+        assert [spec.name for spec in classify.input_signature] == inputs
+
+
 def test_labels_must_match_the_outputs(tiny_classifier, tokenizer):
-    with pytest.raises(ValueError, match="labels= has 2 names but the classifier has 3 outputs"):
+    with pytest.raises(ValueError, match="labels= has 2 names but the classification model has 3 outputs"):
         keras_bert.export.ServingModule(tiny_classifier, tokenizer, labels=["a", "b"])
 
 
