@@ -6,6 +6,8 @@ ids-only graphs (ONNX). Outputs are dense `[batch]` tensors: no answer gives "" 
 """
 
 import dataclasses
+import math
+import numbers
 
 import tensorflow as tf
 
@@ -22,6 +24,17 @@ class SquadOptions:
     n_best_size: int = 20
     version_2_with_negative: bool = False
     null_score_diff_threshold: float = 0.0
+
+    def __post_init__(self):
+        """Refuse options the `answer` signature cannot use, at export time, in one line naming the flag."""
+        for name in ("doc_stride", "max_query_length", "max_answer_length", "n_best_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                raise ValueError(f"--{name} must be a whole number >= 1 (got {value!r}): the answer "
+                                 "signature cannot window or pick spans with it.")
+        threshold = self.null_score_diff_threshold
+        if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not math.isfinite(threshold):
+            raise ValueError(f"--null_score_diff_threshold must be a finite number (got {threshold!r}).")
 
 
 def answer(module, question, context, options):

@@ -105,6 +105,7 @@ class ServingModule(tf.Module):
         self.task_class = None if self.task in ("pretrainer", "encoder") else _task_class(self.task)
         config = find_encoder(model).config
         self.vocab_size = config.vocab_size
+        self.type_vocab_size = getattr(config, "type_vocab_size", None)
         self.max_length = config.max_position_embeddings
         seq_length = _checked_seq_length(config, tokenizer, seq_length)
         if self.task == "pretrainer":
@@ -197,18 +198,26 @@ class ServingModule(tf.Module):
         return self.task_class.serving_outputs(outputs, self.task_config)
 
     def _checked(self, inputs):
+        """Graph asserts on the id inputs; each message names the input and what it must be."""
         ids = inputs["input_word_ids"]
         checks = [tf.debugging.assert_equal(
             tf.shape(inputs[name]), tf.shape(ids),
-            message=f"{name} must have the shape of input_word_ids [batch, seq]")
+            message=f"{name} must have the shape of input_word_ids [batch, seq] "
+                    f"(the same batch size and sequence length)")
             for name in ("input_mask", "input_type_ids")]
         if self.max_length is not None:
             checks.append(tf.debugging.assert_less_equal(
                 tf.shape(ids)[1], self.max_length,
                 message=f"sequence longer than the model's max_position_embeddings={self.max_length}"))
-        if self.vocab_size is not None:
-            checks.append(tf.debugging.assert_less(
-                ids, self.vocab_size, message=f"input_word_ids must be < vocab_size={self.vocab_size}"))
+        ranges = [("input_word_ids", self.vocab_size, f"[0, vocab_size={self.vocab_size})"),
+                  ("input_type_ids", self.type_vocab_size, f"[0, type_vocab_size={self.type_vocab_size})"),
+                  ("input_mask", 2, "{0, 1}")]
+        for name, size, bounds in ranges:
+            if size is None:
+                continue
+            allowed = f"{name} values must be in {bounds}"
+            checks.append(tf.debugging.assert_non_negative(inputs[name], message=allowed))
+            checks.append(tf.debugging.assert_less(inputs[name], size, message=allowed))
         with tf.control_dependencies(checks):
             return {name: tf.identity(value) for name, value in inputs.items()}
 
