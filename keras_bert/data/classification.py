@@ -143,7 +143,7 @@ def _read_rows(path, format):
         format = _FORMATS[extension]
     if format not in ("csv", "tsv", "jsonl"):
         raise ValueError(f"Unknown format {format!r}; expected 'csv', 'tsv', 'jsonl' or 'auto'.")
-    with open(path, encoding="utf-8", newline="") as f:
+    with open(path, encoding="utf-8-sig", newline="") as f:  # -sig: drop a leading BOM (Excel)
         if format == "jsonl":
             rows = []
             for line_number, line in enumerate(f, start=1):

@@ -32,7 +32,7 @@ def read_conll(path):
     if not os.path.exists(path):
         raise FileNotFoundError(f"CoNLL file {path!r} does not exist.")
     sentences, tags, words, labels = [], [], [], []
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8-sig") as f:  # -sig: drop a leading BOM
         for line_number, line in enumerate(f, start=1):
             columns = line.split()
             if not columns or columns[0] == "-DOCSTART-":

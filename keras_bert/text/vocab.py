@@ -9,7 +9,7 @@ def load_vocab(vocab_path):
     """Reads a BERT `vocab.txt` (one token per line, line number = id).
 
     Args:
-        vocab_path: path to a UTF-8 text file.
+        vocab_path: path to a UTF-8 text file (a leading byte-order mark is dropped).
 
     Returns:
         The list of tokens.
@@ -37,6 +37,8 @@ def load_vocab(vocab_path):
         raise ValueError(
             f"Vocabulary file {vocab_path!r} is not valid UTF-8 (byte {error.start}, line "
             f"{line}): {error.reason}. A BERT vocab.txt must be UTF-8; re-save it as UTF-8.") from None
+    if content.startswith("\ufeff"):
+        content = content[1:]  # a UTF-8 byte-order mark (Excel, Notepad) is not part of the first token
     vocab = content.split("\n")
     if vocab and vocab[-1] == "":
         vocab.pop()  # the final newline ends the last line; it does not start a new token
