@@ -97,7 +97,7 @@ def write_vocab(vocab, path):
 
 
 def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens=SPECIAL_TOKENS,
-                max_lines=None, learn_params=None, batch_size=1024):
+                max_lines=None, learn_params=None, batch_size=1024, min_coverage=0.99):
     """Learns a WordPiece vocabulary from text files with tensorflow-text's learner.
 
     Lines are normalized and split into words exactly as `Tokenizer(normalization="reference")`
@@ -117,6 +117,8 @@ def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens
         learn_params: extra keyword arguments for the learner (e.g. `{"lower_thresh": 2}` to
             admit rarer pieces on a small corpus).
         batch_size: lines per normalization batch.
+        min_coverage: smallest share of the corpus's word occurrences the vocab must tokenize
+            without `[UNK]` (`check_coverage`); below it, or with no learned token, ValueError.
 
     Returns:
         The list of tokens, reserved tokens first.
@@ -163,6 +165,83 @@ def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens
             f"vocab_size={vocab_size} (--vocab_size, or pretrain.py's --build_vocab) is too small for "
             f"this corpus: its characters and the reserved tokens alone take {len(vocab)} entries; "
             f"ask for {len(vocab)} or more.")
+    learner_limits = {name: (learn_params or {}).get(name, default)
+                      for name, default in (("max_token_length", 50), ("max_unique_chars", 1000))}
+    check_coverage(vocab, word_counts, reserved_tokens, files, min_coverage=min_coverage, **learner_limits)
     if output:
         write_vocab(vocab, output)
     return vocab
+
+
+def check_coverage(vocab, word_counts, reserved_tokens, files, min_coverage=0.99, max_chars_per_word=100,
+                   max_token_length=50, max_unique_chars=1000):
+    """Raises a one-line ValueError if `vocab` turns more than `1 - min_coverage` of the corpus's word
+    occurrences into `[UNK]` (a character it lacks, a word longer than `max_chars_per_word`) or holds
+    nothing but the reserved tokens.
+
+    Args:
+        vocab: the learned tokens.
+        word_counts: `(word, count)` pairs of the corpus, as the learner saw them.
+        reserved_tokens: the special tokens placed first.
+        files: the corpus files (named in the message).
+        min_coverage: smallest share of word occurrences that must tokenize without `[UNK]`.
+        max_chars_per_word: the tokenizer's limit; longer words are `[UNK]` whatever the vocab.
+        max_token_length: the learner's limit; it learns nothing from longer words.
+        max_unique_chars: the learner's limit; it keeps this many of the most frequent characters.
+    """
+    tokens = set(vocab)
+    first, rest = set(), set()
+    for word, _ in word_counts:
+        first.add(word[:1])
+        rest.update(word[1:])
+    characters = sorted(first | rest)
+    missing_first = {c for c in first if c not in tokens}
+    missing_rest = {c for c in rest if "##" + c not in tokens}
+    total = sum(count for _, count in word_counts)
+    too_long = sum(count for word, count in word_counts if len(word) > max_chars_per_word)
+    unknown, lacking = too_long, set()
+    if missing_first or missing_rest:
+        longest = max((len(t) for t in tokens), default=1)
+        for word, count in word_counts:
+            suspect = word[:1] in missing_first or not missing_rest.isdisjoint(word[1:])
+            if suspect and len(word) <= max_chars_per_word and not _wordpiece_covers(word, tokens, longest):
+                unknown += count
+                lacking.update(({word[0]} & missing_first) | (set(word[1:]) & missing_rest))
+    learned = [t for t in vocab if t not in set(reserved_tokens)]
+    if learned and unknown <= (1 - min_coverage) * total:
+        return
+    reasons = []
+    if not learned:
+        reasons.append("it holds only the reserved tokens")
+    if len(characters) == 1:
+        reasons.append(f"the corpus has only 1 distinct character, {characters[0]!r}")
+    if all(len(word) > max_token_length for word, _ in word_counts):
+        reasons.append(f"every word is longer than {max_token_length} characters, and the learner skips such "
+                       "words (is the text split into words by spaces?)")
+    elif too_long > (1 - min_coverage) * total:
+        reasons.append(f"{100 * too_long / total:.1f}% of the words are longer than {max_chars_per_word} "
+                       "characters, which the tokenizer maps to [UNK] (is the text split into words by spaces?)")
+    lacking = sorted(lacking)
+    if lacking and len(characters) > 1:
+        reasons.append(f"it lacks {len(lacking)} of the corpus's {len(characters)} distinct characters, "
+                       f"e.g. {', '.join(map(repr, lacking[:10]))} (the learner keeps the {max_unique_chars} "
+                       "most frequent; pass learn_params={'max_unique_chars': N} or clean the text)")
+    names = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    raise ValueError(
+        f"build_vocab: the vocabulary learned from {names} would turn {100 * unknown / total:.1f}% of the "
+        f"corpus's {total} words into [UNK]: {'; '.join(reasons) or 'too few pieces were learned'}. "
+        "No vocab.txt was written.")
+
+
+def _wordpiece_covers(word, tokens, longest):
+    """True if greedy longest-match-first WordPiece splits `word` into `tokens` without `[UNK]`."""
+    start = 0
+    while start < len(word):
+        for end in range(min(len(word), start + longest), start, -1):
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in tokens:
+                start = end
+                break
+        else:
+            return False
+    return True
