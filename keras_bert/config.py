@@ -31,7 +31,7 @@ def read_json(path, expected=""):
         >>> read_json("bert_config.json", "a BERT config")["hidden_size"]  # doctest: +SKIP
         768
     """
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8-sig") as f:  # a leading BOM (Notepad) is dropped
         try:
             return json.load(f)
         except json.JSONDecodeError as e:
