@@ -128,6 +128,9 @@ def _run_flags(parser, task):
     parser.add_argument("--gradient_accumulation_steps", type=positive_int, default=1, metavar="K",
                         help="run each batch as K micro-batches of batch_size/K in sequence, one "
                              "optimizer step (less memory, the same update)")
+    parser.add_argument("--on_nonfinite", choices=("stop", "skip"), default="stop",
+                        help="a step with a non-finite loss: stop the run with an error (the last "
+                             "good checkpoint is kept) or skip its update and go on")
     parser.add_argument("--quiet", action="store_true", help="no progress output (errors only)")
 
 
@@ -142,7 +145,8 @@ def main(argv=None):
                     mixed_precision=args.mixed_precision, jit_compile=args.jit_compile, seed=args.seed,
                     gradient_accumulation_steps=args.gradient_accumulation_steps,
                     checkpoint_every_steps=args.checkpoint_every_steps,
-                    keep_checkpoints=args.keep_checkpoints, verbose=progress_verbosity(args.quiet))
+                    keep_checkpoints=args.keep_checkpoints, on_nonfinite=args.on_nonfinite,
+                    verbose=progress_verbosity(args.quiet))
     result = finetune_task(args.task, args.checkpoint, args.train_file, args.eval_file,
                            seq_length=args.seq_length, batch_size=args.batch_size, epochs=args.epochs,
                            learning_rate=args.learning_rate, eval_every_epoch=args.eval_every_epoch,

@@ -130,6 +130,9 @@ def parse_args(argv):
                        help="run each global batch as K micro-batches in sequence, one optimizer "
                             "step (less memory; the same update when they hold equal numbers of "
                             "masked tokens)")
+    train.add_argument("--on_nonfinite", choices=("stop", "skip"), default="stop",
+                       help="a step with a non-finite loss: stop the run with an error (the last "
+                            "good checkpoint is kept) or skip its update and go on")
     train.add_argument("--eval_steps", type=non_negative_int, default=8)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--no_demo", action="store_true", help="skip the fill-in-the-mask demo")
@@ -184,7 +187,7 @@ def main(argv=None):
                     jit_compile=args.jit_compile, seed=args.seed,
                     gradient_accumulation_steps=args.gradient_accumulation_steps,
                     checkpoint_every_epochs=args.checkpoint_every_epochs,
-                    verbose=progress_verbosity(args.quiet))
+                    on_nonfinite=args.on_nonfinite, verbose=progress_verbosity(args.quiet))
     with warnings.catch_warnings():
         if args.next_sentence == "off":  # the pooler and NSP head get no gradient: expected, not a bug
             warnings.filterwarnings("ignore", message="Gradients do not exist for variables")

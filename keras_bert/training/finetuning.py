@@ -107,7 +107,8 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
         optimizer = create_optimizer(learning_rate, total_steps=total_steps,
                                      warmup_steps=int(warmup_ratio * total_steps),
                                      weight_decay=weight_decay)
-    compile_model(model, strategy, optimizer, jit_compile, run.gradient_accumulation_steps, loss=loss,
+    compile_model(model, strategy, optimizer, jit_compile, run.gradient_accumulation_steps,
+                  on_nonfinite=run.on_nonfinite, loss=loss,
                   metrics=metrics, weighted_metrics=weighted_metrics)
     chief = is_chief(strategy)
     all_callbacks = list(callbacks)
@@ -128,7 +129,8 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
     # epoch the uninterrupted run's order, and skipping the batches trained on continues it exactly.
     history = fit_from(model, strategy, split_batches(train_dataset.repeat().skip(start_step)),
                        start_step, total_steps, steps_per_epoch, all_callbacks, what="fine-tuning",
-                       output_dir=output_dir, validation_data=eval_dataset, verbose=run.verbose)
+                       output_dir=output_dir, validation_data=eval_dataset, verbose=run.verbose,
+                       on_nonfinite=run.on_nonfinite)
     if output_dir and chief:
         _save_model(model, output_dir)
     return model, history

@@ -2,7 +2,6 @@
 
 import os
 
-import keras
 
 from keras_bert.models.bert_encoder import as_config
 from keras_bert.models.builders import build_pretrainer
@@ -149,7 +148,7 @@ def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, voca
         opt = create_optimizer(learning_rate, total_steps=train_steps, warmup_steps=warmup_steps,
                                optimizer=optimizer, weight_decay=weight_decay)
     compile_model(model, strategy, opt, run.jit_compile, run.gradient_accumulation_steps,
-                  steps_per_execution=steps_per_execution)
+                  on_nonfinite=run.on_nonfinite, steps_per_execution=steps_per_execution)
     bert_config = model.config
     vocab_file = text_config.vocab_file if text_config is not None else vocab_file
     _check_vocab(vocab_file, bert_config)
@@ -170,7 +169,7 @@ def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, voca
         bert_config.to_json(os.path.join(output_dir, "bert_config.json"))
     log = TrainingLog(os.path.join(output_dir, "training_log.csv") if chief else None,
                       start_step=start_step)
-    all_callbacks = [log, checkpoint, keras.callbacks.TerminateOnNaN(),
+    all_callbacks = [log, checkpoint,
                      *([tensorboard_callback(output_dir)] if tensorboard and chief else [])]
     validation = None
     if eval_input is not None and eval_steps:
@@ -188,9 +187,9 @@ def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, voca
                  begin, end, steps_per_epoch, all_callbacks + list(callbacks), what=what,
                  output_dir=output_dir, validation_data=validation,
                  validation_steps=eval_steps or None, verbose=run.verbose,
-                 resumed=begin == start_step > 0)
+                 resumed=begin == start_step > 0, on_nonfinite=run.on_nonfinite)
         if int(model.optimizer.iterations.numpy()) < end:
-            break  # stopped early (a callback, a NaN loss): no phase 2 before phase 1 is done
+            break  # stopped early (a callback; a NaN loss raises): no phase 2 before phase 1 is done
     step = int(model.optimizer.iterations.numpy())
     model = model.with_packing(False)  # a new model, without the optimizer
     if chief:

@@ -23,6 +23,9 @@ class RunConfig:
         checkpoint_every_epochs: pretraining checkpoint interval in Keras epochs.
         keep_checkpoints: checkpoints kept on disk.
         verbose: Keras verbosity (0 silent, 1 progress bar, 2 a line per epoch).
+        on_nonfinite: a step whose loss is not finite (a diverging run): "stop" (raise
+            `ValueError` naming the step; the last good checkpoint is kept and no final model is
+            written) or "skip" (its update is not applied; training goes on).
 
     Example:
         >>> run = RunConfig(output_dir="runs/sst2", mixed_precision="bf16", seed=1)
@@ -39,11 +42,15 @@ class RunConfig:
     checkpoint_every_epochs: int = 1
     keep_checkpoints: int = 2
     verbose: int = 1
+    on_nonfinite: str = "stop"
 
     def __post_init__(self):
         if self.mixed_precision not in PRECISIONS:
             raise ValueError(f"mixed_precision={self.mixed_precision!r} (--mixed_precision) is not one of "
                              f"{sorted(PRECISIONS)}.")
+        if self.on_nonfinite not in ("stop", "skip"):
+            raise ValueError(f"on_nonfinite={self.on_nonfinite!r} (--on_nonfinite) is not one of "
+                             "['stop', 'skip'].")
         if self.jit_compile not in JIT_MODES:
             raise ValueError(f"jit_compile={self.jit_compile!r} (--jit_compile) is not one of {JIT_MODES}.")
         for name in ("gradient_accumulation_steps", "checkpoint_every_epochs", "keep_checkpoints"):

@@ -9,6 +9,7 @@ import tensorflow as tf
 
 from keras_bert.compat import model_without_strategy
 
+from keras_bert.training.divergence_guard import DivergenceGuard, check_mode, skip_nonfinite_updates
 from keras_bert.training.gradient_accumulation import accumulate_gradients
 from keras_bert.training.precision import resolve_jit_compile, set_mixed_precision
 from keras_bert.training.resumable_checkpoint import ResumableCheckpoint
@@ -39,8 +40,14 @@ def check_batch_size(global_batch_size, strategy, gradient_accumulation_steps=1)
 
 
 def compile_model(model, strategy, optimizer, jit_compile="auto", gradient_accumulation_steps=1,
-                  **compile_kwargs):
-    """`model.compile` in the strategy's scope, then `accumulate_gradients`."""
+                  on_nonfinite="stop", **compile_kwargs):
+    """`model.compile` in the strategy's scope, then `accumulate_gradients`.
+
+    `on_nonfinite="skip"`: a step with non-finite gradients leaves the weights unchanged
+    (`skip_nonfinite_updates`); "stop" is enforced by `fit_from`'s `DivergenceGuard`.
+    """
+    if check_mode(on_nonfinite) == "skip":
+        skip_nonfinite_updates(optimizer)
     with strategy.scope():
         model.compile(optimizer=optimizer, jit_compile=resolve_jit_compile(jit_compile, strategy),
                       **compile_kwargs)
@@ -72,13 +79,18 @@ def split_batches(dataset):
 
 
 def fit_from(model, strategy, dataset, start_step, total_steps, steps_per_epoch, callbacks=(),
-             what="training", output_dir=None, resumed=None, **fit_kwargs):
+             what="training", output_dir=None, resumed=None, on_nonfinite="stop", **fit_kwargs):
     """`model.fit` from optimizer step `start_step` to `total_steps` on `dataset`, which must already
     be positioned after the batches trained on; a finished run is not trained again.
 
     Keras epochs count from `start_step // steps_per_epoch` (a resume inside an epoch runs a
     short first epoch); `StepLimit` ends the last one at `total_steps`. `resumed` (default:
     `start_step > 0`) says whether `start_step` was restored, for the "Resuming" line.
+
+    A `DivergenceGuard(on_nonfinite)` runs before every other callback but `StepLimit`: with
+    "stop", a non-finite loss raises `ValueError` before any checkpoint of that state is saved
+    (so the caller's final save is never reached); the `ResumableCheckpoint` among `callbacks`
+    is named in its message.
 
     Returns:
         the `History`, with `start_step` set.
@@ -96,10 +108,13 @@ def fit_from(model, strategy, dataset, start_step, total_steps, steps_per_epoch,
         if start_step if resumed is None else resumed:
             print(f"Resuming {what} from step {start_step} of {total_steps} (epoch "
                   f"{initial_epoch + 1} of {math.ceil(total_steps / steps_per_epoch)}).")
+        checkpoint = next((c for c in callbacks if isinstance(c, ResumableCheckpoint)), None)
+        guard = DivergenceGuard(on_nonfinite, checkpoint)
         with strategy.scope(), _keras_mwms_workaround(model, strategy):
             history = model.fit(dataset, initial_epoch=initial_epoch, epochs=epochs,
                                 steps_per_epoch=steps_per_epoch, shuffle=False,
-                                callbacks=[StepLimit(total_steps)] + list(callbacks), **fit_kwargs)
+                                callbacks=[StepLimit(total_steps), guard] + list(callbacks),
+                                **fit_kwargs)
     history.start_step = start_step
     return history
 

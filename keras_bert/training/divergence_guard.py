@@ -1,0 +1,148 @@
+"""The divergence guard: a non-finite loss stops the run (or, if asked, its update is skipped)."""
+
+import math
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+NONFINITE_MODES = ("stop", "skip")
+
+
+class DivergenceGuard(keras.callbacks.Callback):
+    """Raises `ValueError` at the first batch whose loss is not finite ("stop"), or warns ("skip").
+
+    Placed before the checkpoint callback, it raises before that batch's state can be saved: the
+    exception leaves `fit` at once, so no step, epoch or train-end checkpoint of the diverged
+    state is written and the caller never reaches its final save (`model.keras`, `final/`). A
+    loss can stay finite one step after the weights stopped being so; the guard therefore also
+    checks the weights before each checkpoint save (`checkpoint`'s steps, epoch and train ends).
+
+    Keras logs the epoch's running mean of the loss, so the first non-finite value is the batch
+    that diverged. With "skip" (`skip_nonfinite_updates` leaves the weights unchanged on such a
+    step), the guard only reports the first skipped step of an epoch.
+
+    Args:
+        mode: "stop" or "skip".
+        checkpoint: the run's `ResumableCheckpoint`, or None (named in the message, and its
+            saves are guarded).
+        flag: the option to lower, named in the message.
+
+    Example:
+        >>> model.fit(dataset, callbacks=[DivergenceGuard("stop", checkpoint), checkpoint])
+    """
+
+    def __init__(self, mode="stop", checkpoint=None, flag="--learning_rate"):
+        super().__init__()
+        check_mode(mode)
+        self.mode = mode
+        self.checkpoint = checkpoint
+        self.flag = flag
+        self._reported_epoch = None
+        self._epoch = None
+        self._loss = None
+
+    def _step(self):
+        return int(self.model.optimizer.iterations.numpy())
+
+    def _kept(self):
+        checkpoint = self.checkpoint
+        if checkpoint is None:
+            return "no checkpoint was written (no output folder)"
+        saved = checkpoint.last_saved_step
+        if not saved:
+            return f"no checkpoint was written before it ({checkpoint.directory} holds none of this run)"
+        return (f"the last good checkpoint (step {saved}) is kept in {checkpoint.directory}; a run "
+                f"with a lower {self.flag} resumes from it")
+
+    def _diverged(self, what):
+        raise ValueError(
+            f"Training diverged at step {self._step()}: {what}. Lower {self.flag} (or pass "
+            f"--on_nonfinite skip to skip such steps); {self._kept()}; nothing of the diverged "
+            "state was saved.")
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is not None:
+            value = self._loss = float(np.asarray(loss).reshape(-1)[0])
+            if not math.isfinite(value):
+                if self.mode == "stop":
+                    self._diverged(f"the loss is {value}")
+                if self._reported_epoch != self._epoch:
+                    self._reported_epoch = self._epoch
+                    print(f"Step {self._step()}: the loss is {value}; its update was skipped "
+                          f"(--on_nonfinite skip); the epoch's mean loss stays {value}.")
+        checkpoint = self.checkpoint
+        if checkpoint is not None and checkpoint.every_n_steps \
+                and self._step() % checkpoint.every_n_steps == 0:
+            self._check_weights()
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._check_weights()
+
+    def on_train_end(self, logs=None):
+        self._check_weights()
+
+    def _check_weights(self):
+        for variable in self.model.trainable_variables:
+            if not np.isfinite(keras.ops.convert_to_numpy(variable)).all():
+                loss = "" if self._loss is None else f" (the loss is {self._loss:.4g})"
+                self._diverged(f"weight {variable.path} is not finite{loss}")
+
+
+def check_mode(mode):
+    if mode not in NONFINITE_MODES:
+        raise ValueError(f"on_nonfinite={mode!r} (--on_nonfinite) is not one of {list(NONFINITE_MODES)}.")
+    return mode
+
+
+def skip_nonfinite_updates(optimizer):
+    """Makes `optimizer` leave the weights and its slots unchanged on a step with non-finite gradients.
+
+    The step still counts (`iterations` advances), so the data position, the learning-rate
+    schedule and `StepLimit` keep their meaning. A loss-scaling optimizer (fp16) already skips
+    such steps (and lowers its scale), so it is left as it is. Under a strategy the test and
+    its `cond` run in the cross-replica context, as Keras's `LossScaleOptimizer` does, since a
+    `cond` in the replica context cannot hold the update's `merge_call`.
+    """
+    if isinstance(optimizer, keras.optimizers.LossScaleOptimizer) or \
+            getattr(optimizer, "_keras_bert_skips_nonfinite", False):
+        return optimizer
+    apply = optimizer.apply
+
+    def finite(grads):
+        return tf.reduce_all([tf.reduce_all(tf.math.is_finite(g)) for g in grads if g is not None])
+
+    def skip():
+        optimizer.iterations.assign_add(1)
+
+    def skipping_apply(grads, trainable_variables=None):
+        grads = list(grads)
+        if not optimizer.built and trainable_variables is not None:
+            optimizer.build(list(trainable_variables))
+        if tf.__internal__.distribute.strategy_supports_no_merge_call():
+            tf.cond(finite(grads), lambda: _no_value(apply(grads, trainable_variables)),
+                    lambda: _no_value(skip()))
+            return
+
+        def cross_replica(distribution, grads, trainable_variables):
+            per_replica = distribution.extended.call_for_each_replica(finite, args=(grads,))
+            ok = tf.reduce_all(distribution.experimental_local_results(per_replica))
+
+            def apply_fn():
+                distribution.extended.call_for_each_replica(apply, args=(grads, trainable_variables))
+
+            tf.cond(ok, lambda: _no_value(apply_fn()), lambda: _no_value(skip()))
+
+        tf.distribute.get_replica_context().merge_call(cross_replica, args=(grads, trainable_variables))
+
+    optimizer.apply = skipping_apply
+    optimizer._keras_bert_skips_nonfinite = True  # pylint: disable=protected-access
+    return optimizer
+
+
+def _no_value(_):
+    return tf.constant(0)
