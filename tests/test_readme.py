@@ -136,7 +136,12 @@ def load_tool(name):
     """`tools/<name>.py` as a module, for its `parse_args` (flag parsing only; tools run as subprocesses)."""
     spec = importlib.util.spec_from_file_location(f"readme_{name}_tool", os.path.join(ROOT, "tools", f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    environment = dict(os.environ)
+    try:
+        spec.loader.exec_module(module)
+    finally:  # a tool sets KERAS_BERT_LAZY_IMPORT for its own process, not for this one's children
+        os.environ.clear()
+        os.environ.update(environment)
     return module
 
 

@@ -39,6 +39,7 @@ def step(name, result):
 def python(code, cwd):
     """`python -c code` in a fresh process in the user's folder."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT)
+    env.pop("KERAS_BERT_LAZY_IMPORT", None)  # a user's shell: import keras_bert registers the classes
     return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=600)
 
