@@ -22,6 +22,8 @@ import json
 import os
 import re
 import shlex
+import subprocess
+import sys
 
 import pytest
 
@@ -132,17 +134,21 @@ def python_blocks():
     return [block for language, block in readme_blocks() if language == "python"]
 
 
-def load_tool(name):
-    """`tools/<name>.py` as a module, for its `parse_args` (flag parsing only; tools run as subprocesses)."""
-    spec = importlib.util.spec_from_file_location(f"readme_{name}_tool", os.path.join(ROOT, "tools", f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    environment = dict(os.environ)
-    try:
-        spec.loader.exec_module(module)
-    finally:  # a tool sets KERAS_BERT_LAZY_IMPORT for its own process, not for this one's children
-        os.environ.clear()
-        os.environ.update(environment)
-    return module
+PARSE_ONLY = """import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("tool", sys.argv[1])
+tool = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tool)
+tool.parse_args(json.loads(sys.argv[2]))
+"""
+
+
+def parse_in_fresh_process(name, argv, cwd):
+    """`tools/<name>.py`'s `parse_args(argv)` in a fresh process (flag parsing only, no run), as
+    the user's shell would start it; returns the `CompletedProcess`."""
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    env.pop("KERAS_BERT_LAZY_IMPORT", None)
+    return subprocess.run([sys.executable, "-c", PARSE_ONLY, os.path.join(ROOT, "tools", f"{name}.py"),
+                           json.dumps(argv)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
 def tool_argv(words):
@@ -164,18 +170,15 @@ PARSED = [words for words in bash_commands() if PLAN[plan_key(words)][0] in ("pa
 
 
 @pytest.mark.parametrize("words", cases(PARSED))
-def test_tool_command_parses_with_its_literal_flags(words, tmp_path, monkeypatch):
+def test_tool_command_parses_with_its_literal_flags(words, tmp_path):
     """Also the "run" commands: a wrong flag is reported here in a second, not after a slow run.
     In an empty folder holding only the files the user has beforehand (USER_FILES)."""
     for path, text in USER_FILES.get(plan_key(words), {}).items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text, encoding="utf-8")
-    monkeypatch.chdir(tmp_path)
     name, argv = tool_argv(words)
-    try:
-        load_tool(name).parse_args(argv)
-    except SystemExit as exit_:
-        pytest.fail(f"`{shlex.join(words)}` does not parse (exit {exit_.code}): see the error above")
+    result = parse_in_fresh_process(name, argv, tmp_path)
+    assert result.returncode == 0, f"`{shlex.join(words)}` does not parse: {result.stderr[-1500:]}"
 
 
 REQUESTS = [words for words in bash_commands() if PLAN[plan_key(words)][0] == "request"]
