@@ -18,5 +18,5 @@ NORMALIZATIONS = ("reference", "fast")
 CHECKPOINT_FORMATS = ("google", "huggingface", "keras", "keras_hub")
 CHECKPOINT_MODELS = ("encoder", "pretrainer", "auto")
 # keras_bert.export
-EXPORT_FORMATS = ("savedmodel", "tflite", "onnx", "hub")
-DEFAULT_EXPORT_FORMATS = ("savedmodel", "tflite", "onnx")  # "hub" on request
+EXPORT_FORMATS = ("savedmodel", "tflite", "onnx", "hub", "mediapipe")
+DEFAULT_EXPORT_FORMATS = ("savedmodel", "tflite", "onnx")  # "hub", "mediapipe" on request

@@ -64,7 +64,7 @@ def convert(args):
     import keras_bert
 
     model = keras_bert.load_checkpoint(args.input, model=args.model)
-    config = model.config
+    config = getattr(model, "encoder", model).config
     print(f"loaded {args.input}: {config.num_layers} layers, hidden {config.hidden_size}, "
           f"{config.num_heads} heads, vocab {config.vocab_size}, hidden_act {config.hidden_act}, "
           f"{model.count_params():,} parameters ({model.__class__.__name__})")
@@ -79,8 +79,9 @@ def convert(args):
     for fmt in formats:
         path = os.path.join(args.output, fmt) if args.format == "all" else args.output
         keras_bert.save_checkpoint(model, path, format=fmt)
-        if fmt == "keras_hub":  # a keras-hub BertBackbone has no pretraining heads
-            reloaded, original = keras_bert.load_checkpoint(path), getattr(model, "encoder", model)
+        if fmt == "keras_hub" or (isinstance(model, keras_bert.BertTaskModel) and fmt != "huggingface"):
+            # a keras-hub BertBackbone has no pretraining heads; only Hugging Face holds a task head
+            reloaded, original = keras_bert.load_checkpoint(path, model="encoder"), getattr(model, "encoder", model)
         else:
             reloaded, original = keras_bert.load_checkpoint(path, model=args.model), model
         identical = same_weights(original, reloaded)

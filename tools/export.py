@@ -13,6 +13,9 @@ ONNX 1e-4 before and after ONNX Runtime's optimizer, TF Hub 1e-5). Writes:
                                              in, onnxruntime-extensions' BertTokenizer op; one example a call)
     savedmodels/<name>/hub/<version>/        encoder/, preprocessor/: TF Hub reusable SavedModels
                                              (--formats hub; hub.KerasLayer(..., trainable=True))
+    savedmodels/<name>/mediapipe/<version>/  model.tflite for MediaPipe Tasks' TextClassifier (a classifier)
+                                             or TextEmbedder (an encoder), README.md (--formats mediapipe;
+                                             MediaPipe's own tokenizer, measured against the reference)
     savedmodels/models.config                TF Serving config listing every exported model
 
 Examples:
@@ -20,6 +23,7 @@ Examples:
     python tools/export.py runs/sst2/model.keras --vocab vocab.txt --name sst2 --version 2
     python tools/export.py runs/pretrain/ckpt --name bert_shakespeare --formats savedmodel --overwrite
     python tools/export.py --formats hub     # MiniLM-L6 as TF Hub encoder + preprocessor
+    python tools/export.py runs/sst2/model.keras --name sst2 --formats mediapipe   # on-device TextClassifier
     python tools/export.py runs/ner/model.keras --name ner     # labels: the ones saved in model.keras
     python tools/export.py runs/squad/model.keras --name squad --doc_stride 64
 
@@ -123,6 +127,8 @@ def _export(argv):
         for key in ("sizes", "fused_ops", "rewrites"):
             if key in report.extra:
                 print(f"  {key}: {report.extra[key]}")
+        for line in report.extra.get("notes", ()):  # e.g. where MediaPipe's tokenizer differs
+            print(f"  {line}")
     failed = [fmt for fmt, report in reports.items() if not report.ok]
     if failed:
         print(f"\nPARITY CHECK FAILED for {', '.join(failed)}: see the FAIL rows above.", file=sys.stderr)

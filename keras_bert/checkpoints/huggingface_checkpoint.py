@@ -6,6 +6,11 @@ Linear weights are `[out, in]`). Accepted: with or without the `bert.` prefix
 (BertModel saves none, BertForPreTraining does), with or without the
 `cls.predictions.*` / `cls.seq_relationship.*` heads, old `gamma`/`beta`
 LayerNorm names, sharded `model.safetensors.index.json` folders.
+
+Fine-tuned heads travel both ways (`TASK_ARCHITECTURES`): keras_bert's classifier is HF's
+`BertForSequenceClassification` (pooler, dropout, dense: `classifier.*`), its token classifier
+`BertForTokenClassification` (dropout, dense on every token; no pooler), its span labeler
+`BertForQuestionAnswering` (one dense(2) on every token, split into start and end; no pooler).
 """
 
 import json
@@ -29,7 +34,24 @@ _HEADS = {  # Hugging Face name -> Google name; same layout
     "cls.predictions.decoder.bias": "cls/predictions/output_bias",
     "cls.seq_relationship.weight": "cls/seq_relationship/output_weights",
     "cls.seq_relationship.bias": "cls/seq_relationship/output_bias",
+    "classifier.weight": "output_weights",  # [labels, H] in both, as Google's run_classifier.py
+    "classifier.bias": "output_bias",
+    "qa_outputs.weight": "cls/squad/output_weights",  # [2, H] in both, as Google's run_squad.py
+    "qa_outputs.bias": "cls/squad/output_bias",
 }
+# keras_bert task -> (Hugging Face architecture, problem_type): the heads that are the same layers in both.
+TASK_ARCHITECTURES = {
+    "classification": ("BertForSequenceClassification", "single_label_classification"),
+    "pair_classification": ("BertForSequenceClassification", "single_label_classification"),
+    "regression": ("BertForSequenceClassification", "regression"),
+    "multi_label": ("BertForSequenceClassification", "multi_label_classification"),
+    "token_classification": ("BertForTokenClassification", None),
+    "squad": ("BertForQuestionAnswering", None),
+}
+_SEQUENCE_TASKS = {"single_label_classification": "classification", "regression": "regression",
+                   "multi_label_classification": "multi_label"}
+_NO_POOLER = ("BertForTokenClassification", "BertForQuestionAnswering")  # add_pooling_layer=False in HF
+TASK_KEY = "keras_bert_task"  # config.json: {"task", "task_config"} (column names, threshold...) as saved
 _LAYER_NORM_LEAVES = {"gamma": "weight", "beta": "bias"}
 _IGNORED = ("embeddings.position_ids", "cls.predictions.decoder.weight")  # buffers / tied copies
 PICKLE_SNIPPET = (
@@ -182,17 +204,83 @@ def read_huggingface_checkpoint(path):
             f"{source}: {decoder} differs from the word embeddings; keras_bert ties the MLM "
             "projection to the word embeddings (as BERT does), so the untied decoder is ignored.",
             UserWarning, stacklevel=2)
+    text_config = find_text_config(directory)
+    task, task_config, dropout_rate = _read_task(raw_config, config_file, text_config)
     return CheckpointContents(config=config, weights=weights, source=source, source_names=source_names,
-                              text_config=find_text_config(directory), config_file=config_file)
+                              text_config=text_config, config_file=config_file, task=task,
+                              task_config=task_config, head_dropout_rate=dropout_rate)
 
 
-def write_huggingface_checkpoint(directory, config, weights):
-    """Writes config.json + model.safetensors as `BertForPreTraining` saves them.
+def _read_task(raw_config, config_file, text_config):
+    """(task, task_config, head dropout) of a fine-tuned folder's config.json (its `architectures`),
+    or (None, None, None) for `BertModel` / `BertForPreTraining` / `BertForMaskedLM`."""
+    architectures = raw_config.get("architectures") or []
+    architecture = next((a for a in architectures if a in {a for a, _ in TASK_ARCHITECTURES.values()}), None)
+    if architecture is None:
+        return None, None, None
+    labels = _labels(raw_config.get("id2label"), config_file)
+    saved = raw_config.get(TASK_KEY) or {}
+    if TASK_ARCHITECTURES.get(saved.get("task"), (None,))[0] == architecture:  # written by keras_bert
+        task, task_config = saved["task"], dict(saved.get("task_config") or {})
+    elif architecture == "BertForSequenceClassification":
+        problem_type = raw_config.get("problem_type")
+        if problem_type is None:  # as transformers decides it: one output is a regression
+            problem_type = "regression" if len(labels or [0, 1]) == 1 else "single_label_classification"
+        if problem_type not in _SEQUENCE_TASKS:
+            raise ValueError(f"{config_file}: problem_type {problem_type!r} is not one of "
+                             f"{sorted(_SEQUENCE_TASKS)}; fix the config.json.")
+        task, task_config = _SEQUENCE_TASKS[problem_type], {}
+    else:
+        task = "token_classification" if architecture == "BertForTokenClassification" else "squad"
+        task_config = {}
+    if text_config is not None and text_config.max_seq_length and "seq_length" not in task_config:
+        task_config["seq_length"] = min(text_config.max_seq_length, raw_config.get("max_position_embeddings", 512))
+    if task not in ("regression", "squad") and not task_config.get("labels"):
+        task_config["labels"] = labels or ["LABEL_0", "LABEL_1"]  # transformers' default: two outputs
+    return task, task_config, raw_config.get("classifier_dropout")
+
+
+def _labels(id2label, config_file):
+    """id2label's names in id order (None without one), or a one-line error."""
+    if not id2label:
+        return None
+    try:
+        ids = sorted(int(i) for i in id2label)
+    except (TypeError, ValueError):
+        ids = None
+    if ids != list(range(len(id2label))):
+        raise ValueError(f"{config_file}: id2label must map the ids 0..{len(id2label) - 1} to names, "
+                         f"got keys {sorted(id2label)[:8]}.")
+    return [str(id2label[str(i)] if str(i) in id2label else id2label[i]) for i in ids]
+
+
+def huggingface_task(model):
+    """(task, task_config, head dropout) to write `model` (a `BertTaskModel`) as a Hugging Face
+    `BertFor...` folder, or a one-line error naming a task whose head HF cannot express."""
+    from keras_bert.checkpoints.weight_map import task_head
+
+    head, _ = task_head(model)
+    if model.task not in TASK_ARCHITECTURES or head is None:
+        raise ValueError(
+            f"Model {model.name!r} (task {model.task!r}) has a head that no Hugging Face BERT "
+            f"architecture holds (HF heads: {sorted(TASK_ARCHITECTURES)}, as keras_bert's builders make "
+            "them); save it with model.save('model.keras'), or its encoder with "
+            "save_checkpoint(model.encoder, path, format='huggingface').")
+    dropout = next((layer.rate for layer in model.layers if layer.name == "head_dropout"), None)
+    return model.task, model.task_config, dropout
+
+
+def write_huggingface_checkpoint(directory, config, weights, task=None, task_config=None,
+                                 head_dropout_rate=None):
+    """Writes config.json + model.safetensors as `BertForPreTraining` (or a task's `BertFor...`) saves them.
 
     Names carry the `bert.` prefix; `transformers.BertModel` and
-    `BertForPreTraining` both load the folder with `from_pretrained`.
+    `BertForPreTraining` both load the folder with `from_pretrained`. With a `task`, the head
+    and its config (`id2label`/`label2id`, `problem_type`, `classifier_dropout`) are written as
+    the task's architecture (`TASK_ARCHITECTURES`) saves them, so `transformers.pipeline` runs it.
 
-    Args: as `write_google_checkpoint` (`directory`, `config`, Google-named `weights`).
+    Args: as `write_google_checkpoint` (`directory`, `config`, Google-named `weights`), and the
+        task model's `task`, `task_config` and head dropout (see `huggingface_task`).
 
     Example:
         >>> write_huggingface_checkpoint("/tmp/hf", config, model_weights(encoder))  # doctest: +SKIP
@@ -200,15 +288,36 @@ def write_huggingface_checkpoint(directory, config, weights):
     from safetensors.numpy import save_file
 
     os.makedirs(directory, exist_ok=True)
+    architecture = TASK_ARCHITECTURES[task][0] if task else None
     tensors = {}
     for name, value in weights.items():
+        if architecture in _NO_POOLER and name.startswith("bert/pooler/"):
+            continue
         hf_name, transposed = huggingface_name(name)
         tensors[hf_name] = np.ascontiguousarray(value.T if transposed else value, dtype=np.float32)
     has_heads = any(name.startswith("cls.") for name in tensors)
     hf_config = dict(config.to_huggingface_dict(),
-                     architectures=["BertForPreTraining" if has_heads else "BertModel"])
+                     architectures=[architecture or ("BertForPreTraining" if has_heads else "BertModel")])
+    if task:
+        hf_config.update(_task_config(task, task_config or {}, tensors, head_dropout_rate))
     with open(os.path.join(directory, CONFIG_NAME), "w", encoding="utf-8") as f:
         json.dump(hf_config, f, indent=2, sort_keys=True)
         f.write("\n")
     save_file(tensors, os.path.join(directory, WEIGHTS_NAME), metadata={"format": "pt"})
     return directory
+
+
+def _task_config(task, task_config, tensors, head_dropout_rate):
+    """config.json's head entries for a task model (labels named as the model names them)."""
+    problem_type = TASK_ARCHITECTURES[task][1]
+    entries = {TASK_KEY: {"task": task, "task_config": task_config}}
+    if task != "squad":
+        count = tensors["classifier.bias"].shape[0]
+        labels = task_config.get("labels") or [f"LABEL_{i}" for i in range(count)]
+        entries.update(id2label={str(i): str(name) for i, name in enumerate(labels)},
+                       label2id={str(name): i for i, name in enumerate(labels)})
+    if problem_type:
+        entries["problem_type"] = problem_type
+    if head_dropout_rate is not None and task != "squad":
+        entries["classifier_dropout"] = head_dropout_rate
+    return entries

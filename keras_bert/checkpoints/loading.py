@@ -65,7 +65,7 @@ _READERS = {
 }
 
 
-def load_checkpoint(path, model="encoder", dtype=None):
+def load_checkpoint(path, model=None, dtype=None):
     """Loads a BERT checkpoint from Google, Hugging Face, keras_bert or keras-hub into a Keras model.
 
     The format is detected from the files. Every weight's shape is checked
@@ -81,10 +81,13 @@ def load_checkpoint(path, model="encoder", dtype=None):
             written by `save_checkpoint(..., format="keras")`, a `.keras` file, or a keras-hub
             BertBackbone preset folder (read as `hidden_act="gelu_tanh"`, keras-hub's GELU; its
             text contract from the preset's tokenizer.json).
-        model: "encoder" (returns a `BertEncoder`), "pretrainer" (a
+        model: None (the default: the checkpoint's task model where it holds a fine-tuned head,
+            e.g. a Hugging Face `BertForSequenceClassification` / `BertForTokenClassification` /
+            `BertForQuestionAnswering` folder: a `BertTaskModel` with its task and labels; else a
+            `BertEncoder`), "encoder" (returns a `BertEncoder`), "pretrainer" (a
             `BertPretrainer`; heads missing from the source are initialized
             fresh, with a warning) or "auto" (a pretrainer if the source has
-            pretraining heads, else an encoder: what a converter wants).
+            pretraining heads, else an encoder: what a converter wants; a task model first).
         dtype: optional dtype policy for the new model (e.g. "mixed_bfloat16").
 
     Returns:
@@ -95,8 +98,8 @@ def load_checkpoint(path, model="encoder", dtype=None):
         >>> encoder.config.hidden_size  # doctest: +SKIP
         384
     """
-    if model not in MODELS:
-        raise ValueError(f"model must be one of {MODELS}, got {model!r}.")
+    if model is not None and model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS} or None, got {model!r}.")
     return model_from_contents(read_checkpoint(path), model, dtype)
 
 
@@ -115,9 +118,12 @@ def read_checkpoint(path):
 
 
 def model_from_contents(contents, model="encoder", dtype=None):
-    """A `BertEncoder` / `BertPretrainer` (see `load_checkpoint`'s `model`) holding `contents`."""
-    if model not in MODELS:
-        raise ValueError(f"model must be one of {MODELS}, got {model!r}.")
+    """A `BertEncoder` / `BertPretrainer` / task model (see `load_checkpoint`'s `model`) holding `contents`."""
+    if model is not None and model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS} or None, got {model!r}.")
+    if model in (None, "auto") and contents.task:  # a fine-tuned head: the task model it was saved as
+        return _task_model(contents, dtype)
+    model = model or "encoder"
     has_heads = any(name.startswith((MLM, NSP)) for name in contents.weights)
     if model == "auto":
         model = "pretrainer" if has_heads else "encoder"
@@ -136,3 +142,25 @@ def model_from_contents(contents, model="encoder", dtype=None):
             assign_weights(encoder, contents)
     encoder.text_config = contents.text_config  # the pretrainer's is its encoder's
     return result
+
+
+def _task_model(contents, dtype):
+    """The `BertTaskModel` of `contents.task` (the builder its task uses) holding the checkpoint's
+    encoder and head."""
+    from keras_bert.models import builders
+
+    encoder = BertEncoder(contents.config, dtype=dtype)
+    task, options = contents.task, dict(contents.task_config or {})
+    dropout = {"dropout_rate": contents.head_dropout_rate}
+    if task == "squad":
+        model = builders.build_span_labeler(encoder, task_config=options)
+    elif task == "token_classification":
+        model = builders.build_token_classifier(encoder, len(options["labels"]), task_config=options, **dropout)
+    else:  # the sequence heads: one dense on the pooled [CLS]
+        names = {"regression": "bert_regressor", "multi_label": "bert_multi_label_classifier"}
+        model = builders.build_classifier(encoder, 1 if task == "regression" else len(options["labels"]),
+                                          name=names.get(task, "bert_classifier"), task=task,
+                                          task_config=options, **dropout)
+    assign_weights(model, contents)
+    encoder.text_config = contents.text_config
+    return model

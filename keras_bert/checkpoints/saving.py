@@ -6,7 +6,7 @@ import warnings
 
 from keras_bert.choices import CHECKPOINT_FORMATS as FORMATS
 from keras_bert.checkpoints.google_checkpoint import write_google_checkpoint
-from keras_bert.checkpoints.huggingface_checkpoint import write_huggingface_checkpoint
+from keras_bert.checkpoints.huggingface_checkpoint import huggingface_task, write_huggingface_checkpoint
 from keras_bert.checkpoints.keras_checkpoint import write_keras_checkpoint
 from keras_bert.checkpoints.keras_hub_checkpoint import write_keras_hub_checkpoint
 from keras_bert.checkpoints.vocab_file import check_vocab, copy_vocab
@@ -14,6 +14,7 @@ from keras_bert.checkpoints.weight_map import find_encoder, model_weights
 from keras_bert.errors import make_dir
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
+from keras_bert.models.bert_task_model import BertTaskModel
 
 _ALIASES = {"tf1": "google", "hf": "huggingface", "safetensors": "huggingface", "keras-hub": "keras_hub"}
 # What any format's writer puts in a folder: an earlier checkpoint's files are removed before
@@ -44,9 +45,13 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
     A folder that already holds a checkpoint (of any format) is replaced cleanly: its
     checkpoint files (`CHECKPOINT_FILES`) are removed first; other files stay.
 
-    A `BertPretrainer` is written with its MLM and NSP heads. A task model
-    (e.g. `build_classifier`) is written as its encoder; its own head is
-    dropped with a warning (save it with `model.save("x.keras")` instead).
+    A `BertPretrainer` is written with its MLM and NSP heads. A task model (`BertTaskModel`)
+    in "huggingface" is written with its head as transformers' `BertForSequenceClassification`
+    (classification, pair_classification, regression, multi_label: `id2label`/`label2id`,
+    `problem_type`), `BertForTokenClassification` or `BertForQuestionAnswering` (squad), so
+    `transformers.pipeline(..., model=path)` runs it and `load_checkpoint(path)` gives it back;
+    a head no HF architecture holds is refused. In the other formats a task model is written
+    as its encoder; its head is dropped with a warning (save it with `model.save("x.keras")`).
 
     The text contract is written along in the format's own files (see
     `keras_bert.TextConfig.save`): keras/google `vocab.txt` + `text_config.json`,
@@ -90,8 +95,12 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
         finally:
             encoder.text_config = previous
         return path
-    target = model if isinstance(model, BertPretrainer) and format != "keras_hub" else encoder
-    if not isinstance(model, (BertEncoder, BertPretrainer)) or target is not model:
+    head = None  # (task, task_config, head dropout) of a task model written with its head (HF)
+    if format == "huggingface" and isinstance(model, BertTaskModel) and any(
+            layer is not encoder and layer.weights for layer in model.layers):
+        head = huggingface_task(model)  # before anything is removed: a head HF cannot hold is refused
+    target = model if (isinstance(model, BertPretrainer) and format != "keras_hub") or head else encoder
+    if not head and (not isinstance(model, (BertEncoder, BertPretrainer)) or target is not model):
         extra = [layer.name for layer in model.layers if layer is not encoder and layer.weights]
         if extra:
             warnings.warn(
@@ -104,6 +113,8 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
         return write_keras_hub_checkpoint(path, encoder, text_config, vocab_file)
     if format == "keras":
         write_keras_checkpoint(path, target)
+    elif head:
+        write_huggingface_checkpoint(path, encoder.config, model_weights(target), *head)
     else:
         writer = write_google_checkpoint if format == "google" else write_huggingface_checkpoint
         writer(path, encoder.config, model_weights(target))

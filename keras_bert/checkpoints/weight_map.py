@@ -18,6 +18,11 @@ from keras_bert.models.bert_task_model import BertTaskModel
 POOLER, MLM, NSP = "bert/pooler/", "cls/predictions/", "cls/seq_relationship/"
 _PART_NAMES = {POOLER: "pooler", MLM: "masked-LM head (cls/predictions)",
                NSP: "next-sentence head (cls/seq_relationship)"}
+# Task heads: the Dense a builder puts on the encoder (its Keras name) -> (its weights' prefix in the
+# names of Google's run_classifier.py `output_weights` [labels, H] / `output_bias`, and run_squad.py
+# `cls/squad/...`; whether the head reads the pooler). A token classifier has no Google original:
+# it takes run_classifier's names (its own task says which head it is).
+TASK_HEADS = {"classifier": ("", True), "token_classifier": ("", False), "span_labeler": ("cls/squad/", False)}
 # Optimizer state and bookkeeping in training checkpoints; never model weights.
 _TRAINING_STATE = ("adam_m", "adam_v", "global_step", "Momentum", "beta1_power", "beta2_power")
 
@@ -62,8 +67,19 @@ def block_variables(prefix, sublayers):
     return entries
 
 
+def task_head(model):
+    """(head Dense layer, its `TASK_HEADS` entry) of a `BertTaskModel` a keras_bert builder made,
+    or (None, None) for any other model (an encoder, a pretrainer, a head assembled by hand)."""
+    if isinstance(model, BertTaskModel):
+        for layer in model.layers:
+            if layer.name in TASK_HEADS and isinstance(layer, keras.layers.Dense):
+                return layer, TASK_HEADS[layer.name]
+    return None, None
+
+
 def model_variables(model):
-    """List of (Google name, Keras variable, transposed) for an encoder or a pretrainer.
+    """List of (Google name, Keras variable, transposed) for an encoder, a pretrainer or a task
+    model (its head: `TASK_HEADS`).
 
     `transposed` is True where Google stores the transpose of the Keras variable.
     """
@@ -87,11 +103,15 @@ def model_variables(model):
                     + [("cls/predictions/output_bias", mlm.output_bias, False),
                        ("cls/seq_relationship/output_weights", nsp.dense.kernel, True),
                        ("cls/seq_relationship/output_bias", nsp.dense.bias, False)])
+    head, entry = task_head(model)
+    if head is not None:
+        prefix = entry[0]
+        entries += [(prefix + "output_weights", head.kernel, True), (prefix + "output_bias", head.bias, False)]
     return entries
 
 
 def model_weights(model):
-    """Dict Google name -> float32 numpy array (Google's layout) of an encoder or pretrainer."""
+    """Dict Google name -> float32 numpy array (Google's layout) of an encoder, pretrainer or task model."""
     weights = {}
     for name, variable, transposed in model_variables(model):
         value = keras.ops.convert_to_numpy(keras.ops.cast(variable, "float32"))
@@ -118,7 +138,7 @@ def _shape_error(contents, name, got, expected):
 
 
 def assign_weights(model, contents):
-    """Copies `contents.weights` into an encoder or pretrainer after checking every shape.
+    """Copies `contents.weights` into an encoder, pretrainer or task model after checking every shape.
 
     Raises ValueError naming the variable when a shape disagrees with the config
     or an encoder weight is missing. Warns when the pooler or a pretraining head
@@ -138,6 +158,14 @@ def assign_weights(model, contents):
         updates.append((variable, value.T if transposed else value))
     optional = [part for part in (POOLER, MLM, NSP) if any(m.startswith(part) for m in missing)]
     required = [m for m in missing if not m.startswith((POOLER, MLM, NSP))]
+    head, entry = task_head(model)
+    if head is not None and any(m.endswith(("output_weights", "output_bias")) for m in required):
+        raise ValueError(
+            f"{contents.source} lacks the weights of the {model.task!r} model's head ({head.name}: "
+            f"{[m for m in required if m.endswith(('output_weights', 'output_bias'))]}); load it with "
+            "model='encoder' and fine-tune a new head.")
+    if head is not None and not entry[1] and POOLER in optional:
+        optional.remove(POOLER)  # the head reads no pooler (Hugging Face saves none for it)
     if required:
         raise ValueError(
             f"{contents.source} lacks {len(required)} encoder weight(s), e.g. "

@@ -12,6 +12,7 @@ from keras_bert.export.saved_model import export_saved_model, next_version
 from keras_bert.export.serving_config import write_models_config
 from keras_bert.export.tflite import export_tflite
 from keras_bert.export.hub import export_tfhub
+from keras_bert.export.mediapipe import check_mediapipe_tokenizer, export_mediapipe, mediapipe_task
 from keras_bert.errors import make_dir
 
 
@@ -44,12 +45,13 @@ def find_text_config(model, path=None):
 
 
 def export_paths(base_dir, name, version):
-    """`{format: path}`: `<base>/<name>/<version>` (SavedModel), `<base>/<name>/{tflite,onnx,hub}/<version>`."""
+    """`{format: path}`: `<base>/<name>/<version>` (SavedModel), `<base>/<name>/{tflite,onnx,hub,mediapipe}/<version>`."""
     model_dir = os.path.join(base_dir, name)
     return {"savedmodel": os.path.join(model_dir, str(version)),
             "tflite": os.path.join(model_dir, "tflite", str(version)),
             "onnx": os.path.join(model_dir, "onnx", str(version)),
-            "hub": os.path.join(model_dir, "hub", str(version))}
+            "hub": os.path.join(model_dir, "hub", str(version)),
+            "mediapipe": os.path.join(model_dir, "mediapipe", str(version))}
 
 
 def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=None, base_dir="savedmodels",
@@ -62,8 +64,9 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
     Args:
         model: a built Keras model.
         name: TF Serving model name (letters, digits, `_`, `.`, `-`).
-        formats: subset of ("savedmodel", "tflite", "onnx", "hub"); "hub" writes TF Hub reusable
-            `encoder/` and `preprocessor/` SavedModels (see `export.hub`).
+        formats: subset of ("savedmodel", "tflite", "onnx", "hub", "mediapipe"); "hub" writes TF Hub reusable
+            `encoder/` and `preprocessor/` SavedModels (see `export.hub`); "mediapipe" a TFLite file
+            for MediaPipe Tasks' TextClassifier / TextEmbedder (see `export.mediapipe`).
         tokenizer: `keras_bert.text.Tokenizer` for the raw-text signatures; its text contract
             (`tokenizer.text_config`) is saved with every artifact (TFLite / ONNX / hub folders:
             `vocab.txt` + `text_config.json`; SavedModel: `assets.extra/`).
@@ -87,6 +90,9 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
         raise ValueError(f"Unknown format(s) {unknown}; expected a subset of {FORMATS}.")
+    if "mediapipe" in formats:  # refused before any format is written
+        mediapipe_task(model)
+        check_mediapipe_tokenizer(tokenizer)
     make_dir(base_dir, "base_dir (--base_dir)")
     if version is None:
         version = next_version(os.path.join(base_dir, name))
@@ -113,6 +119,9 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
                                       seq_length=seq_length, **common)
     if "hub" in formats:
         reports["hub"] = export_tfhub(model, paths["hub"], tokenizer=tokenizer, seq_length=seq_length, **common)
+    if "mediapipe" in formats:
+        reports["mediapipe"] = export_mediapipe(model, paths["mediapipe"], tokenizer, seq_length=seq_length,
+                                                labels=labels, **common)
     for fmt in set(formats) - {"savedmodel"}:  # the SavedModel holds it in assets.extra/
         if tokenizer is not None and os.path.isdir(paths[fmt]):
             tokenizer.text_config.replace(max_seq_length=seq_length).save(paths[fmt])
