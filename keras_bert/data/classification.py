@@ -18,7 +18,8 @@ _FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "jsonl", "
 
 def classification_dataset(path, preprocessor, text_a="sentence", text_b=None, label="label",
                            labels=None, batch_size=32, shuffle=True, seed=0, format="auto",
-                           drop_remainder=False, dynamic_padding=False, length_group_batches=8):
+                           drop_remainder=False, dynamic_padding=False, length_group_batches=8,
+                           doc_stride=None):
     """Reads a classification file into a batched tf.data pipeline for `model.fit`.
 
     Args:
@@ -45,6 +46,8 @@ def classification_dataset(path, preprocessor, text_a="sentence", text_b=None, l
             example's features are its fully padded features minus trailing padding, so
             a padding-invariant model (BERT) predicts the same for it.
         length_group_batches: batches per length-sorted group (with `dynamic_padding`).
+        doc_stride: None (texts longer than `seq_length` are truncated), or windows of
+            single texts `doc_stride` pieces apart, each with its text's label (see `text_dataset`).
 
     Returns:
         `(dataset, labels)`: the dataset yields `(features, label_ids)` with features the
@@ -60,7 +63,7 @@ def classification_dataset(path, preprocessor, text_a="sentence", text_b=None, l
     texts_a, texts_b, raw_labels = read_text_rows(path, text_a, text_b, label, format)
     label_ids, labels = _label_ids(path, raw_labels, labels)
     dataset = text_dataset(preprocessor, texts_a, texts_b, label_ids, batch_size, shuffle, seed,
-                           drop_remainder, dynamic_padding, length_group_batches)
+                           drop_remainder, dynamic_padding, length_group_batches, doc_stride)
     return dataset, labels
 
 
@@ -80,14 +83,21 @@ def read_text_rows(path, text_a, text_b, label, format="auto"):  # pylint: disab
 
 
 def text_dataset(preprocessor, texts_a, texts_b, targets, batch_size=32, shuffle=True, seed=0,
-                 drop_remainder=False, dynamic_padding=False, length_group_batches=8):
+                 drop_remainder=False, dynamic_padding=False, length_group_batches=8, doc_stride=None):
     """tf.data of `(features, targets)` for texts (or pairs) and their targets (any array whose
     first axis is the example): tokenized and packed in the graph, batched, shuffled when
     `shuffle`; `dynamic_padding` and `length_group_batches` as in `classification_dataset`.
+    `doc_stride` (single texts): a long text becomes windows `doc_stride` pieces apart, one
+    element each, with the text's target (`keras_bert.data.text_windows.window_dataset`).
 
     Example:
         >>> dataset = text_dataset(Preprocessor(tokenizer, 128), texts, None, np.float32(scores))
     """
+    if doc_stride is not None:
+        from keras_bert.data.text_windows import window_dataset
+
+        return window_dataset(preprocessor, texts_a, targets, doc_stride, batch_size, shuffle, seed,
+                              drop_remainder, dynamic_padding)
     inputs = (texts_a, targets) if texts_b is None else ((texts_a, texts_b), targets)
     dataset = tf.data.Dataset.from_tensor_slices(inputs)
     if shuffle:

@@ -5,6 +5,58 @@ import numpy as np
 from keras_bert.tasks.task import Task, check_classes, collect
 
 PADDINGS = ("dynamic", "full")
+AGGREGATES = ("mean", "max")  # what keras_bert.data.text_windows.aggregate_windows does
+WINDOW_HELP = {"doc_stride": "long documents: windows of --seq_length whose starts are this many pieces "
+                             "apart, each trained with the document's label, their outputs aggregated "
+                             "per document in evaluation and serving (default: truncate to --seq_length)",
+               "aggregate": "with --doc_stride: how a document's window outputs are combined"}
+
+
+def check_window_options(doc_stride, aggregate, text_b=None, task=""):
+    """`doc_stride` (None or an int >= 1), or a one-line error naming the flag (see `WINDOW_HELP`)."""
+    if aggregate not in AGGREGATES:
+        raise ValueError(f"aggregate={aggregate!r} (--aggregate) is not one of {AGGREGATES}.")
+    if doc_stride is None:
+        return None
+    if isinstance(doc_stride, bool) or not isinstance(doc_stride, int) or doc_stride < 1:
+        raise ValueError(f"doc_stride={doc_stride!r} (--doc_stride) must be a whole number of pieces >= 1, "
+                         "e.g. half of --seq_length.")
+    if text_b:
+        raise ValueError(f"doc_stride={doc_stride} (--doc_stride) windows single texts; task {task!r} "
+                         f"reads pairs (text_b={text_b!r}). Drop --doc_stride (pairs are truncated).")
+    return doc_stride
+
+
+def window_options(task):
+    """The window options a model (`task_config`) and a run (`identity`) carry: none without `doc_stride`."""
+    return {} if task.doc_stride is None else {"doc_stride": task.doc_stride, "aggregate": task.aggregate}
+
+
+def training_windows(dataset, training, doc_stride):
+    """The training set without the windows' `document` (the model does not take it)."""
+    return without_document(dataset) if training and doc_stride is not None else dataset
+
+
+def without_document(dataset):
+    from keras_bert.data.text_windows import without_document as drop
+
+    return drop(dataset)
+
+
+def document_predictions(model, evaluation, task):
+    """`(targets, outputs)` of the evaluation set, one row per document: with `doc_stride`, the
+    windows' outputs aggregated by `task.aggregate` (`aggregate_windows`; the targets are the
+    document's, which each of its windows carries)."""
+    if task.doc_stride is None:
+        return collect(evaluation, 1), model.predict(evaluation, verbose=0)
+    from keras_bert.data.text_windows import aggregate_windows
+
+    outputs = model.predict(without_document(evaluation), verbose=0)  # (windows, outputs)
+    document = np.concatenate([np.asarray(features["document"]) for features, _ in evaluation])
+    targets = collect(evaluation, 1)
+    num_documents = int(document.max()) + 1
+    return (np.asarray(aggregate_windows(targets, document, num_documents, "max")),
+            np.asarray(aggregate_windows(outputs, document, num_documents, task.aggregate)))
 
 
 def classification_metrics(labels, logits):
@@ -50,6 +102,12 @@ class ClassificationTask(Task):
         padding: "dynamic": each batch padded to its longest example, training batches
             grouped by length (`classification_dataset(dynamic_padding=True)`; the same
             predictions, a fraction of the work on short texts); "full": to `seq_length`.
+        doc_stride: None: a text longer than `seq_length` is truncated. A number: long
+            documents: a text becomes windows of `seq_length` (`[CLS] window [SEP]`) that start
+            `doc_stride` pieces apart (`keras_bert.data.text_windows`). Training: every window is
+            an example with its document's label. Evaluation and the served `classify`: the
+            windows' logits are aggregated per document (`aggregate`), then the softmax.
+        aggregate: with `doc_stride`: "mean" (default) or "max" of the windows' logits.
 
     Example:
         >>> task = ClassificationTask(tokenizer, 128, 32, labels=["neg", "pos"])
@@ -60,13 +118,16 @@ class ClassificationTask(Task):
                    "labels": "label vocabulary, in id order (default: sorted from the training file)",
                    "padding": "dynamic: pad each batch to its longest example and group training "
                               "batches by length; full: pad to --seq_length"}
+    OPTION_HELP.update(WINDOW_HELP)
 
     def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_a: str = "sentence",
-                 label: str = "label", labels: list = None, padding: PADDINGS = "dynamic"):
+                 label: str = "label", labels: list = None, padding: PADDINGS = "dynamic",
+                 doc_stride: int = None, aggregate: AGGREGATES = "mean"):
         super().__init__(tokenizer, seq_length, batch_size, seed)
         if padding not in PADDINGS:
             raise ValueError(f"padding={padding!r} (--padding) is not one of {PADDINGS}.")
         self.text_a, self.label, self.labels, self.padding = text_a, label, labels, padding
+        self.doc_stride, self.aggregate = check_window_options(doc_stride, aggregate), aggregate
         self.text_b = None  # PairClassificationTask reads a second text
 
     def read(self, path, training):
@@ -76,12 +137,13 @@ class ClassificationTask(Task):
         dataset, labels = classification_dataset(
             path, Preprocessor(self.tokenizer, self.seq_length), text_a=self.text_a,
             text_b=self.text_b, label=self.label, labels=self.labels, batch_size=self.batch_size,
-            shuffle=training, seed=self.seed, dynamic_padding=self.padding == "dynamic")
+            shuffle=training, seed=self.seed, dynamic_padding=self.padding == "dynamic",
+            doc_stride=self.doc_stride)
         if training:  # the one label vocabulary, train and eval
             check_classes(path, self.label, collect(dataset, 1), labels)
             num_classes(labels, path)  # refuses float labels (a regression target)
             self.labels = labels
-        return dataset
+        return training_windows(dataset, training, self.doc_stride)
 
     def build_head(self, encoder, task_config):
         from keras_bert.models.builders import build_classifier
@@ -89,14 +151,18 @@ class ClassificationTask(Task):
         return build_classifier(encoder, len(self.labels), task=self.name, task_config=task_config)
 
     def model_options(self):
-        return dict(super().model_options(), labels=self.labels, text_a=self.text_a, label=self.label)
+        return dict(super().model_options(), labels=self.labels, text_a=self.text_a, label=self.label,
+                    **window_options(self))
+
+    def validation_data(self, evaluation):
+        return evaluation if self.doc_stride is None else without_document(evaluation)
 
     def evaluate(self, model, evaluation, path):
-        return classification_metrics(collect(evaluation, 1), model.predict(evaluation, verbose=0))
+        return classification_metrics(*document_predictions(model, evaluation, self))
 
     def identity(self):
         return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, label=self.label,
-                    labels=self.labels, padding=self.padding)
+                    labels=self.labels, padding=self.padding, **window_options(self))
 
     tflite_signatures = ("classify",)
 

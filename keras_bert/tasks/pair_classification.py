@@ -1,6 +1,6 @@
 """Sentence-pair classification (entailment, paraphrase): two text columns -> one label."""
 
-from keras_bert.tasks.classification import ClassificationTask
+from keras_bert.tasks.classification import ClassificationTask, check_window_options
 
 
 class PairClassificationTask(ClassificationTask):
@@ -16,6 +16,7 @@ class PairClassificationTask(ClassificationTask):
     def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_b: str = None, **options):
         if not text_b:
             raise ValueError("task 'pair_classification' needs text_b (--text_b: the second text's column).")
+        check_window_options(options.get("doc_stride"), options.get("aggregate", "mean"), text_b, self.name)
         super().__init__(tokenizer, seq_length, batch_size, seed, **options)
         self.text_b = text_b
 

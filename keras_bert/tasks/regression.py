@@ -4,7 +4,9 @@ import math
 
 import numpy as np
 
-from keras_bert.tasks.task import Task, collect
+from keras_bert.tasks.classification import (AGGREGATES, WINDOW_HELP, check_window_options, document_predictions,
+                                             training_windows, window_options, without_document)
+from keras_bert.tasks.task import Task
 
 
 def _ranks(values):
@@ -96,6 +98,9 @@ class RegressionTask(Task):
         text_a: column of the (first) text.
         text_b: column of the second text of a pair (None: single texts).
         label: column of the score (any finite number; integers are scores too, not classes).
+        doc_stride, aggregate: long single texts as windows, each trained with the document's
+            score; evaluation and the served `score` aggregate the windows' scores per document
+            (mean by default), as `ClassificationTask` does with logits.
 
     Example:
         >>> task = RegressionTask(tokenizer, 128, 32, text_a="sentence1", text_b="sentence2", label="score")
@@ -105,15 +110,18 @@ class RegressionTask(Task):
     name = "regression"
     OPTION_HELP = {"text_a": "column of the (first) text",
                    "text_b": "column of the second text of a pair (default: single texts)",
-                   "label": "column of the target score (a number)"}
+                   "label": "column of the target score (a number)", **WINDOW_HELP}
 
     def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_a: str = "sentence",
-                 text_b: str = None, label: str = "label"):
+                 text_b: str = None, label: str = "label", doc_stride: int = None,
+                 aggregate: AGGREGATES = "mean"):
         super().__init__(tokenizer, seq_length, batch_size, seed)
         for option, value in (("text_a", text_a), ("label", label)):
             if not value or not isinstance(value, str):
                 raise ValueError(f"{option}={value!r} (--{option}) must name a column of the data file.")
         self.text_a, self.text_b, self.label = text_a, text_b or None, label
+        self.doc_stride = check_window_options(doc_stride, aggregate, self.text_b, self.name)
+        self.aggregate = aggregate
 
     def read(self, path, training):
         from keras_bert.data.classification import read_text_rows, text_dataset
@@ -124,8 +132,9 @@ class RegressionTask(Task):
         if training and np.all(targets == targets[0]):
             raise ValueError(f"{path}: every training example has the {self.label} {float(targets[0, 0])!r}; "
                              "a regression needs targets that vary.")
-        return text_dataset(Preprocessor(self.tokenizer, self.seq_length), texts_a, texts_b, targets,
-                            self.batch_size, training, self.seed)
+        dataset = text_dataset(Preprocessor(self.tokenizer, self.seq_length), texts_a, texts_b, targets,
+                               self.batch_size, training, self.seed, doc_stride=self.doc_stride)
+        return training_windows(dataset, training, self.doc_stride)
 
     def build_head(self, encoder, task_config):
         from keras_bert.models.builders import build_classifier
@@ -133,7 +142,8 @@ class RegressionTask(Task):
         return build_classifier(encoder, 1, name="bert_regressor", task=self.name, task_config=task_config)
 
     def model_options(self):
-        return dict(super().model_options(), text_a=self.text_a, text_b=self.text_b, label=self.label)
+        return dict(super().model_options(), text_a=self.text_a, text_b=self.text_b, label=self.label,
+                    **window_options(self))
 
     def compile_kwargs(self):
         import keras  # here, not at the top: `finetune.py TASK --help` loads no Keras
@@ -141,11 +151,15 @@ class RegressionTask(Task):
         return {"loss": keras.losses.MeanSquaredError(),
                 "metrics": [keras.metrics.MeanAbsoluteError(name="mae")]}
 
+    def validation_data(self, evaluation):
+        return evaluation if self.doc_stride is None else without_document(evaluation)
+
     def evaluate(self, model, evaluation, path):
-        return regression_metrics(collect(evaluation, 1), model.predict(evaluation, verbose=0))
+        return regression_metrics(*document_predictions(model, evaluation, self))
 
     def identity(self):
-        return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, label=self.label)
+        return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, label=self.label,
+                    **window_options(self))
 
     # ----- Serving: `score` everywhere (ids and text in SavedModel, TFLite and ONNX).
 

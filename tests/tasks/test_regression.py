@@ -75,7 +75,7 @@ def test_bad_files_are_refused_in_one_line(tokenizer, tmp_path, rows, options, m
 
 def test_options_are_declared_for_the_tool():
     options = RegressionTask.options()
-    assert sorted(options) == ["label", "text_a", "text_b"]
+    assert sorted(options) == ["aggregate", "doc_stride", "label", "text_a", "text_b"]
     assert all(help_text for _, _, help_text in options.values())
 
 

@@ -1,0 +1,119 @@
+"""Long documents (`doc_stride`): windows, a label per window, per-document aggregation, serving.
+
+The windows are checked against the reference tokenizer (transformers' BertTokenizerFast on the
+MiniLM vocab) cut by Python slicing; the aggregation against numpy's mean of the window logits.
+"""
+
+import numpy as np
+import pytest
+
+from tests.tasks.fresh_process import finetune_tiny, write_csv
+
+SEQ = 16  # the tiny model's seq_length: 14 pieces a window
+
+
+def _long_text(rng, words, n):
+    return " ".join(rng.choice(words, n))
+
+
+@pytest.fixture(scope="module")
+def reference_ids(minilm_dir):
+    from transformers import BertTokenizerFast
+
+    reference = BertTokenizerFast.from_pretrained(minilm_dir)
+    return lambda text: reference(text, add_special_tokens=False)["input_ids"]
+
+
+def _reference_windows(pieces, window, stride):
+    """run_squad.py's doc spans, by slicing."""
+    windows, start = [], 0
+    while True:
+        windows.append(pieces[start:start + window])
+        if start + window >= len(pieces):
+            return windows
+        start += min(stride, window)
+
+
+def test_windows_equal_the_reference_tokenizer_sliced(tokenizer, reference_ids):
+    import tensorflow as tf
+
+    from keras_bert.data.text_windows import pack_windows
+
+    texts = ["", "short text", "The quick brown fox jumps over the lazy dog " * 4,
+             "Überraschung! naïve café " * 3]
+    features, document = pack_windows(tokenizer, tf.constant(texts), SEQ, doc_stride=5)
+    want, want_document = [], []
+    for row, text in enumerate(texts):
+        for window in _reference_windows(reference_ids(text), SEQ - 2, 5):
+            want.append([tokenizer.cls_id, *window, tokenizer.sep_id] + [0] * (SEQ - 2 - len(window)))
+            want_document.append(row)
+    assert document.numpy().tolist() == want_document
+    assert features["input_word_ids"].numpy().tolist() == want
+    assert want_document.count(2) > 3  # the long text is several windows
+    np.testing.assert_array_equal(features["input_mask"], np.asarray(want) != 0)
+
+
+def test_every_window_carries_its_documents_label(tokenizer):
+    from keras_bert.data.classification import text_dataset
+    from keras_bert.data.text_windows import split_windows
+    from keras_bert.text.preprocessor import Preprocessor
+
+    texts = ["one two three " * 10, "four", "five six " * 12]
+    dataset = text_dataset(Preprocessor(tokenizer, SEQ), texts, None, np.int32([7, 8, 9]), batch_size=4,
+                           shuffle=True, doc_stride=6, dynamic_padding=True)
+    rows = [(int(d), int(y)) for features, labels in dataset
+            for d, y in zip(features["document"].numpy(), labels.numpy())]
+    _, document = split_windows(tokenizer.tokenize(texts), SEQ - 2, 6)
+    assert sorted(rows) == sorted((int(d), 7 + int(d)) for d in document.numpy())
+    assert len(rows) == 4 + 1 + 3  # 30 pieces: windows at 0, 6, 12, 18; 1 piece; 24 pieces: 0, 6, 12
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"doc_stride": 0}, "doc_stride=0 (--doc_stride) must be"),
+    ({"doc_stride": 8, "aggregate": "median"}, "aggregate='median' (--aggregate)"),
+])
+def test_bad_window_options_are_refused_in_one_line(options, message):
+    from keras_bert.tasks import TASKS
+
+    for task in ("classification", "regression"):
+        with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")) as error:
+            TASKS[task](None, SEQ, **options)
+        assert "\n" not in str(error.value)
+    with pytest.raises(ValueError, match="windows single texts"):
+        TASKS["pair_classification"](None, SEQ, text_b="b", doc_stride=8)
+
+
+@pytest.mark.slow
+def test_finetune_evaluates_documents_by_the_mean_of_their_window_logits(minilm_dir, tmp_path, reference_ids):
+    rng = np.random.default_rng(0)
+    good, bad = ["good", "great", "nice", "fine"], ["bad", "awful", "sad", "ugly"]
+    filler = ["the", "a", "of", "and", "to", "in", "it", "was"]
+    rows = []
+    for i in range(48):  # the label's words are spread through 30-60 words of filler
+        words = list(rng.choice(filler, rng.integers(30, 60)))
+        for position in rng.choice(len(words), 3, replace=False):
+            words[position] = rng.choice(good if i % 2 else bad)
+        rows.append([" ".join(words), "pos" if i % 2 else "neg"])
+    train = write_csv(tmp_path / "train.csv", ["sentence", "label"], rows[:32])
+    dev = write_csv(tmp_path / "dev.csv", ["sentence", "label"], rows[32:])
+    result = finetune_tiny("classification", minilm_dir, tmp_path, train, dev, epochs=1,
+                           learning_rate=3e-3, doc_stride=7)
+    config = {"seq_length": SEQ, "labels": ["neg", "pos"], "text_a": "sentence", "label": "label",
+              "doc_stride": 7, "aggregate": "mean"}
+    assert result["model"].task_config == config
+
+    # The evaluation: documents, each scored by the mean of its windows' logits (windows by slicing here).
+    model = result["model"]
+    texts = [row[0] for row in rows[32:]]
+    logits = np.stack([_mean_window_logits(model, reference_ids(text), 7) for text in texts])
+    want = np.mean(logits.argmax(-1) == np.array([row[1] == "pos" for row in rows[32:]]))
+    assert result["metrics"]["accuracy"] == pytest.approx(want)
+
+
+def _mean_window_logits(model, pieces, stride):
+    tokenizer = model.text_config.tokenizer()
+    rows = [[tokenizer.cls_id, *w, tokenizer.sep_id] + [0] * (SEQ - 2 - len(w))
+            for w in _reference_windows(pieces, SEQ - 2, stride)]
+    ids = np.int32(rows)
+    features = {"input_word_ids": ids, "input_mask": np.int32(ids != 0), "input_type_ids": np.zeros_like(ids)}
+    return model.predict(features, verbose=0).mean(axis=0)
