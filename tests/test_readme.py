@@ -44,6 +44,9 @@ PLAN = {
     "python tools/export.py runs/": (
         "run", "exports of fine-tuned models; the runs/ folders are made first by tools/finetune.py "
                "(a tiny model, one epoch)"),
+    "python tools/export.py runs/sentiment/model.keras --name sentiment --formats mediapipe": (
+        "parse", "tests/export/test_mediapipe.py runs `tools/export.py model.keras --formats mediapipe` on the real "
+                 "MiniLM classifier, then MediaPipe's TextClassifier on the file"),
     "docker run": ("skip", "needs docker and the tensorflow/serving image; savedmodels/README.md and "
                            "tests/export/test_serving_check.py cover TF Serving's load path"),
     "curl": ("request", "needs a running model server"),

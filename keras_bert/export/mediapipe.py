@@ -50,8 +50,10 @@ MIN_PARSER_VERSION = "1.1.0"
 TOLERANCE = 1e-4  # MediaPipe's scores vs the Keras model on the ids MediaPipe packed
 TOKENIZER_DIFFERENCES = (
     "lowercases ASCII letters only: `É`, `Ä`, `Σ` keep their case (the reference lowercases all)",
-    "keeps accents (no NFD, no combining-mark removal): `café` is not `cafe`",
-    "keeps Hangul syllables whole (the reference's NFD splits them into jamo)",
+    "keeps accents (no NFD, no combining-mark removal): `café` is not `cafe`, and Japanese voicing "
+    "marks stay (the reference turns `ご` into `こ`, `プ` into `フ`)",
+    "keeps Hangul syllables whole (the reference's NFD splits them into jamo) and CJK compatibility "
+    "ideographs as they are (NFD maps U+F981 to `女` U+5973)",
     "splits on ASCII whitespace only: a no-break or ideographic space joins its neighbours",
     "keeps control characters (the reference drops them); other symbols and CJK split alike",
 )
@@ -382,7 +384,9 @@ def write_readme(path, task, output, module, tokens):
     lines += [f"- {difference}" for difference in TOKENIZER_DIFFERENCES]
     lines += ["", "Measured at export (MediaPipe's own packed ids, read back from a probe model):", ""]
     lines += [f"    {line}" for line in tokenizer_summary(tokens, limit=10)]
-    lines += ["", "English ASCII text tokenizes identically; for accented, Korean or oddly spaced text, "
-              "serve the SavedModel (reference tokenizer in the graph) instead.", ""]
+    lines += ["", "English ASCII text tokenizes identically (all 102,574 sentences of the Shakespeare corpus, "
+              "with MiniLM's vocabulary; 23 of 39 lines of CPython's CJK test texts differ). For accented, "
+              "Korean, Japanese or oddly spaced text, serve the SavedModel (the reference tokenizer in its "
+              "graph) instead.", ""]
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
