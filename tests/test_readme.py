@@ -79,6 +79,9 @@ PYTHON_PLAN = {
     "import tensorflow as tf, tensorflow_hub as hub": "needs savedmodels/minilm/hub/1 (an export of MiniLM "
                                                       "with --formats hub) and tf-keras",
     "keras_bert.save_checkpoint(encoder, \"minilm_preset\"": "a fragment: continues the API tour's `encoder`",
+    "keras_bert.save_checkpoint(result[\"model\"], \"cls_hf\"": "a fragment: continues the API tour's `result`; "
+                                                            "tests/checkpoints/test_huggingface_heads.py runs "
+                                                            "it on MiniLM",
     "import numpy as np, onnxruntime, onnxruntime_extensions": "needs savedmodels/sentiment/onnx/1 "
                                                                "(README's export commands write savedmodel only)",
 }
