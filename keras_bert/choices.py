@@ -16,7 +16,7 @@ INPUT_FORMATS = ("auto", "bert", "plain")
 NORMALIZATIONS = ("reference", "fast")
 # keras_bert.checkpoints
 CHECKPOINT_FORMATS = ("google", "huggingface", "keras", "keras_hub")
-CHECKPOINT_MODELS = ("encoder", "pretrainer", "auto")
+CHECKPOINT_MODELS = ("encoder", "pretrainer", "auto", "embedding")
 # keras_bert.export
 EXPORT_FORMATS = ("savedmodel", "tflite", "onnx", "hub", "mediapipe")
 DEFAULT_EXPORT_FORMATS = ("savedmodel", "tflite", "onnx")  # "hub", "mediapipe" on request

@@ -23,6 +23,8 @@ class CheckpointContents:
         text_config: the checkpoint's text contract (`keras_bert.TextConfig`: vocab.txt,
             casing, ...), or None if it has no vocab.txt.
         config_file: the config file that was read, for messages.
+        embedding: a sentence-transformers folder's sentence embedding (`pooling`, `normalize`,
+            `seq_length`: `build_embedder`'s options), else None.
         task: the fine-tuning task of the checkpoint's head (a name in `keras_bert.tasks.TASKS`,
             e.g. a Hugging Face `BertForSequenceClassification` folder's "classification"), or None
             for an encoder or pretrainer.
@@ -43,6 +45,7 @@ class CheckpointContents:
     source_names: dict = dataclasses.field(default_factory=dict)
     text_config: TextConfig = None
     config_file: str = None
+    embedding: dict = None
     task: str = None
     task_config: dict = None
     head_dropout_rate: float = None

@@ -9,6 +9,8 @@ from keras_bert.checkpoints.google_checkpoint import write_google_checkpoint
 from keras_bert.checkpoints.huggingface_checkpoint import huggingface_task, write_huggingface_checkpoint
 from keras_bert.checkpoints.keras_checkpoint import write_keras_checkpoint
 from keras_bert.checkpoints.keras_hub_checkpoint import write_keras_hub_checkpoint
+from keras_bert.checkpoints.sentence_transformers_checkpoint import FORMAT as ST_FORMAT
+from keras_bert.checkpoints.sentence_transformers_checkpoint import write_sentence_transformers_checkpoint
 from keras_bert.checkpoints.vocab_file import check_vocab, copy_vocab
 from keras_bert.checkpoints.weight_map import find_encoder, model_weights
 from keras_bert.errors import make_dir
@@ -16,7 +18,8 @@ from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
 
-_ALIASES = {"tf1": "google", "hf": "huggingface", "safetensors": "huggingface", "keras-hub": "keras_hub"}
+_ALIASES = {"tf1": "google", "hf": "huggingface", "safetensors": "huggingface", "keras-hub": "keras_hub",
+            "st": ST_FORMAT}
 # What any format's writer puts in a folder: an earlier checkpoint's files are removed before
 # writing, so the folder never loads an old model (nor pairs the new one with an old vocab.txt).
 CHECKPOINT_FILES = ("bert_config.json", "bert_model.ckpt.*", "checkpoint", "config.json",
@@ -41,6 +44,10 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
       and `BertTokenizer.from_preset` load: the encoder only (keras-hub's BertBackbone has no
       pretraining heads). keras-hub computes the tanh GELU: an erf-GELU model is written with
       a warning naming the output difference.
+    - "sentence_transformers" (alias "st"): a folder that `sentence_transformers.SentenceTransformer`
+      loads: an embedding model (task "embedding") with its pooling, normalization and
+      `seq_length` as `max_seq_length`, or a bare encoder with mean pooling (see
+      `sentence_transformers_checkpoint.write_sentence_transformers_checkpoint`).
 
     A folder that already holds a checkpoint (of any format) is replaced cleanly: its
     checkpoint files (`CHECKPOINT_FILES`) are removed first; other files stay.
@@ -77,12 +84,15 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
         >>> keras_bert.save_checkpoint(encoder, "/tmp/minilm_tf1", format="google")  # doctest: +SKIP
     """
     format = _ALIASES.get(format, format)
-    if format not in FORMATS:
-        raise ValueError(f"Unknown checkpoint format {format!r}; expected one of {FORMATS} "
+    if format not in FORMATS + (ST_FORMAT,):
+        raise ValueError(f"Unknown checkpoint format {format!r}; expected one of {FORMATS + (ST_FORMAT,)} "
                          f"(or an alias {sorted(_ALIASES)}).")
     path = os.fspath(path)
     encoder = find_encoder(model)
     text_config = _text_config(model, encoder, vocab_file, text_config)
+    if format == ST_FORMAT:  # a sentence embedder's folder (its pooling too), not a BERT checkpoint
+        _clear_old_checkpoint(make_dir(path, "checkpoint path"), text_config.vocab_file if text_config else None)
+        return write_sentence_transformers_checkpoint(path, model, text_config)
     if format == "keras" and path.endswith(".keras"):  # the file carries the contract: no side files
         make_dir(os.path.dirname(os.path.abspath(path)), "the checkpoint's folder")
         if text_config is None and vocab_file:

@@ -70,6 +70,7 @@ def classification_dataset(path, preprocessor, text_a="sentence", text_b=None, l
 def read_text_rows(path, text_a, text_b, label, format="auto"):  # pylint: disable=redefined-builtin
     """`(texts_a, texts_b or None, raw label values)` of a CSV / TSV / JSONL file, its columns
     checked (one-line errors naming the file, column and row). Every text task reads with it.
+    `label=None`: a file without a label column (the values are None).
 
     Example:
         >>> texts, _, scores = read_text_rows("train.csv", "sentence", None, "score")
@@ -79,7 +80,7 @@ def read_text_rows(path, text_a, text_b, label, format="auto"):  # pylint: disab
     _check_columns(path, rows, columns, text_a, text_b, label)
     texts_a = [_text(row[text_a]) for row in rows]
     texts_b = [_text(row[text_b]) for row in rows] if text_b is not None else None
-    return texts_a, texts_b, [row[label] for row in rows]
+    return texts_a, texts_b, [row[label] for row in rows] if label is not None else None
 
 
 def text_dataset(preprocessor, texts_a, texts_b, targets, batch_size=32, shuffle=True, seed=0,

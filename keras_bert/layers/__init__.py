@@ -7,4 +7,5 @@ from keras_bert.layers.fast_dropout import FastDropout
 from keras_bert.layers.masked_lm_head import MaskedLMHead
 from keras_bert.layers.next_sentence_head import NextSentenceHead
 from keras_bert.layers.pooler import Pooler
+from keras_bert.layers.sentence_pooling import SentencePooling
 from keras_bert.layers.transformer_encoder_block import TransformerEncoderBlock

@@ -2,6 +2,7 @@
 
 import keras
 
+from keras_bert.layers.sentence_pooling import SentencePooling
 from keras_bert.models.bert_encoder import BertEncoder, as_config, encoder_inputs
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
@@ -105,3 +106,21 @@ def build_span_labeler(encoder, name="bert_span_labeler", task_config=None):
     start_logits, end_logits = logits[..., 0], logits[..., 1]  # (batch, seq) each
     return BertTaskModel(inputs, {"start_logits": start_logits, "end_logits": end_logits}, name=name,
                          task="squad", task_config=task_config)
+
+
+def build_embedder(encoder, pooling="mean", normalize=True, name="bert_embedder", task_config=None):
+    """Sentence embedder: the encoder's token vectors pooled over the mask (`SentencePooling`),
+    optionally L2-normalized; output `embeddings` `[batch, hidden * modes]`; task "embedding".
+
+    Example:
+        >>> model = build_embedder("bert_tiny_uncased", pooling="mean", normalize=True)
+        >>> model.output.shape
+        (None, 128)
+    """
+    encoder = _encoder(encoder)
+    inputs = encoder_inputs()
+    sequence = encoder(inputs)["sequence_output"]
+    embeddings = SentencePooling(pooling, normalize, name="embeddings")(sequence, inputs["input_mask"])
+    task_config = dict(task_config or {}, pooling=pooling if isinstance(pooling, str) else ",".join(pooling),
+                       normalize=bool(normalize))
+    return BertTaskModel(inputs, embeddings, name=name, task="embedding", task_config=task_config)

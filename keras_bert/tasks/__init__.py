@@ -4,6 +4,7 @@ Adding a task is one new module with a `Task` subclass, listed in `TASKS` (tasks
 """
 
 from keras_bert.tasks.classification import ClassificationTask, classification_metrics
+from keras_bert.tasks.embedding import EmbeddingTask, retrieval_metrics
 from keras_bert.tasks.finetune import TASKS, finetune_task
 from keras_bert.tasks.multi_label import MultiLabelTask, multi_label_metrics
 from keras_bert.tasks.pair_classification import PairClassificationTask

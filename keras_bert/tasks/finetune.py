@@ -3,6 +3,7 @@
 import os
 
 from keras_bert.tasks.classification import ClassificationTask
+from keras_bert.tasks.embedding import EmbeddingTask
 from keras_bert.tasks.multi_label import MultiLabelTask
 from keras_bert.tasks.pair_classification import PairClassificationTask
 from keras_bert.tasks.regression import RegressionTask
@@ -11,7 +12,7 @@ from keras_bert.tasks.token_classification import TokenClassificationTask
 
 TASKS = {task.name: task for task in (ClassificationTask, PairClassificationTask,
                                       TokenClassificationTask, SquadTask,
-                                      RegressionTask, MultiLabelTask)}
+                                      RegressionTask, MultiLabelTask, EmbeddingTask)}
 
 
 def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=128, batch_size=32,
@@ -64,7 +65,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
     if contents.text_config is None:
         raise ValueError(f"{checkpoint} has no vocab.txt next to it; fine-tuning needs the "
                          "checkpoint's own vocabulary.")
-    runner.tokenizer = contents.text_config.tokenizer()  # after the task has checked its options
+    runner.use_checkpoint(contents)  # the tokenizer; after the task has checked its options
     train = runner.read(train_file, training=True)
     evaluation = runner.read(eval_file, training=False) if eval_file else None
     # What a resumed run must share with the interrupted one (run_config.json).

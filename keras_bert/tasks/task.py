@@ -67,6 +67,11 @@ class Task:
         """The dataset of `path`: shuffled (seeded) for training, in file order otherwise."""
         raise NotImplementedError
 
+    def use_checkpoint(self, contents):
+        """Takes what the task needs from the checkpoint it fine-tunes (`CheckpointContents`):
+        its text contract (the tokenizer); a task may take more (the embedding task its pooling)."""
+        self.tokenizer = contents.text_config.tokenizer()
+
     def build_model(self, encoder):
         """The task's model on `encoder` (a loaded `BertEncoder`), carrying what it is.
 

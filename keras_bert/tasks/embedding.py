@@ -1,0 +1,205 @@
+"""Sentence embeddings: (anchor, positive) pairs, in-batch negatives; retrieval and Spearman scores."""
+
+import numpy as np
+
+from keras_bert.tasks.regression import regression_metrics
+from keras_bert.tasks.task import Task
+
+RECALL_AT = (1, 5, 10)
+
+
+def retrieval_metrics(anchors, positives):
+    """Recall@k and MRR of finding each anchor's own positive among all positives by cosine.
+
+    Args:
+        anchors, positives: float `[n, dim]` embeddings; row i of each is a pair.
+
+    Returns:
+        dict with `recall@1`, `recall@5`, `recall@10`, `mrr` and `random_mrr` (the MRR of a
+        random ranking: the baseline).
+
+    Example:
+        >>> retrieval_metrics(np.eye(3), np.eye(3))["mrr"]
+        1.0
+    """
+    similarities = _unit(np.asarray(anchors, np.float64)) @ _unit(np.asarray(positives, np.float64)).T  # (n, n)
+    own = np.diag(similarities)[:, np.newaxis]
+    ranks = 1 + np.sum(similarities > own, axis=1)  # ties count in the anchor's favour
+    n = len(ranks)
+    metrics = {f"recall@{k}": float(np.mean(ranks <= k)) for k in RECALL_AT}
+    return dict(metrics, mrr=float(np.mean(1.0 / ranks)), random_mrr=float(np.mean(1.0 / np.arange(1, n + 1))))
+
+
+class EmbeddingTask(Task):
+    """Texts -> sentence embeddings (encoder + `SentencePooling`), as sentence-transformers computes them.
+
+    Trained on `(anchor, positive)` pairs with in-batch negatives
+    (`MultipleNegativesRankingLoss`: cross-entropy over `scale` x cosine similarities; every
+    other positive of the batch is a negative). Evaluated by retrieval (recall@1/5/10 and MRR of
+    each anchor's positive among all positives of the evaluation file) and, when that file has
+    the `label` column (a similarity score), by the Spearman correlation of cosine and score.
+    Served as `embeddings` `[batch, dim]`: the SavedModel's `serving_default` and `embed` (raw
+    text), TFLite's text model (`embed`) and ONNX.
+
+    Args:
+        tokenizer, seq_length, batch_size, seed: see `Task`.
+        text_a, text_b: the pair columns (anchor, positive).
+        label: column of a similarity score in the evaluation file (used where present).
+        pooling: "mean", "cls", "max", "mean_sqrt_len_tokens" or several, comma-separated
+            (default: the checkpoint's sentence-transformers pooling, else "mean").
+        normalize: L2-normalize the embeddings (default: the checkpoint's, else True).
+        scale: the loss's similarity scale (sentence-transformers' default 20).
+
+    Example:
+        >>> task = EmbeddingTask(tokenizer, 128, 32, text_a="query", text_b="answer")
+        >>> train = task.read("pairs.tsv", training=True)
+    """
+
+    name = "embedding"
+    OPTION_HELP = {"text_a": "column of the anchor text", "text_b": "column of the positive text",
+                   "label": "column of a similarity score in the eval file (Spearman; used where present)",
+                   "pooling": "mean, cls, max, mean_sqrt_len_tokens or a comma-separated list "
+                              "(default: the checkpoint's sentence-transformers pooling, else mean)",
+                   "normalize": "L2-normalize the embeddings (default: the checkpoint's, else on)",
+                   "scale": "similarity scale of the in-batch loss (default 20)"}
+
+    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_a: str = "anchor",
+                 text_b: str = "positive", label: str = "score", pooling: str = None, normalize: bool = None,
+                 scale: float = 20.0):
+        super().__init__(tokenizer, seq_length, batch_size, seed)
+        from keras_bert.layers.sentence_pooling import pooling_modes
+
+        for option, value in (("text_a", text_a), ("text_b", text_b)):
+            if not value or not isinstance(value, str):
+                raise ValueError(f"{option}={value!r} (--{option}) must name a column of the pairs file.")
+        if pooling is not None:
+            pooling = ",".join(pooling_modes(pooling))
+        if not float(scale) > 0:
+            raise ValueError(f"scale={scale!r} (--scale) must be positive (sentence-transformers uses 20).")
+        self.text_a, self.text_b, self.label = text_a, text_b, label
+        self.pooling, self.normalize, self.scale = pooling, _on(normalize), float(scale)
+
+    def use_checkpoint(self, contents):
+        super().use_checkpoint(contents)
+        found = contents.embedding or {}
+        if self.pooling is None:
+            self.pooling = found.get("pooling", "mean")
+        if self.normalize is None:
+            self.normalize = found.get("normalize", True)
+
+    # ----- data
+
+    def read(self, path, training):
+        """Batches of interleaved pairs `[a0, p0, a1, p1, ...]` (ids `[2 * pairs, longest]`), dummy targets."""
+        import tensorflow as tf
+
+        from keras_bert.data.classification import read_text_rows
+        from keras_bert.text.preprocessor import Preprocessor
+
+        anchors, positives, _ = read_text_rows(path, self.text_a, self.text_b, None)
+        if training and len(anchors) < 2:
+            raise ValueError(f"{path} has {len(anchors)} pair; in-batch negatives need at least 2 pairs.")
+        preprocessor = Preprocessor(self.tokenizer, self.seq_length)
+        dataset = tf.data.Dataset.from_tensor_slices((anchors, positives))
+        if training:
+            dataset = dataset.shuffle(len(anchors), seed=self.seed, reshuffle_each_iteration=True)
+
+        def pack(batch_anchors, batch_positives):
+            texts = tf.reshape(tf.stack([batch_anchors, batch_positives], axis=1), [-1])  # (2 * pairs,)
+            features = preprocessor(texts)
+            longest = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=1))
+            return {k: v[:, :longest] for k, v in features.items()}, tf.zeros(tf.shape(texts), tf.float32)
+
+        return dataset.batch(self.batch_size).map(pack, num_parallel_calls=tf.data.AUTOTUNE).prefetch(2)
+
+    def embed(self, model, texts):
+        """`[n, dim]` embeddings of `texts` (a list of str) by `model`, in batches."""
+        from keras_bert.data.classification import text_dataset
+        from keras_bert.text.preprocessor import Preprocessor
+
+        dataset = text_dataset(Preprocessor(self.tokenizer, self.seq_length), list(texts), None,
+                               np.zeros(len(texts), np.float32), self.batch_size, shuffle=False,
+                               dynamic_padding=True)
+        return model.predict(dataset, verbose=0)
+
+    # ----- model
+
+    def build_head(self, encoder, task_config):
+        from keras_bert.models.builders import build_embedder
+
+        return build_embedder(encoder, self.pooling or "mean", True if self.normalize is None else self.normalize,
+                              task_config=task_config)
+
+    def model_options(self):
+        return dict(super().model_options(), text_a=self.text_a, text_b=self.text_b, label=self.label,
+                    scale=self.scale)
+
+    def compile_kwargs(self):
+        from keras_bert.models.multiple_negatives_ranking_loss import MultipleNegativesRankingLoss
+
+        return {"loss": MultipleNegativesRankingLoss(self.scale)}
+
+    def evaluate(self, model, evaluation, path):
+        from keras_bert.data.classification import read_text_rows
+
+        anchors, positives, _ = read_text_rows(path, self.text_a, self.text_b, None)
+        a, p = self.embed(model, anchors), self.embed(model, positives)
+        metrics = retrieval_metrics(a, p)
+        scores = self._scores(path)
+        if scores is not None:
+            cosine = np.sum(_unit(a) * _unit(p), axis=1)
+            metrics["spearman_cosine"] = regression_metrics(scores, cosine)["spearman"]
+        return metrics
+
+    def _scores(self, path):
+        """The eval file's similarity scores (float `[n]`), or None when it has no `label` column."""
+        from keras_bert.data.classification import _read_rows, read_text_rows
+        from keras_bert.tasks.regression import _targets
+
+        if not self.label or self.label not in _read_rows(path, "auto")[0]:
+            return None
+        values = read_text_rows(path, self.text_a, self.text_b, self.label)[2]
+        return _targets(path, self.label, values)[:, 0]
+
+    def identity(self):
+        return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, pooling=self.pooling,
+                    normalize=self.normalize, scale=self.scale)
+
+    # ----- Serving: `embeddings` everywhere (ids and text in SavedModel, TFLite and ONNX).
+
+    tflite_signatures = ("embed",)
+
+    @classmethod
+    def check_serving(cls, model, task_config):
+        if len(model.output.shape) != 2:
+            raise ValueError(f"Model {model.name!r} is an 'embedding' model with outputs of shape "
+                             f"{model.output.shape}; an embedder outputs [batch, dim].")
+
+    @classmethod
+    def serving_outputs(cls, outputs, task_config):
+        return {"embeddings": outputs}
+
+    @classmethod
+    def text_signatures(cls, module, task_config):
+        """`embed`: `text_a` `[batch]` strings -> `embeddings` `[batch, dim]`."""
+        import tensorflow as tf
+
+        def embed(text_a):  # the function's name is the TFLite signature's
+            return {"embeddings": module.serve_text(text_a, tf.zeros([0], tf.string))["embeddings"]}
+
+        return {"embed": tf.function(embed, input_signature=[tf.TensorSpec([None], tf.string, name="text_a")])}
+
+
+def _unit(x):
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
+
+
+def _on(value):
+    """A bool option from Python (True/False/None) or a flag ("on"/"off")."""
+    if value is None or isinstance(value, bool):
+        return value
+    if str(value).lower() in ("on", "true", "1"):
+        return True
+    if str(value).lower() in ("off", "false", "0"):
+        return False
+    raise ValueError(f"normalize={value!r} (--normalize) must be on or off.")
