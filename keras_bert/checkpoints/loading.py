@@ -1,0 +1,188 @@
+"""load_checkpoint: a Google TF1, Hugging Face or keras_bert checkpoint -> BertEncoder / BertPretrainer."""
+
+import os
+import warnings
+
+from keras_bert.choices import CHECKPOINT_MODELS as MODELS
+from keras_bert.checkpoints import (google_checkpoint, huggingface_checkpoint, keras_checkpoint,
+                                   keras_hub_checkpoint, sentence_transformers_checkpoint)
+from keras_bert.checkpoints.vocab_file import check_vocab
+from keras_bert.checkpoints.weight_map import MLM, NSP, assign_weights
+from keras_bert.models.bert_encoder import BertEncoder
+from keras_bert.models.bert_pretrainer import BertPretrainer
+from keras_bert.models.builders import build_embedder
+
+_FORMATS_HELP = (
+    "Expected one of: (a) a Google TF1 checkpoint directory (bert_config.json, "
+    "bert_model.ckpt.index, bert_model.ckpt.data-00000-of-00001, optional vocab.txt); "
+    "(b) a Hugging Face BERT folder (config.json, model.safetensors, optional vocab.txt); "
+    "(c) a directory written by keras_bert.save_checkpoint(..., format='keras') "
+    "(keras_bert_config.json, encoder.weights.h5 or pretrainer.weights.h5) or a .keras file; "
+    "(d) a keras-hub BertBackbone preset (config.json, model.weights.h5, optional tokenizer.json); "
+    "(e) a sentence-transformers folder (modules.json, a Hugging Face BERT, 1_Pooling/config.json).")
+
+
+def detect_format(path):
+    """"google", "huggingface", "keras", "keras_hub" or "sentence_transformers" for a checkpoint path; raises a clear error otherwise."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        if os.path.exists(path + ".index"):  # a TF checkpoint prefix, e.g. .../bert_model.ckpt
+            return "google"
+        raise FileNotFoundError(f"Checkpoint path {path} does not exist. {_FORMATS_HELP}")
+    if os.path.isfile(path):
+        name = os.path.basename(path)
+        if name.endswith(".keras"):
+            return "keras"
+        if name.endswith(".safetensors"):
+            return "huggingface"
+        if name.endswith(".index"):
+            return "google"
+        if name.endswith((".bin", ".pt", ".pth", ".pkl")):
+            raise ValueError(
+                f"{path} is a pickle; keras_bert never unpickles files (loading a pickle can run "
+                "arbitrary code). Convert it to safetensors once, in its folder, with:\n"
+                f"{huggingface_checkpoint.PICKLE_SNIPPET}\nthen load the folder.")
+        raise ValueError(f"Don't know how to read the file {path}. {_FORMATS_HELP}")
+    files = set(os.listdir(path))
+    if keras_checkpoint.CONFIG_NAME in files:
+        return "keras"
+    if keras_hub_checkpoint.is_keras_hub_preset(files):
+        return "keras_hub"
+    if sentence_transformers_checkpoint.is_sentence_transformers_folder(files):
+        return sentence_transformers_checkpoint.FORMAT
+    if {huggingface_checkpoint.WEIGHTS_NAME, huggingface_checkpoint.INDEX_NAME} & files:
+        return "huggingface"
+    if google_checkpoint.CONFIG_NAME in files or any(f.endswith(".index") for f in files):
+        return "google"
+    if huggingface_checkpoint.CONFIG_NAME in files:
+        return "huggingface"  # its reader explains what is missing (e.g. only pytorch_model.bin)
+    raise ValueError(
+        f"{path} is not a BERT checkpoint in a known format; it contains "
+        f"{sorted(files)[:12] or 'no files'}. {_FORMATS_HELP}")
+
+
+_READERS = {
+    "google": google_checkpoint.read_google_checkpoint,
+    "huggingface": huggingface_checkpoint.read_huggingface_checkpoint,
+    "keras": keras_checkpoint.read_keras_checkpoint,
+    "keras_hub": keras_hub_checkpoint.read_keras_hub_checkpoint,
+    sentence_transformers_checkpoint.FORMAT: sentence_transformers_checkpoint.read_sentence_transformers_checkpoint,
+}
+
+
+def load_checkpoint(path, model=None, dtype=None):
+    """Loads a BERT checkpoint from Google, Hugging Face, keras_bert or keras-hub into a Keras model.
+
+    The format is detected from the files. Every weight's shape is checked
+    against the config, and vocab.txt (when present) against the embedding rows.
+    The text contract (`keras_bert.TextConfig`: vocab.txt, casing, special tokens,
+    see `TextConfig.from_dir`) is kept as `.text_config` on the returned model (and
+    its encoder; saved with the model), so `save_checkpoint` writes it
+    along and `model.text_config.tokenizer()` tokenizes as the model expects.
+
+    Args:
+        path: a Google TF1 checkpoint directory (or its `bert_model.ckpt` prefix),
+            a Hugging Face BERT folder (or its `model.safetensors`), a directory
+            written by `save_checkpoint(..., format="keras")`, a `.keras` file, or a keras-hub
+            BertBackbone preset folder (read as `hidden_act="gelu_tanh"`, keras-hub's GELU; its
+            text contract from the preset's tokenizer.json), or a sentence-transformers folder
+            (modules.json: its Transformer is read as a Hugging Face folder; its pooling,
+            normalization and max_seq_length are kept for `model="embedding"`).
+        model: None (the default: the checkpoint's task model where it holds a fine-tuned head,
+            e.g. a Hugging Face `BertForSequenceClassification` / `BertForTokenClassification` /
+            `BertForQuestionAnswering` folder: a `BertTaskModel` with its task and labels; else a
+            `BertEncoder`), "encoder" (returns a `BertEncoder`), "pretrainer" (a
+            `BertPretrainer`; heads missing from the source are initialized
+            fresh, with a warning) or "auto" (a pretrainer if the source has
+            pretraining heads, else an encoder: what a converter wants; a task model first) or "embedding" (a
+            sentence embedder, task "embedding": a sentence-transformers folder's pooling and
+            normalization; other checkpoints: mean pooling, normalized).
+        dtype: optional dtype policy for the new model (e.g. "mixed_bfloat16").
+
+    Returns:
+        A `BertEncoder`, `BertPretrainer` or embedding `BertTaskModel` holding the checkpoint's weights.
+
+    Example:
+        >>> encoder = keras_bert.load_checkpoint(minilm_dir)  # doctest: +SKIP
+        >>> encoder.config.hidden_size  # doctest: +SKIP
+        384
+    """
+    if model is not None and model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS} or None, got {model!r}.")
+    return model_from_contents(read_checkpoint(path), model, dtype)
+
+
+def read_checkpoint(path):
+    """The config, weights (numpy) and text contract of a checkpoint, any format (`CheckpointContents`).
+
+    What `load_checkpoint` builds its model from; read it once where the model must be built
+    later (e.g. inside a distribution strategy's scope: `model_from_contents`).
+    """
+    path = os.fspath(path)
+    contents = _READERS[detect_format(path)](path)
+    rows = contents.weights.get("bert/embeddings/word_embeddings")
+    if contents.vocab_file and rows is not None:
+        check_vocab(contents.vocab_file, rows.shape[0], contents.source)
+    return contents
+
+
+def model_from_contents(contents, model="encoder", dtype=None):
+    """A `BertEncoder` / `BertPretrainer` / task model (see `load_checkpoint`'s `model`) holding `contents`."""
+    if model is not None and model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS} or None, got {model!r}.")
+    if model in (None, "auto") and contents.task:  # a fine-tuned head: the task model it was saved as
+        return _task_model(contents, dtype)
+    model = model or "encoder"
+    has_heads = any(name.startswith((MLM, NSP)) for name in contents.weights)
+    if model == "auto":
+        model = "pretrainer" if has_heads else "encoder"
+    encoder = BertEncoder(contents.config, dtype=dtype)
+    result = encoder
+    if model == "embedding":
+        return _embedder(encoder, contents)
+    if model == "encoder":
+        assign_weights(encoder, contents)
+    else:
+        result = BertPretrainer(contents.config, encoder=encoder, dtype=dtype)
+        if has_heads:
+            assign_weights(result, contents)  # warns itself if one of the heads is missing
+        else:
+            warnings.warn(
+                f"{contents.source} has no pretraining heads (cls/predictions, cls/seq_relationship); "
+                "the pretrainer's MLM and NSP heads are freshly initialized.", UserWarning, stacklevel=2)
+            assign_weights(encoder, contents)
+    encoder.text_config = contents.text_config  # the pretrainer's is its encoder's
+    return result
+
+
+def _embedder(encoder, contents):
+    """The sentence embedder (task "embedding") of `contents`: its sentence-transformers pooling, else mean."""
+    options = dict(contents.embedding or {"pooling": "mean", "normalize": True})
+    seq_length = options.pop("seq_length", None) or (contents.text_config.max_seq_length if contents.text_config
+                                                     else None) or min(512, contents.config.max_position_embeddings)
+    assign_weights(encoder, contents)
+    text_config = contents.text_config
+    encoder.text_config = text_config.replace(max_seq_length=seq_length) if text_config else None
+    return build_embedder(encoder, **options, task_config={"seq_length": seq_length})
+
+
+def _task_model(contents, dtype):
+    """The `BertTaskModel` of `contents.task` (the builder its task uses) holding the checkpoint's
+    encoder and head."""
+    from keras_bert.models import builders
+
+    encoder = BertEncoder(contents.config, dtype=dtype)
+    task, options = contents.task, dict(contents.task_config or {})
+    dropout = {"dropout_rate": contents.head_dropout_rate}
+    if task == "squad":
+        model = builders.build_span_labeler(encoder, task_config=options)
+    elif task == "token_classification":
+        model = builders.build_token_classifier(encoder, len(options["labels"]), task_config=options, **dropout)
+    else:  # the sequence heads: one dense on the pooled [CLS]
+        names = {"regression": "bert_regressor", "multi_label": "bert_multi_label_classifier"}
+        model = builders.build_classifier(encoder, 1 if task == "regression" else len(options["labels"]),
+                                          name=names.get(task, "bert_classifier"), task=task,
+                                          task_config=options, **dropout)
+    assign_weights(model, contents)
+    encoder.text_config = contents.text_config
+    return model
