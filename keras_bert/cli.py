@@ -6,9 +6,12 @@ Imports no TensorFlow, so a tool's `--help` and its flag errors stay fast.
         sys.exit(run_tool(main))
 """
 
+import _thread
 import argparse
+import errno
 import os
 import re
+import signal
 import sys
 import threading
 
@@ -17,6 +20,11 @@ from keras_bert.errors import UsageError, make_dir  # noqa: F401  (re-exported f
 # Expected failures: bad flags, files or values. Anything else is a bug and keeps its traceback.
 USER_ERRORS = (UsageError, ValueError, FileNotFoundError, FileExistsError, NotADirectoryError,
                IsADirectoryError, PermissionError)
+
+# OS errors that come from the paths a user gave (a symlink loop, a name too long, a full or
+# read-only disk): one line naming the path, not a traceback.
+USER_ERRNOS = {errno.ELOOP, errno.ENAMETOOLONG, errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EEXIST,
+               errno.ENOTEMPTY}
 
 # Start-up lines TensorFlow's C++ side writes on a machine without a GPU (TF_CPP_MIN_LOG_LEVEL
 # does not reach the ones logged before absl is initialized; measured with TF 2.21).
@@ -113,30 +121,95 @@ def one_line(error):
     return text or type(error).__name__
 
 
-def run_tool(main, argv=None, prog=None):
+def run_tool(main, argv=None, prog=None, interrupted="run the same command again to resume."):
     """Runs a tool's `main(argv)`: expected errors become one line on stderr and exit status 2.
 
     Args:
         main: the tool's `main(argv) -> exit status or result`.
         argv: the arguments (default: `sys.argv[1:]`).
         prog: the tool's name in messages (default: the file name of `main`'s module).
+        interrupted: what to do after Ctrl-C, for its one line.
 
     Returns:
         The exit status: `main`'s int return, 0 for any other return, 2 for bad input
-        (`USER_ERRORS`), 130 on Ctrl-C; argparse's own exits pass through.
+        (`USER_ERRORS`, and OS errors from a path such as a symlink loop), 130 on Ctrl-C;
+        argparse's own exits pass through.
     """
     script = getattr(main, "__globals__", {}).get("__file__") or sys.argv[0]
     prog = prog or os.path.basename(script) or "keras_bert"
-    with quiet_native_stderr():
+    with quiet_native_stderr(), ctrl_c() as ctrl:
         try:
             status = main(sys.argv[1:] if argv is None else list(argv))
+        except KeyboardInterrupt:
+            ctrl.stopped()
+            print(f"{prog}: interrupted; {interrupted}", file=sys.stderr, flush=True)
+            return 130
         except USER_ERRORS as error:
             print(f"{prog}: error: {one_line(error)}", file=sys.stderr, flush=True)
             return 2
-        except KeyboardInterrupt:
-            print(f"{prog}: interrupted; run the same command again to resume.", file=sys.stderr)
+        except OSError as error:
+            if error.errno not in USER_ERRNOS:
+                raise
+            print(f"{prog}: error: {one_line(error)}", file=sys.stderr, flush=True)
+            return 2
+        except BaseException:  # pylint: disable=broad-except  (e.g. a TF error a callback's Ctrl-C became)
+            if not ctrl.pressed:
+                raise
+            print(f"{prog}: interrupted; {interrupted}", file=sys.stderr, flush=True)
             return 130
+        finally:
+            ctrl.stopped()
+    if ctrl.pressed:  # swallowed all the way (the tool finished anyway): still report it
+        print(f"{prog}: interrupted; {interrupted}", file=sys.stderr, flush=True)
+        return 130
     return status if isinstance(status, int) and not isinstance(status, bool) else 0
+
+
+class ctrl_c:  # noqa: N801  (used as a context manager, like contextlib's)
+    """Ctrl-C (SIGINT) that stops a tool: KeyboardInterrupt in the main thread, raised again every
+    second until the tool has stopped, since a library can swallow one (an exception inside a
+    garbage-collector callback or `__del__`, e.g. jax's, TF's, is only printed: not printed here). The
+    previous handler and `sys.unraisablehook` come back on exit.
+
+    Only when Python's own handler is in place (not in a thread, not where SIGINT is ignored).
+    """
+
+    def __enter__(self):
+        self.pressed = False
+        self._done = threading.Event()
+        self._previous = None
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._previous_hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
+        return self
+
+    def _unraisable(self, unraisable):
+        if not (self.pressed and unraisable.exc_type is KeyboardInterrupt):  # else: swallowed, raised again
+            self._previous_hook(unraisable)
+
+    def _handle(self, signum, frame):
+        if self._done.is_set():  # the tool is already stopping
+            return
+        if not self.pressed:
+            self.pressed = True
+            threading.Thread(target=self._repeat, daemon=True).start()
+        raise KeyboardInterrupt
+
+    def _repeat(self):
+        while not self._done.wait(1.0):
+            _thread.interrupt_main(signal.SIGINT)
+
+    def stopped(self):
+        """The tool has stopped: no more repeats (its cleanup runs undisturbed)."""
+        self._done.set()
+
+    def __exit__(self, *exc):
+        self._done.set()
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            sys.unraisablehook = self._previous_hook
+        return False
 
 
 class quiet_native_stderr:  # noqa: N801  (used as a context manager, like contextlib's)

@@ -22,10 +22,19 @@ def make_dir(path, what="output_dir"):
         'runs/tiny'
     """
     path = os.fspath(path)
+    prefix = ""
+    for part in path.split(os.sep):
+        prefix = os.path.join(prefix, part) if prefix else (part or os.sep)
+        if os.path.islink(prefix) and not os.path.exists(prefix):
+            raise UsageError(f"{what} {path!r}: {prefix!r} is a symlink that leads nowhere (a symlink loop or a "
+                             "missing target); pass a real folder.")
     blocker = path
     while blocker and not os.path.exists(blocker):
         blocker = os.path.dirname(blocker)
     if blocker and not os.path.isdir(blocker):
         raise UsageError(f"{what} {path!r}: {blocker!r} is a file, not a folder; pass a folder path.")
-    os.makedirs(path, exist_ok=True)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{what} {path!r}: cannot create it ({error.strerror}); pass another folder.") from None
     return path

@@ -88,7 +88,7 @@ def parse_args(argv):
 
 def main(argv=None):
     """Exit status: 0 all exports match, 1 a parity check failed, 2 bad input (one line on stderr)."""
-    return run_tool(_export, argv)
+    return run_tool(_export, argv, interrupted="the version being written was removed; run the command again.")
 
 
 def _export(argv):

@@ -136,10 +136,10 @@ def _run_flags(parser, task):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    make_dir(args.output_dir, "--output_dir")  # before TensorFlow loads: a bad folder is refused at once
     from keras_bert.tasks import finetune_task
     from keras_bert.training import RunConfig, get_strategy
 
-    make_dir(args.output_dir, "--output_dir")
     options = {k: (v == "on" if v in ("on", "off") else v) for k, v in args.options.items()}
     run = RunConfig(output_dir=args.output_dir, strategy=get_strategy(args.strategy),
                     mixed_precision=args.mixed_precision, jit_compile=args.jit_compile, seed=args.seed,

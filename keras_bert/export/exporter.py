@@ -2,18 +2,21 @@
 
 import os
 import re
-
+import shutil
 
 from keras_bert.choices import DEFAULT_EXPORT_FORMATS as DEFAULT_FORMATS
 from keras_bert.choices import EXPORT_FORMATS as FORMATS
 from keras_bert.export import verify
 from keras_bert.export.onnx import export_onnx
-from keras_bert.export.saved_model import export_saved_model, next_version
+from keras_bert.export.saved_model import export_saved_model
 from keras_bert.export.serving_config import write_models_config
 from keras_bert.export.tflite import export_tflite
 from keras_bert.export.hub import export_tfhub
 from keras_bert.export.mediapipe import check_mediapipe_tokenizer, export_mediapipe, mediapipe_task
 from keras_bert.errors import make_dir
+
+# The folder an export writes into before its files are renamed into place: <name>/.tmp-<version>.
+STAGING = re.compile(r"\.tmp-(\d+)")
 
 
 def load_model(path):
@@ -94,23 +97,31 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
         mediapipe_task(model)
         check_mediapipe_tokenizer(tokenizer)
     make_dir(base_dir, "base_dir (--base_dir)")
-    if version is None:
-        version = next_version(os.path.join(base_dir, name))
-    version = int(version)
-    if version < 1:
+    model_dir = make_dir(os.path.join(base_dir, name), "base_dir (--base_dir)")
+    if version is not None and int(version) < 1:
         raise ValueError(f"version must be a positive integer, got {version}.")
-    paths = export_paths(base_dir, name, version)
-    existing = [paths[f] for f in formats if os.path.exists(paths[f])]
-    if existing and not overwrite:
-        raise FileExistsError(
-            f"Version {version} of {name!r} already exists ({', '.join(existing)}). Pass a new "
-            "--version, or --overwrite to replace it.")
-    common = dict(overwrite=overwrite, sample_texts=sample_texts, raise_on_failure=False)
+    version, staging = _reserve_version(model_dir, name, version, formats, overwrite)
+    try:
+        staged = export_paths(os.path.dirname(staging), os.path.basename(staging), version)
+        reports = _export_formats(model, formats, staged, tokenizer, seq_length, sample_texts, labels, squad)
+        paths = export_paths(base_dir, name, version)
+        for fmt in sorted(formats, key=lambda f: f == "savedmodel"):  # the version TF Serving watches last
+            _move_into_place(staged[fmt], paths[fmt], staging)
+            reports[fmt].path = paths[fmt]
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    if "savedmodel" in formats:
+        write_models_config(base_dir)
+    return reports
+
+
+def _export_formats(model, formats, paths, tokenizer, seq_length, sample_texts, labels, squad):
+    """Writes and verifies every format at `paths` (inside the staging folder); `{format: report}`."""
+    common = dict(sample_texts=sample_texts, raise_on_failure=False)
     reports = {}
     if "savedmodel" in formats:
         reports["savedmodel"] = export_saved_model(model, paths["savedmodel"], tokenizer=tokenizer,
-                                            seq_length=seq_length, labels=labels, squad=squad, **common)
-        write_models_config(base_dir)
+                                                   seq_length=seq_length, labels=labels, squad=squad, **common)
     if "tflite" in formats:
         reports["tflite"] = export_tflite(model, paths["tflite"], tokenizer=tokenizer,
                                           seq_length=seq_length, labels=labels, **common)
@@ -126,6 +137,83 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
         if tokenizer is not None and os.path.isdir(paths[fmt]):
             tokenizer.text_config.replace(max_seq_length=seq_length).save(paths[fmt])
     return reports
+
+
+def _taken_versions(model_dir):
+    """Every version number in use under `model_dir`: exported (any format) or being exported."""
+    taken = set()
+    for folder in (model_dir, *(os.path.join(model_dir, f) for f in ("tflite", "onnx", "hub", "mediapipe"))):
+        if os.path.isdir(folder):
+            taken.update(int(d) for d in os.listdir(folder) if d.isdigit())
+    taken.update(int(m.group(1)) for d in os.listdir(model_dir) for m in [STAGING.fullmatch(d)] if m)
+    return taken
+
+
+def _reserve_version(model_dir, name, version, formats, overwrite):
+    """`(version, staging folder)`: the folder `<name>/.tmp-<version>` is created exclusively
+    (`os.mkdir`), so two exports of one name never write the same version; it holds the writer's pid.
+
+    With `version` None, the next free version (one more than the highest taken); otherwise that
+    version, refused if it exists (unless `overwrite`) or another live process is exporting it.
+    """
+    for folder in os.listdir(model_dir):  # leftovers of killed exports
+        if STAGING.fullmatch(folder) and _staging_owner(os.path.join(model_dir, folder)) is None:
+            shutil.rmtree(os.path.join(model_dir, folder), ignore_errors=True)
+    while True:
+        wanted = max(_taken_versions(model_dir), default=0) + 1 if version is None else int(version)
+        paths = export_paths(os.path.dirname(model_dir), name, wanted)
+        existing = [paths[f] for f in formats if os.path.lexists(paths[f])]
+        if existing and not overwrite:
+            raise FileExistsError(
+                f"Version {wanted} of {name!r} already exists ({', '.join(existing)}). Pass a new "
+                "--version, or --overwrite to replace it.")
+        staging = os.path.join(model_dir, f".tmp-{wanted}")
+        try:
+            os.mkdir(staging)
+        except FileExistsError:
+            owner = _staging_owner(staging)
+            if owner is None:  # left by an export that was killed: take its place
+                shutil.rmtree(staging, ignore_errors=True)
+            elif version is not None:
+                raise FileExistsError(
+                    f"Version {wanted} of {name!r} is being exported by another process (pid {owner}, "
+                    f"{staging}); pass another --version, or wait for it to finish.") from None
+            continue
+        with open(os.path.join(staging, "pid"), "w", encoding="utf-8") as f:
+            f.write(str(os.getpid()))
+        return wanted, staging
+
+
+def _staging_owner(staging):
+    """The pid of the live process exporting into `staging`, or None if it is gone (killed)."""
+    try:
+        with open(os.path.join(staging, "pid"), encoding="utf-8") as f:
+            pid = int(f.read())
+    except (OSError, ValueError):  # just created, pid not written yet: count it as live
+        return "unknown"
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass
+    return pid
+
+
+def _move_into_place(staged, final, staging):
+    """Renames `staged` to `final`; an existing `final` (--overwrite) is first renamed aside and then
+    removed: a symlink is replaced, the folder it points to is left untouched."""
+    os.makedirs(os.path.dirname(final), exist_ok=True)
+    old = None
+    if os.path.lexists(final):
+        old = os.path.join(staging, "replaced-" + os.path.basename(os.path.dirname(final)) + "-"
+                           + os.path.basename(final))
+        os.rename(final, old)
+    os.rename(staged, final)
+    if old and os.path.islink(old):
+        os.unlink(old)
+    elif old:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def parity_table(reports):

@@ -4,14 +4,19 @@ import os
 
 import pytest
 
-from keras_bert.export.exporter import export_model, export_paths, load_model, parity_table
+import subprocess
+import sys
+
+from keras_bert.export.exporter import (_move_into_place, _reserve_version, export_model, export_paths, load_model,
+                                        parity_table)
 from keras_bert.export.verify import ExportReport, ParityRow
 
 
 def test_export_paths_follow_tf_serving_layout():
     assert export_paths("base", "sst2", 3) == {
         "savedmodel": os.path.join("base", "sst2", "3"), "tflite": os.path.join("base", "sst2", "tflite", "3"),
-        "onnx": os.path.join("base", "sst2", "onnx", "3"), "hub": os.path.join("base", "sst2", "hub", "3")}
+        "onnx": os.path.join("base", "sst2", "onnx", "3"), "hub": os.path.join("base", "sst2", "hub", "3"),
+        "mediapipe": os.path.join("base", "sst2", "mediapipe", "3")}
 
 
 @pytest.mark.parametrize("kwargs, error, message", [
@@ -34,3 +39,28 @@ def test_parity_table_joins_every_format_and_load_model_names_what_is_missing(tm
         load_model(tmp_path / "missing.keras")
     with pytest.raises(FileNotFoundError, match="pass a .keras file or a checkpoint directory"):
         load_model(tmp_path / "nothing_here")
+
+
+def test_versions_are_reserved_exclusively_and_a_killed_exports_folder_is_taken_over(tmp_path):
+    model_dir = str(tmp_path / "m")
+    os.makedirs(os.path.join(model_dir, "onnx", "1"))  # a version of any format is taken
+    assert _reserve_version(model_dir, "m", None, ["savedmodel"], False) == (2, os.path.join(model_dir, ".tmp-2"))
+    assert _reserve_version(model_dir, "m", None, ["savedmodel"], False)[0] == 3  # 2 is being written
+    with pytest.raises(FileExistsError, match=rf"Version 2 of 'm' is being exported by another process \(pid {os.getpid()}"):
+        _reserve_version(model_dir, "m", 2, ["savedmodel"], False)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    with open(os.path.join(model_dir, ".tmp-2", "pid"), "w", encoding="utf-8") as f:
+        f.write(dead.stdout.strip())  # its writer was killed
+    assert _reserve_version(model_dir, "m", 2, ["savedmodel"], False)[0] == 2
+
+
+def test_overwrite_of_a_symlinked_version_replaces_the_link_not_its_target(tmp_path):
+    target, final, staging = tmp_path / "elsewhere", tmp_path / "m" / "1", tmp_path / "m" / ".tmp-1"
+    (target / "variables").mkdir(parents=True)
+    (target / "saved_model.pb").write_text("old")
+    os.makedirs(staging / "1")
+    (staging / "1" / "saved_model.pb").write_text("new")
+    os.symlink(target, final)
+    _move_into_place(str(staging / "1"), str(final), str(staging))
+    assert not os.path.islink(final) and (final / "saved_model.pb").read_text() == "new"
+    assert (target / "saved_model.pb").read_text() == "old" and os.listdir(staging) == []

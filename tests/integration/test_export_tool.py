@@ -2,8 +2,10 @@
 ONNX, the parity table, models.config, refusals."""
 
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -59,3 +61,49 @@ def test_parity_failure_exits_nonzero(keras_file, tmp_path):
                             timeout=600)
     assert result.returncode == 1, result.stderr[-3000:]
     assert "FAIL" in result.stdout and "PARITY CHECK FAILED for onnx" in result.stderr
+
+
+def _start_export(keras_file, base):
+    """`python tools/export.py` as a user starts it (a Popen, so a test can signal it)."""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT)
+    return subprocess.Popen([sys.executable, os.path.join("tools", "export.py"), keras_file, "--base_dir", base,
+                             "--name", "same", "--formats", "savedmodel", "--seq_length", "16"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_staging(model_dir, pid, timeout=300):
+    """Waits until process `pid` has reserved its version (`<name>/.tmp-<version>/pid`)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        for folder in os.listdir(model_dir) if os.path.isdir(model_dir) else []:
+            try:
+                with open(os.path.join(model_dir, folder, "pid"), encoding="utf-8") as f:
+                    if f.read() == str(pid):
+                        return
+            except OSError:
+                pass
+        time.sleep(0.2)
+    raise AssertionError(f"process {pid} never started writing into {model_dir}")
+
+
+def test_concurrent_exports_get_distinct_versions_and_ctrl_c_leaves_no_version(keras_file, tmp_path):
+    """Three exports of one name at once: two finish with versions 1 and 2, each verified; the third,
+    sent SIGINT once it is writing, exits 130 with one line and leaves nothing behind."""
+    base = str(tmp_path / "savedmodels")
+    model_dir = os.path.join(base, "same")
+    first, second, interrupted = (_start_export(keras_file, base) for _ in range(3))
+    _wait_for_staging(model_dir, interrupted.pid)
+    interrupted.send_signal(signal.SIGINT)
+    _, err = interrupted.communicate(timeout=300)
+    assert interrupted.returncode == 130, err[-3000:]
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-3000:]
+    assert err.splitlines()[-1] == "export.py: interrupted; the version being written was removed; run the command again."
+    outputs = [process.communicate(timeout=600) for process in (first, second)]
+    for process, (out, err) in zip((first, second), outputs):
+        assert process.returncode == 0, err[-3000:]
+        assert "All exports match the Keras model." in out
+    written = sorted(out.split("savedmodel: ")[1].split()[0] for out, _ in outputs)
+    assert written == [os.path.join(model_dir, "1"), os.path.join(model_dir, "2")]
+    assert sorted(os.listdir(model_dir)) == ["1", "2"]  # no staging folder, no half version
+    assert all(os.path.isfile(os.path.join(model_dir, v, "saved_model.pb")) for v in ("1", "2"))
+    assert read_model_names(os.path.join(base, "models.config")) == ["same"]

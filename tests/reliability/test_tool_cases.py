@@ -27,6 +27,8 @@ def _files(tmp):
     (tmp / "corpus.txt").write_text("\n".join(["the king is dead .", "long live the king .", "",
                                                "a horse , a horse .", "my kingdom for a horse ."] * 4) + "\n",
                                     encoding="utf-8")
+    os.symlink(tmp / "loop_b", tmp / "loop_a")  # a symlink loop: loop_a -> loop_b -> loop_a
+    os.symlink(tmp / "loop_a", tmp / "loop_b")
     stale = tmp / "stale_vocab_run"
     stale.mkdir()
     (stale / "vocab.txt").write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n", encoding="utf-8")
@@ -113,6 +115,9 @@ CASES = [
     ("export", ["{a_dir}/missing.keras", "--base_dir", "{a_dir}/sm"], 2, ["missing.keras"]),
     ("export", ["{checkpoint}", "--formats", "torchscript"], 2, ["--formats", "torchscript"]),
     ("export", ["{checkpoint}", "--base_dir", "{a_file}"], 2, ["--base_dir", "a_file", "is a file"]),
+    ("export", ["{checkpoint}", "--base_dir", "{loop_a}/sm"], 2, ["--base_dir", "loop_a", "symlink loop"]),
+    ("pretrain", PRETRAIN + ["--output_dir", "{loop_a}/run"], 2, ["--output_dir", "loop_a", "symlink loop"]),
+    ("finetune", FINETUNE + ["--output_dir", "{loop_a}"], 2, ["--output_dir", "loop_a", "symlink loop"]),
     ("export", ["{checkpoint}", "--version", "0"], 2, ["--version", "'0'"]),
     ("export", ["{checkpoint}", "--seq_length", "-8"], 2, ["--seq_length", "'-8'"]),
     ("convert_checkpoint", ["--input", "{checkpoint}"], 2, ["--output", "--format"]),
