@@ -83,7 +83,8 @@ def mediapipe_task(model):
 
 
 def check_mediapipe_tokenizer(tokenizer):
-    """Raises unless MediaPipe's BertTokenizer can stand in for `tokenizer` (uncased, BERT specials)."""
+    """Raises unless MediaPipe's BertTokenizer can stand in for `tokenizer`: an uncased vocabulary (the
+    specials MediaPipe hard-codes, `[CLS]`, `[SEP]`, `[UNK]`, every keras_bert `Tokenizer` has)."""
     if tokenizer is None:
         raise ValueError("--formats mediapipe packs the vocabulary into the file: the model needs its "
                          "text contract (vocab.txt); pass --vocab.")

@@ -7,11 +7,9 @@ CPython's own test suite (`test/cjkencodings/*-utf8.txt`).
 """
 
 import glob
-import json
 import os
-import subprocess
-import sys
 import sysconfig
+import zipfile
 
 import numpy as np
 import pytest
@@ -63,7 +61,7 @@ def classifier_export(minilm_dir, tmp_path_factory):
 
     work = tmp_path_factory.mktemp("mediapipe")
     keras.utils.set_random_seed(0)
-    encoder = keras_bert.load_checkpoint(minilm_dir)
+    encoder = keras_bert.load_checkpoint(minilm_dir, model="encoder")
     model = keras_bert.build_classifier(encoder, num_classes=3, task_config={"labels": LABELS})
     keras_bert.save_checkpoint(model, work / "model.keras", format="keras")
     export_saved_model(model, work / "savedmodel" / "1", encoder.text_config.tokenizer(), seq_length=SEQ_LENGTH,
@@ -74,36 +72,26 @@ def classifier_export(minilm_dir, tmp_path_factory):
     return work, result.stdout
 
 
-SAVED_MODEL_VS_MEDIAPIPE = """
-import json, sys
-import tensorflow as tf, tensorflow_text  # noqa: F401 (registers the tokenizer ops)
-from mediapipe.tasks.python import text
-from mediapipe.tasks.python.core.base_options import BaseOptions
-saved_model, tflite, lines = sys.argv[1], sys.argv[2], json.loads(sys.stdin.read())
-classify = tf.saved_model.load(saved_model).signatures["classify"]
-ours = [t.decode() for t in classify(text_a=tf.constant(lines))["top_label"].numpy()]
-options = text.TextClassifierOptions(base_options=BaseOptions(model_asset_path=tflite))
-with text.TextClassifier.create_from_options(options) as classifier:
-    theirs = [classifier.classify(line).classifications[0].categories[0].category_name for line in lines]
-print(json.dumps({"ours": ours, "theirs": theirs}))
-"""
-
-
 @pytest.mark.slow
-def test_text_classifier_agrees_with_our_saved_model(classifier_export, lines):
+def test_text_classifier_agrees_with_our_saved_model(classifier_export, lines, minilm_dir):
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401 (registers the SavedModel's tokenizer ops)
+
     work, stdout = classifier_export
     tflite = work / "savedmodels" / "model" / "mediapipe" / "1" / "model.tflite"
-    # A fresh process, as an app: MediaPipe's TextClassifier from raw text vs our SavedModel's classify.
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    env.pop("PYTHONPATH", None)
-    proc = subprocess.run([sys.executable, "-c", SAVED_MODEL_VS_MEDIAPIPE, str(work / "savedmodel" / "1"), str(tflite)],
-                          input=json.dumps(lines), capture_output=True, text=True, env=env, cwd=work, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    labels = json.loads(proc.stdout.strip().splitlines()[-1])
-    agreement = np.mean(np.array(labels["ours"]) == np.array(labels["theirs"]))
+    # MediaPipe's TextClassifier from raw text in a fresh process (as an app: no TensorFlow there),
+    # against our SavedModel's classify.
+    (scores,) = run_mediapipe([("classifier", tflite)], lines)
+    with zipfile.ZipFile(tflite) as packed:  # the associated files MediaPipe read
+        assert packed.read("labels.txt").decode("utf-8").split("\n") == LABELS
+        with open(os.path.join(minilm_dir, "vocab.txt"), "rb") as vocab:
+            assert packed.read("vocab.txt") == vocab.read()
+    theirs = np.array(LABELS)[np.argmax(scores, -1)]
+    classify = tf.saved_model.load(str(work / "savedmodel" / "1")).signatures["classify"]
+    ours = np.array([t.decode() for t in classify(text_a=tf.constant(lines))["top_label"].numpy()])
+    agreement = np.mean(ours == theirs)
     print(f"top label agreement on {len(lines)} Shakespeare lines: {agreement:.4f}")
     assert agreement >= 0.99
-    assert set(labels["theirs"]) <= set(LABELS)
     # The export says that MediaPipe tokenizes on its own, and how it differed, there and in its README.
     assert "MediaPipe tokenizes with its own BertTokenizer, not the reference" in stdout
     assert "texts tokenize differently from the reference" in stdout
@@ -113,27 +101,34 @@ def test_text_classifier_agrees_with_our_saved_model(classifier_export, lines):
 
 @pytest.fixture(scope="module")
 def embedder_and_probe(minilm_dir, lines, tmp_path_factory):
-    """MiniLM's encoder as a TextEmbedder and the ids probe, both run by MediaPipe in one fresh process."""
+    """MiniLM as a TextEmbedder (the sentence embedder, task "embedding", where keras_bert has that task;
+    else the encoder's pooled_output) and the ids probe, both run by MediaPipe in one fresh process."""
+    from keras_bert.export.mediapipe import EMBEDDER_OUTPUTS
+    from keras_bert.tasks import TASKS
+
     work = tmp_path_factory.mktemp("mediapipe_embedder")
-    encoder = keras_bert.load_checkpoint(minilm_dir)
-    tokenizer = encoder.text_config.tokenizer()
-    report = export_mediapipe(encoder, work, tokenizer, seq_length=SEQ_LENGTH, verify_export=False)
+    kind = "embedding" if "embedding" in TASKS else "encoder"
+    model = keras_bert.load_checkpoint(minilm_dir, model=kind)
+    tokenizer = keras_bert.load_checkpoint(minilm_dir, model="encoder").text_config.tokenizer()
+    report = export_mediapipe(model, work, tokenizer, seq_length=SEQ_LENGTH, verify_export=False)
     write_probe(work / "probe.tflite", tokenizer.vocab_path, SEQ_LENGTH)
     texts = lines + cjk_lines()
     embeddings, packed = run_mediapipe([("embedder", report.extra["files"]["model"]),
                                         ("embedder", work / "probe.tflite")], texts)
-    return encoder, tokenizer, texts, embeddings[:len(lines)], probe_ids(packed)
+    return model, EMBEDDER_OUTPUTS[kind], tokenizer, texts, embeddings[:len(lines)], probe_ids(packed)
 
 
 @pytest.mark.slow
-def test_text_embedder_equals_our_pooled_output(embedder_and_probe, lines):
+def test_text_embedder_equals_ours(embedder_and_probe, lines):
     import tensorflow as tf
 
-    encoder, tokenizer, _, embeddings, _ = embedder_and_probe
+    from keras_bert.export import ServingModule
+
+    model, output, tokenizer, _, embeddings, _ = embedder_and_probe
     ids = keras_bert.Preprocessor(tokenizer, SEQ_LENGTH)(tf.constant(lines))
-    ours = encoder(ids, training=False)["pooled_output"].numpy()
+    ours = ServingModule(model, tokenizer, SEQ_LENGTH).outputs_from_ids(ids)[output].numpy()
     cosine = np.sum(ours * embeddings, -1) / (np.linalg.norm(ours, axis=-1) * np.linalg.norm(embeddings, axis=-1))
-    print(f"TextEmbedder vs our pooled_output on {len(lines)} lines: min cosine {cosine.min():.6f}")
+    print(f"TextEmbedder vs our {output} on {len(lines)} lines: min cosine {cosine.min():.6f}")
     assert cosine.min() >= 0.999
 
 
@@ -141,7 +136,7 @@ def test_mediapipe_tokenizer_against_hugging_face(embedder_and_probe, minilm_dir
     """Where MediaPipe's packed ids differ from BertTokenizerFast's (the numbers README.md quotes)."""
     from transformers import BertTokenizerFast
 
-    _, _, texts, _, got = embedder_and_probe
+    *_, texts, _, got = embedder_and_probe
     reference = BertTokenizerFast.from_pretrained(minilm_dir)
     want = reference(texts, max_length=SEQ_LENGTH, truncation=True, padding="max_length", return_tensors="np")
     differ = [i for i in range(len(texts)) if not np.array_equal(want["input_ids"][i], got["input_word_ids"][i])]
