@@ -218,14 +218,16 @@ def _read_task(raw_config, config_file, text_config):
     architecture = next((a for a in architectures if a in {a for a, _ in TASK_ARCHITECTURES.values()}), None)
     if architecture is None:
         return None, None, None
-    labels = _labels(raw_config.get("id2label"), config_file)
+    # transformers 5 leaves out its default id2label (two outputs, LABEL_0 and LABEL_1)
+    labels = _labels(raw_config.get("id2label"), config_file) or [
+        f"LABEL_{i}" for i in range(int(raw_config.get("num_labels") or 2))]
     saved = raw_config.get(TASK_KEY) or {}
     if TASK_ARCHITECTURES.get(saved.get("task"), (None,))[0] == architecture:  # written by keras_bert
         task, task_config = saved["task"], dict(saved.get("task_config") or {})
     elif architecture == "BertForSequenceClassification":
         problem_type = raw_config.get("problem_type")
         if problem_type is None:  # as transformers decides it: one output is a regression
-            problem_type = "regression" if len(labels or [0, 1]) == 1 else "single_label_classification"
+            problem_type = "regression" if len(labels) == 1 else "single_label_classification"
         if problem_type not in _SEQUENCE_TASKS:
             raise ValueError(f"{config_file}: problem_type {problem_type!r} is not one of "
                              f"{sorted(_SEQUENCE_TASKS)}; fix the config.json.")
@@ -236,7 +238,7 @@ def _read_task(raw_config, config_file, text_config):
     if text_config is not None and text_config.max_seq_length and "seq_length" not in task_config:
         task_config["seq_length"] = min(text_config.max_seq_length, raw_config.get("max_position_embeddings", 512))
     if task not in ("regression", "squad") and not task_config.get("labels"):
-        task_config["labels"] = labels or ["LABEL_0", "LABEL_1"]  # transformers' default: two outputs
+        task_config["labels"] = labels
     return task, task_config, raw_config.get("classifier_dropout")
 
 

@@ -193,7 +193,7 @@ def test_transformers_fine_tuned_folder_loads_as_our_classifier(minilm_dir, tmp_
     assert diff <= TOLERANCE
 
 
-def test_transformers_tagger_and_span_heads_load_with_equal_logits(tmp_path):
+def test_transformers_tagger_span_and_default_heads_load_with_equal_logits(tmp_path):
     inputs = {"input_word_ids": np.array([[2, 9, 17, 30, 3, 41, 3, 0]], "int32"),
               "input_mask": np.array([[1, 1, 1, 1, 1, 1, 1, 0]], "int32"),
               "input_type_ids": np.array([[0, 0, 0, 0, 0, 1, 1, 0]], "int32")}
@@ -201,8 +201,13 @@ def test_transformers_tagger_and_span_heads_load_with_equal_logits(tmp_path):
                                      label2id={"O": 0, "B-LOC": 1, "I-LOC": 2})
     tagger = randomize(transformers.BertForTokenClassification(config), seed=4)
     spans = randomize(transformers.BertForQuestionAnswering(transformers.BertConfig(**TINY)), seed=5)
+    default = randomize(transformers.BertForSequenceClassification(transformers.BertConfig(**TINY)), seed=6)
     with torch.no_grad():
         expected = tagger(**torch_inputs(inputs)).logits.numpy(), spans(**torch_inputs(inputs))
+        expected_default = default(**torch_inputs(inputs)).logits.numpy()
+    ours = load_checkpoint(save_hf(default, tmp_path / "default"))  # config.json holds no id2label
+    assert (ours.task, ours.task_config["labels"]) == ("classification", ["LABEL_0", "LABEL_1"])
+    assert np.abs(expected_default - np.asarray(ours(inputs))).max() <= TOLERANCE
     ours = load_checkpoint(save_hf(tagger, tmp_path / "tagger"))
     assert (ours.task, ours.task_config["labels"]) == ("token_classification", ["O", "B-LOC", "I-LOC"])
     assert np.abs(expected[0] - np.asarray(ours(inputs))).max() <= TOLERANCE
