@@ -64,6 +64,10 @@ def answer(module, question, context, options):
     piece = local + tf.expand_dims(window_start, 1)  # [W, (l)] index within the context
     flat_piece = piece + tf.expand_dims(tf.gather(ids.row_starts(), example), 1)
     window_ids = tf.gather(ids.flat_values, flat_piece)  # [W, (l)]
+    # All windows of the request run as one batch, each padded to seq_length (not to the longest
+    # window): squad_postprocess, as run_squad.py, takes the n_best_size best starts and ends over
+    # every position, padding included, so less padding could change the answer. Long contexts'
+    # windows are full anyway.
     packed = pack_segments([tf.gather(query, example), window_ids], seq_length, module.tokenizer.cls_id,
                            module.tokenizer.sep_id, module.tokenizer.pad_id, truncation=None)
     outputs = module.outputs_from_ids(packed)

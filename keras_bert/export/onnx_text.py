@@ -4,8 +4,10 @@
 or `[1]`; empty for single texts), runs the `BertTokenizer` custom op (domain
 `ai.onnx.contrib`; load with `SessionOptions.register_custom_ops_library(
 onnxruntime_extensions.get_library_path())`), trims to `seq_length` as our packer does
-(round robin for pairs), then the same graph as `model.onnx` (`onnx.ids_task_outputs`: a
-labelled classifier's `top_label`, a span labeler's best span). It also returns the packed
+(round robin for pairs; no padding, one example is its own longest; a span labeler's to
+`seq_length`, as its n-best in `squad_postprocess` sees padding), then the same graph as
+`model.onnx` (`onnx.ids_task_outputs`: a labelled classifier's `top_label`, a span labeler's
+best span). It also returns the packed
 `input_word_ids`, `input_mask` and `input_type_ids`. Not the op's `offset_mapping`: in 0.15.2
 it is wrong after punctuation and throughout the second segment (shifted by a piece), so
 character offsets (entities, answer text) stay with the SavedModel.
@@ -77,8 +79,10 @@ def tokenizer_model(tokenizer, opset=17):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset), helper.make_opsetid(DOMAIN, 1)])
 
 
-def trim_and_batch(ids, type_ids, seq_length):
-    """The op's `[CLS] A [SEP] (B [SEP])` `[n]` -> `[1, seq_length]` encoder inputs.
+def trim_and_batch(ids, type_ids, seq_length, pad=False):
+    """The op's `[CLS] A [SEP] (B [SEP])` `[n]` -> `[1, m]` encoder inputs, `m <= seq_length` (one
+    example is its own longest: no padding, as the packer's `padding="longest"`); `pad`: right-padded
+    to `[1, seq_length]` (SQuAD: squad_postprocess's n-best sees the padding positions too).
 
     Keeps what `RoundRobinTrimmer` keeps: a short segment whole, two long ones sharing the budget
     (A takes the odd piece).
@@ -92,10 +96,10 @@ def trim_and_batch(ids, type_ids, seq_length):
     keep_a = tf.minimum(len_a, budget - keep_b)
     tail = tf.concat([tf.range(len_a + 2, len_a + 2 + keep_b), [len_a + 2 + len_b]], 0)[:has_b * (keep_b + 1)]
     index = tf.concat([tf.range(keep_a + 1), [len_a + 1], tail], 0)  # [m] kept positions
-    padding = [[0, seq_length - tf.size(index)]]  # right-padded to seq_length, as the packer (top-k sees the same)
-    pad = lambda values: tf.pad(values, padding)[tf.newaxis]  # noqa: E731
-    return {"input_word_ids": pad(tf.gather(ids, index)), "input_mask": pad(tf.ones_like(index)),
-            "input_type_ids": pad(tf.gather(type_ids, index))}
+    padding = [[0, seq_length - tf.size(index) if pad else 0]]
+    batch = lambda values: tf.pad(values, padding)[tf.newaxis]  # noqa: E731
+    return {"input_word_ids": batch(tf.gather(ids, index)), "input_mask": batch(tf.ones_like(index)),
+            "input_type_ids": batch(tf.gather(type_ids, index))}
 
 
 def export_onnx_text(model, path, tokenizer, seq_length=128, labels=None, squad=None, opset=17):
@@ -107,7 +111,8 @@ def export_onnx_text(model, path, tokenizer, seq_length=128, labels=None, squad=
                            labels=labels, squad=squad)
 
     def from_tokenizer(tokenizer_ids, tokenizer_type_ids):
-        inputs = trim_and_batch(tokenizer_ids, tokenizer_type_ids, module.seq_length)
+        inputs = trim_and_batch(tokenizer_ids, tokenizer_type_ids, module.seq_length,
+                                pad=getattr(module.task_class, "takes_squad_options", False))
         outputs = ids_task_outputs(module, inputs)
         outputs.update(inputs)
         return outputs

@@ -65,8 +65,9 @@ class ServingModule(tf.Module):
 
     `serve_ids` takes int32 `[batch, seq]` ids (dynamic batch and sequence);
     `serve_text` takes raw strings `text_a` and optional `text_b` (`[batch]`), tokenizes
-    and packs them to `seq_length` in the graph (longer text is truncated, pairs share
-    the budget round-robin; an empty string gives `[CLS] [SEP]`) and runs the model.
+    and packs them in the graph, padded to the request's longest text (at most `seq_length`:
+    longer text is truncated, pairs share the budget round-robin; an empty string gives
+    `[CLS] [SEP]`) and runs the model; sequence outputs are `[batch, longest, ...]`.
     Both return the task's outputs: classifier `logits`, `probabilities`; encoder
     `pooled_output`, `sequence_output`; span labeler `start_logits`, `end_logits`;
     pretrainer the top-k tokens at every `[MASK]`: `masked_lm_positions` `[b, p]` (-1 on
@@ -76,7 +77,7 @@ class ServingModule(tf.Module):
     Args:
         model: a built Keras model with the three id inputs.
         tokenizer: optional `keras_bert.text.Tokenizer`; its vocab size must equal the model's.
-        seq_length: packed length of the text signatures.
+        seq_length: the longest packed text of the text signatures (requests pad to their longest).
         top_k: predictions per `[MASK]` (pretrainer).
         mask_id: id of `[MASK]` for a pretrainer exported without a tokenizer.
         runtime_checks: add graph asserts with readable messages (SavedModel only; TFLite and
@@ -124,12 +125,14 @@ class ServingModule(tf.Module):
         # Outputs in float32 even for a mixed-precision model (serving clients expect float32).
         self._call_model = lambda inputs: tf.nest.map_structure(_as_float32, model(inputs, training=False))
         self.tokenizer = tokenizer
-        self.preprocessor = Preprocessor(tokenizer, seq_length) if tokenizer is not None else None
+        # Text requests pad to their longest text (at most seq_length), as a peer pads a batch.
+        self.preprocessor = Preprocessor(tokenizer, seq_length, padding="longest") if tokenizer is not None else None
         if tokenizer is not None and self.task == "pretrainer" and string_outputs:
+            # From the tokenizer's own list, not the file's raw lines: a file's BOM or "\r\n"
+            # line ends (load_vocab drops them) would reach the token strings.
+            vocab = tokenizer.vocab
             self.vocab_table = tf.lookup.StaticHashTable(
-                tf.lookup.TextFileInitializer(
-                    tokenizer.vocab_asset, tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER,
-                    tf.string, tf.lookup.TextFileIndex.WHOLE_LINE),
+                tf.lookup.KeyValueTensorInitializer(tf.range(len(vocab), dtype=tf.int64), tf.constant(vocab)),
                 default_value="[UNK]")
         self.task_config = self._task_config(model, labels, squad)
         self.labels = self.task_config.get("labels")

@@ -24,20 +24,33 @@ def check_truncation(truncation):
             f"truncation={truncation!r} is not supported; expected one of {sorted(TRUNCATIONS)}.")
 
 
-def pack_segments(segments, seq_length, cls_id, sep_id, pad_id=0, truncation="round_robin"):
+PADDINGS = ("max_length", "longest")
+
+
+def check_padding(padding):
+    """Raises a one-line ValueError unless `padding` names a supported width."""
+    if padding not in PADDINGS:
+        raise ValueError(f"padding={padding!r} is not supported; expected one of {PADDINGS}.")
+
+
+def pack_segments(segments, seq_length, cls_id, sep_id, pad_id=0, truncation="round_robin",
+                  padding="max_length"):
     """Packs 1 or 2 id segments `[batch, (pieces)]` into BERT encoder inputs.
 
     Args:
         segments: one or a list of one or two int `tf.RaggedTensor`s (dense tensors count
             every entry as a piece) with the same batch size.
-        seq_length: output length; pieces beyond `seq_length - 1 - len(segments)` are trimmed.
+        seq_length: the longest output; pieces beyond `seq_length - 1 - len(segments)` are trimmed.
         cls_id, sep_id, pad_id: the ids written at `[CLS]`, `[SEP]` and padding positions
             (pass 0s to pack per-piece labels or weights alongside the ids).
         truncation: how pairs share the budget (see `TRUNCATIONS`), or None when the caller
             already made the segments fit (NSP, SQuAD windows).
+        padding: "max_length": every row padded to `seq_length` (a fixed shape: training,
+            XLA); "longest": to the batch's longest packed row, at most `seq_length` (serving:
+            the encoder runs on no column that every row pads).
 
     Returns:
-        dict of int32 `[batch, seq_length]`: `input_word_ids`, `input_mask` (1 on `[CLS]`,
+        dict of int32 `[batch, seq_length]` (`[batch, longest]` with `padding="longest"`): `input_word_ids`, `input_mask` (1 on `[CLS]`,
         pieces and `[SEP]`s) and `input_type_ids` (0 for A and its `[SEP]`, 1 for B and its).
 
     Example:
@@ -63,7 +76,18 @@ def pack_segments(segments, seq_length, cls_id, sep_id, pad_id=0, truncation="ro
         check_truncation(truncation)
         budget = seq_length - len(segments) - 1  # room left after [CLS] and one [SEP] each
         segments = TRUNCATIONS[truncation](budget).trim(segments)
+    check_padding(padding)
+    if padding == "longest":
+        seq_length = _longest(segments, seq_length)
     return _combine(segments, seq_length, cls_id, sep_id, pad_id)
+
+
+def _longest(segments, seq_length):
+    """The longest packed row: pieces of every segment, `[CLS]` and one `[SEP]` each (a scalar
+    tensor, at most `seq_length`; the minimal layout for an empty batch)."""
+    lengths = sum(tf.cast(s.row_lengths(), tf.int32) for s in segments) + len(segments) + 1  # (batch,)
+    longest = tf.reduce_max(tf.concat([lengths, [len(segments) + 1]], axis=0))
+    return tf.minimum(longest, seq_length)
 
 
 def _same_batch_size(segments):

@@ -2,7 +2,7 @@
 
 import tensorflow as tf
 
-from keras_bert.text.packer import check_truncation, pack_segments
+from keras_bert.text.packer import check_padding, check_truncation, pack_segments
 
 
 class Preprocessor(tf.Module):
@@ -10,11 +10,14 @@ class Preprocessor(tf.Module):
 
     Args:
         tokenizer: a `keras_bert.text.Tokenizer`.
-        seq_length: output length (>= 2; >= 3 for text pairs). Longer inputs are truncated.
+        seq_length: output length (>= 2; >= 3 for text pairs), the longest with
+            `padding="longest"`. Longer inputs are truncated.
         truncation: how pairs share the budget: `"round_robin"` (alias `"longest_first"`):
             a short segment is kept whole, two long ones split it evenly, A taking the odd
             piece — BERT's `truncate_seq_pair` (HF's Rust `longest_first` gives the odd piece
             to the longer segment instead). `"waterfall"`: A keeps all it can, B the rest.
+        padding: `"max_length"`: every batch padded to `seq_length` (a fixed shape);
+            `"longest"`: to the batch's longest text (serving: no work on shared padding).
 
     Example:
         >>> preprocessor = Preprocessor(Tokenizer("vocab.txt"), seq_length=8)
@@ -23,9 +26,10 @@ class Preprocessor(tf.Module):
         numpy=array([[ 101, 7592, 2088,  102, 7632,  102,    0,    0]], dtype=int32)>
     """
 
-    def __init__(self, tokenizer, seq_length=128, truncation="round_robin"):
+    def __init__(self, tokenizer, seq_length=128, truncation="round_robin", padding="max_length"):
         super().__init__(name="preprocessor")
         check_truncation(truncation)
+        check_padding(padding)
         seq_length = int(seq_length)
         if seq_length < 2:
             raise ValueError(
@@ -34,9 +38,11 @@ class Preprocessor(tf.Module):
         self.tokenizer = tokenizer
         self.seq_length = seq_length
         self.truncation = truncation
+        self.padding = padding
 
     def __call__(self, text_a, text_b=None):
-        """Tokenizes and packs `text_a` (and `text_b`): `[batch]` strings -> int32 `[batch, seq_length]`.
+        """Tokenizes and packs `text_a` (and `text_b`): `[batch]` strings -> int32 `[batch, seq_length]`
+        (`[batch, longest]` with `padding="longest"`).
 
         Scalar strings give `[seq_length]` outputs (handy in an unbatched `tf.data.Dataset.map`).
         """
@@ -58,11 +64,11 @@ class Preprocessor(tf.Module):
             segments: list of one or two int `tf.RaggedTensor`s with the same batch size.
 
         Returns:
-            dict of int32 `[batch, seq_length]`: `input_word_ids` (`[CLS] A [SEP] B [SEP]`, then
+            dict of int32 `[batch, seq_length]` (or `[batch, longest]`): `input_word_ids` (`[CLS] A [SEP] B [SEP]`, then
             `[PAD]`), `input_mask` (1 on real tokens) and `input_type_ids` (0 for A, 1 for B).
         """
         return pack_segments(segments, self.seq_length, self.tokenizer.cls_id,
-                             self.tokenizer.sep_id, self.tokenizer.pad_id, self.truncation)
+                             self.tokenizer.sep_id, self.tokenizer.pad_id, self.truncation, self.padding)
 
 
 def _as_strings(texts, name):

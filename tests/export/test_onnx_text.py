@@ -48,6 +48,6 @@ def test_trimming_keeps_what_the_packer_keeps(len_a, len_b):
     types = [0] * (len_a + 2) + [1] * (len(b) + 1 if b else 0)
     inputs = trim_and_batch(tf.constant(ids, tf.int64), tf.constant(types, tf.int64), seq_length)
     segments = [tf.ragged.constant([a], tf.int32)] + ([tf.ragged.constant([b], tf.int32)] if b else [])
-    expected = pack_segments(segments, seq_length, 101, 102)
+    expected = pack_segments(segments, seq_length, 101, 102, padding="longest")
     for name in ("input_word_ids", "input_type_ids", "input_mask"):
         assert inputs[name].numpy().tolist() == expected[name].numpy().tolist(), name

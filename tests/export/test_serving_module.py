@@ -84,3 +84,18 @@ def test_fill_mask_outputs_in_graph_match_keras(tiny_config, tokenizer):
     assert np.all(np.diff(probabilities, axis=-1) <= 0)
     tokens = graph["top_k_tokens"].numpy()
     assert tokens[0, 0, 0].decode() == tokenizer.vocab[graph["top_k_ids"].numpy()[0, 0, 0]]
+
+
+def test_text_requests_pad_to_their_longest_text_with_the_same_logits(tiny_config, tiny_classifier, tokenizer):
+    texts = tf.constant(["a short one", "a somewhat longer text with more words in it", ""])
+    encoder = ServingModule(randomize(keras_bert.build_encoder(tiny_config), seed=2), tokenizer, seq_length=64)
+    longest = int(tokenizer.tokenize(texts).row_lengths().numpy().max()) + 2  # [CLS] A [SEP]
+    assert encoder.serve_text(texts, tf.constant([], tf.string))["sequence_output"].shape == (3, longest, 32)
+    pieces = tokenizer.tokenize(texts).row_lengths().numpy()
+    pairs = encoder.serve_text(texts[:2], texts[1:])["sequence_output"]  # [CLS] A [SEP] B [SEP]
+    assert pairs.shape[1] == max(pieces[0] + pieces[1], pieces[1] + pieces[2]) + 3
+    classifier = ServingModule(tiny_classifier, tokenizer, seq_length=64)
+    logits = classifier.serve_text(texts, tf.constant([], tf.string))["logits"]
+    padded = keras_bert.Preprocessor(tokenizer, 64)(texts)  # padded to seq_length, as before
+    assert padded["input_word_ids"].shape == (3, 64)
+    np.testing.assert_allclose(logits, tiny_classifier(padded, training=False), atol=1e-5)
