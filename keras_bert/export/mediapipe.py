@@ -12,7 +12,9 @@ The metadata is written with the flatbuffer schema the `mediapipe` wheel ships
 the wheel's `MetadataPopulator` (`metadata_writers.metadata_writer`) imports a native module
 (`mediapipe.tasks.cc.metadata.python._pywrap_metadata_version`) that the 1.2.x wheel lacks, so
 its two steps are done here: the metadata buffer is added to the model as the `TFLITE_METADATA`
-entry and the associated files are appended to the file as a zip archive.
+entry and the associated files are appended to the file as a zip archive. (`tflite-support`'s
+writers are no way out: its last release, 0.4.4, requires protobuf<4, which TensorFlow 2.21's
+protobuf 7 rules out.)
 
 MediaPipe tokenizes in C++ (`mediapipe/tasks/cc/text/tokenizers/bert_tokenizer.cc`), not as
 BERT's reference does: it lowercases ASCII letters only, neither applies NFD nor strips accents,
