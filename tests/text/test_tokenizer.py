@@ -52,6 +52,27 @@ def test_reference_parity_cased(vocab_path, hf_cased, shakespeare_lines, hard_ca
     assert not bad, f"{len(bad)} of {len(lines)} lines differ from BertTokenizerFast, e.g. {bad[:3]}"
 
 
+@pytest.mark.parametrize("lower_case,split_special_tokens", [(True, False), (False, True)])
+def test_reference_parity_on_ascii_lines(vocab_path, lower_case, split_special_tokens):
+    """Printable ASCII lines take `tokenize`'s one-op path; control characters, literal special
+    tokens and over-long words in them send a line to, or test, the split between the paths."""
+    transformers = pytest.importorskip("transformers")
+    rng = random.Random(2)
+    alphabet = [chr(c) for c in range(0x20, 0x7F)] + ["\t", "\n", "\r", "\x07", "\x0b", "\x7f"]
+    words = ["Hello", "unaffable", "[MASK]", "[mask]", "[CLS", "##ing", "a" * 100, "b" * 101, "x!" * 60]
+    lines = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(1500)]
+    lines += [rng.choice(["", " "]).join(rng.choice(words + alphabet) for _ in range(rng.randint(1, 12)))
+              for _ in range(1500)]
+    lines += [chr(c) for c in range(128)] + [f"a{chr(c)}B" for c in range(128)]
+    hf = transformers.BertTokenizerFast(vocab=vocab_path, do_lower_case=lower_case,
+                                        split_special_tokens=split_special_tokens)
+    tokenizer = Tokenizer(vocab_path, lower_case=lower_case, split_special_tokens=split_special_tokens)
+    ours = our_ids(tokenizer, lines)
+    bad = mismatches(lines, ours, hf_ids(hf, lines))
+    assert not bad, f"{len(bad)} of {len(lines)} lines differ from BertTokenizerFast, e.g. {bad[:3]}"
+    assert tokenizer.tokenize_words(lines).merge_dims(1, 2).to_list() == ours  # the regex-op path
+
+
 def test_fast_normalization_differs_only_on_rare_characters(vocab_path, hf_uncased, shakespeare_lines,
                                                            hard_cases, record_property):
     tokenizer = Tokenizer(vocab_path, normalization="fast")
