@@ -17,7 +17,7 @@ import numpy as np
 
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
 from keras_bert.checkpoints.weight_map import block_variables, model_weights
-from keras_bert.config import BertConfig
+from keras_bert.config import BertConfig, read_json
 from keras_bert.text.text_config import TextConfig
 
 CONFIG_NAME = "config.json"
@@ -154,6 +154,46 @@ def read_text_config(path):
                       split_special_tokens=not tokenizer.get("special_tokens_in_strings", False))
 
 
+def _weight_sizes(weights_file):
+    """`{config key: size}` that the weights file's shapes imply (keras-hub's BertBackbone layout)."""
+    import h5py  # pylint: disable=import-outside-toplevel  (keras' own dependency)
+
+    try:
+        with h5py.File(weights_file, "r") as f:
+            shapes = {}
+            f.visititems(lambda name, obj: shapes.update({name: obj.shape}) if hasattr(obj, "shape") else None)
+    except OSError as error:
+        reason = " ".join(str(error).split())
+        raise ValueError(f"{weights_file} is not a readable weights file ({reason}): it is truncated or "
+                         "damaged; download or save the preset again.") from None
+    sizes = {}
+    embedding = shapes.get("layers/reversible_embedding/vars/0")
+    if embedding is not None:
+        sizes.update(vocabulary_size=embedding[0], hidden_dim=embedding[1])
+    if "layers/position_embedding/vars/0" in shapes:
+        sizes["max_sequence_length"] = shapes["layers/position_embedding/vars/0"][0]
+    if "layers/embedding/vars/0" in shapes:
+        sizes["num_segments"] = shapes["layers/embedding/vars/0"][0]
+    blocks = {name.split("/")[1] for name in shapes if name.startswith("layers/transformer_encoder")}
+    if blocks:
+        sizes["num_layers"] = len(blocks)
+    intermediate = shapes.get("layers/transformer_encoder/_feedforward_intermediate_dense/vars/0")
+    if intermediate is not None:
+        sizes["intermediate_dim"] = intermediate[1]
+    return sizes
+
+
+def _check_weights_match(config_file, config, weights_file):
+    """One line naming the first size where `config.json` and `model.weights.h5` disagree."""
+    if not os.path.isfile(weights_file):
+        raise FileNotFoundError(f"{weights_file} does not exist; a keras-hub preset holds config.json and "
+                                f"{WEIGHTS_NAME}.")
+    for key, size in _weight_sizes(weights_file).items():
+        if key in config and config[key] != size:
+            raise ValueError(f"{config_file} says {key}={config[key]} but {weights_file} holds {size}: the config "
+                             "and the weights come from different models; use the preset's own config.json.")
+
+
 def read_keras_hub_checkpoint(path):
     """Reads a keras-hub BERT preset folder (written by keras-hub or by `save_checkpoint(format="keras_hub")`).
 
@@ -169,11 +209,12 @@ def read_keras_hub_checkpoint(path):
     """
     keras_hub = _keras_hub()
     config_file = os.path.join(path, CONFIG_NAME)
-    with open(config_file, encoding="utf-8") as f:
-        class_name = json.load(f).get("registered_name", "")
+    preset = read_json(config_file, "a keras-hub preset config")
+    class_name = preset.get("registered_name", "") if isinstance(preset, dict) else ""
     if class_name != "keras_hub>BertBackbone":
         raise ValueError(f"{config_file} describes a {class_name or 'non-keras-hub'} model; keras_bert "
                          "reads keras-hub presets of keras_hub>BertBackbone only.")
+    _check_weights_match(config_file, preset.get("config") or {}, os.path.join(path, WEIGHTS_NAME))
     backbone = keras_hub.models.BertBackbone.from_preset(path)
     config = BertConfig(
         vocab_size=backbone.vocabulary_size, hidden_size=backbone.hidden_dim,

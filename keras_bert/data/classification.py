@@ -75,11 +75,13 @@ def read_text_rows(path, text_a, text_b, label, format="auto"):  # pylint: disab
     Example:
         >>> texts, _, scores = read_text_rows("train.csv", "sentence", None, "score")
     """
-    rows = _read_rows(path, format)
+    lines = []
+    rows = _read_rows(path, format, lines)
     columns = [c for c in (text_a, text_b, label) if c is not None]
-    _check_columns(path, rows, columns, text_a, text_b, label)
-    texts_a = [_text(row[text_a]) for row in rows]
-    texts_b = [_text(row[text_b]) for row in rows] if text_b is not None else None
+    _check_columns(path, rows, columns, text_a, text_b, label, lines)
+    texts_a = [_text(row[text_a], path, line, text_a, "text_a") for row, line in zip(rows, lines)]
+    texts_b = ([_text(row[text_b], path, line, text_b, "text_b") for row, line in zip(rows, lines)]
+               if text_b is not None else None)
     return texts_a, texts_b, [row[label] for row in rows] if label is not None else None
 
 
@@ -141,8 +143,10 @@ def _trim_padding(features, y):
     return {k: v[:, :length] for k, v in features.items()}, y
 
 
-def _read_rows(path, format):
-    """Returns the file's rows as a list of dicts (column name -> value)."""
+def _read_rows(path, format, lines=None):
+    """Returns the file's rows as a list of dicts (column name -> value); `lines` (a list) gets
+    each row's line number in the file."""
+    lines = [] if lines is None else lines
     if not os.path.exists(path):
         raise FileNotFoundError(f"Classification file {path!r} does not exist.")
     if format == "auto":
@@ -169,34 +173,39 @@ def _read_rows(path, format):
                     raise ValueError(f"Line {line_number} of {path!r} holds a {type(row).__name__}; "
                                      "expected a JSON object mapping column names to values.")
                 rows.append(row)
+                lines.append(line_number)
         else:
             # GLUE's TSVs contain bare quotes inside sentences: read TSV without quoting,
             # as Google's run_classifier.py does.
             reader = (csv.DictReader(f) if format == "csv"
                       else csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-            rows = list(reader)
+            rows = []
+            for row in reader:
+                rows.append(row)
+                lines.append(reader.line_num)
     if not rows:
         raise ValueError(f"{path!r} has no examples; expected a header row and at least one row "
                          "of data (or at least one JSON line).")
     return rows
 
 
-def _check_columns(path, rows, columns, text_a, text_b, label):
+def _check_columns(path, rows, columns, text_a, text_b, label, lines):
     available = list(rows[0].keys())
     for argument, column in (("text_a", text_a), ("text_b", text_b), ("label", label)):
         if column is not None and column not in available:
             raise ValueError(f"Column {column!r} (--{argument} / {argument}=) not found in {path!r}; "
                              f"available columns: {available}. Pass --{argument} one of them.")
-    for row_number, row in enumerate(rows, start=1):
+    for row_number, (row, line) in enumerate(zip(rows, lines), start=1):
         missing = [c for c in columns if row.get(c) is None]
         if missing:
-            raise ValueError(f"Row {row_number} of {path!r} has no value for column(s) {missing}; "
+            raise ValueError(f"Row {row_number} (line {line}) of {path!r} has no value for column(s) {missing}; "
                              "every row needs the text and label columns.")
 
 
-def _text(value):
+def _text(value, path, line, column, argument):
     if not isinstance(value, str):
-        raise ValueError(f"Expected text, got {type(value).__name__} {value!r}.")
+        raise ValueError(f"Line {line} of {path!r}: column {column!r} (--{argument}) holds "
+                         f"{type(value).__name__} {value!r}; expected text (quote it in the file).")
     return value
 
 

@@ -46,24 +46,62 @@ def squad_examples(path):
         raise ValueError(f"{path!r} has no top-level 'data' list; expected the SQuAD layout "
                          "{'data': [{'title', 'paragraphs': [{'context', 'qas'}]}]}.")
     examples = []
-    for article in data["data"]:
-        for paragraph in article.get("paragraphs", []):
-            context = paragraph["context"]
-            for qa in paragraph.get("qas", []):
-                answers = qa.get("answers") or []
-                is_impossible = bool(qa.get("is_impossible", False))
+    for a, article in enumerate(data["data"]):
+        for p, paragraph in enumerate(_field(article, "paragraphs", list, path, f"data[{a}]", [])):
+            where = f"data[{a}].paragraphs[{p}]"
+            context = _field(paragraph, "context", str, path, where)
+            for q, qa in enumerate(_field(paragraph, "qas", list, path, where, [])):
+                at = f"{where}.qas[{q}]"
+                qas_id = str(_field(qa, "id", (str, int), path, at))
+                question = _field(qa, "question", str, path, at)
+                answers = _field(qa, "answers", list, path, at, None) or []
+                is_impossible = bool(_field(qa, "is_impossible", (bool, int), path, at, False))
+                answer_texts = [_field(answer, "text", str, path, f"{at}.answers[{i}]")
+                                for i, answer in enumerate(answers)]
                 answer_text, answer_start = "", -1
                 if answers and not is_impossible:
-                    answer_text = answers[0]["text"]
-                    answer_start = _locate(context, answer_text, int(answers[0]["answer_start"]), qa["id"])
+                    answer_text = answer_texts[0]
+                    start = _field(answers[0], "answer_start", int, path, f"{at}.answers[0]")
+                    answer_start = _locate(context, answer_text, start, qas_id)
                 examples.append(SquadExample(
-                    qas_id=str(qa["id"]), question=qa["question"], context=context,
+                    qas_id=qas_id, question=question, context=context,
                     answer_text=answer_text, answer_start=answer_start,
-                    answers=tuple(a["text"] for a in answers) if not is_impossible else (),
-                    is_impossible=is_impossible, title=article.get("title", "")))
+                    answers=tuple(answer_texts) if not is_impossible else (),
+                    is_impossible=is_impossible, title=str(article.get("title", ""))))
     if not examples:
         raise ValueError(f"{path!r} holds no questions; expected paragraphs with 'qas' entries.")
     return examples
+
+
+_REQUIRED = object()
+_KINDS = {str: "text", int: "an integer", list: "a list", bool: "true/false"}
+
+
+def _field(record, key, kind, path, where, default=_REQUIRED):
+    """`record[key]`, checked to be of `kind`; one line naming the file and the entry if not.
+
+    `default`: the value when the key is absent (required if not given); None and absent are alike.
+    """
+    if not isinstance(record, dict):
+        raise ValueError(f"{path!r}: {where} is {_shown(record)}; expected a JSON object (SQuAD layout).")
+    value = record.get(key)
+    if value is None:
+        if default is not _REQUIRED:
+            return default
+        raise ValueError(f"{path!r}: {where} has no {key!r}; every SQuAD question needs 'id', 'question' and "
+                         "a paragraph 'context'.")
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kinds) or (bool not in kinds and isinstance(value, bool)):
+        expected = " or ".join(_KINDS[k] for k in kinds)
+        raise ValueError(f"{path!r}: {where}.{key} is {_shown(value)}; expected {expected}.")
+    return value
+
+
+def _shown(value):
+    kind = {bool: "true/false", int: "a number", float: "a number", str: "text", list: "a list",
+            dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)
+    text = repr(value)
+    return f"{kind} {text[:40] + '...' if len(text) > 40 else text}"
 
 
 def _locate(context, text, start, qas_id):

@@ -197,6 +197,12 @@ def _from_dict(raw, vocab_file, source):
     if unknown:
         raise ValueError(f"{source} has unknown field(s) {unknown}; expected {sorted(fields)}.")
     kwargs = {k: v for k, v in raw.items() if k in fields}
+    for key in ("max_seq_length", "max_chars_per_word"):
+        if key in kwargs:
+            kwargs[key] = _integer(kwargs[key], key, source)
+    for key in ("lower_case", "split_special_tokens"):
+        if key in kwargs:
+            kwargs[key] = _boolean(kwargs[key], key, source)
     return TextConfig(vocab_file, source=source, **kwargs)
 
 
@@ -233,11 +239,38 @@ def _read_huggingface(directory, vocab_file):
         raise ValueError(f"{source} turns off tokenize_chinese_chars; keras_bert always splits CJK "
                          "ideographs (as BERT does).")
     _check_special_tokens(raw, source)
-    max_length = raw.get("model_max_length")
-    max_length = int(max_length) if max_length is not None and max_length < _HF_NO_LIMIT else None
-    return TextConfig(vocab_file, lower_case=bool(lower_case),
-                      split_special_tokens=bool(raw.get("split_special_tokens", False)),
+    max_length = _integer(raw.get("model_max_length"), "model_max_length", source)
+    max_length = max_length if max_length is not None and max_length < _HF_NO_LIMIT else None
+    return TextConfig(vocab_file, lower_case=_boolean(lower_case, "do_lower_case", source),
+                      split_special_tokens=_boolean(raw.get("split_special_tokens", False),
+                                                    "split_special_tokens", source),
                       max_seq_length=max_length, source=source)
+
+
+def _integer(value, key, source):
+    """A whole number from a JSON value: 512, 512.0, 1e30 (transformers' "no limit") or "512"; None
+    stays None; anything else is one line naming the file, the key and the value."""
+    if value is None:
+        return None
+    number = value
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = None
+    if isinstance(number, bool) or not isinstance(number, (int, float)) or number != number \
+            or (number < float("inf") and number != int(number)):
+        raise ValueError(f"{source}: {key} is {value!r}; expected a whole number such as 512.")
+    return int(min(number, _HF_NO_LIMIT))
+
+
+def _boolean(value, key, source):
+    """true/false from a JSON value (also the strings "true" / "false"); else one line naming the key."""
+    if isinstance(value, bool) or value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise ValueError(f"{source}: {key} is {value!r}; expected true or false.")
 
 
 def _write_huggingface(config, directory):

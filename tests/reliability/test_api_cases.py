@@ -185,8 +185,95 @@ def other(function_name, *args):
     return api("keras_bert", function_name, *args)
 
 
+def _squad(tmp, **qa_changes):
+    import json
+
+    qa = dict({"id": "q1", "question": "who?", "answers": [{"text": "king", "answer_start": 4}]}, **qa_changes)
+    qa = {k: v for k, v in qa.items() if v is not None}
+    path = tmp / "squad.json"
+    path.write_text(json.dumps({"data": [{"paragraphs": [{"context": "the king is dead", "qas": [qa]}]}]}))
+    return str(path)
+
+
+def squad(**qa_changes):
+    return api("keras_bert.data.squad", "squad_examples", lambda tmp: _squad(tmp, **qa_changes))
+
+
+def _keras_hub_preset(tmp, damage):
+    """A tiny keras-hub preset (save_checkpoint format="keras_hub"), then `damage(folder)`."""
+    import keras_bert
+
+    folder = str(tmp / "preset")
+    keras_bert.save_checkpoint(keras_bert.build_encoder(tiny_config(hidden_act="gelu_tanh")), folder,
+                               format="keras_hub")
+    damage(folder)
+    return folder
+
+
+def _truncate_weights(folder):
+    path = os.path.join(folder, "model.weights.h5")
+    with open(path, "r+b") as f:
+        f.truncate(os.path.getsize(path) // 2)
+
+
+def _other_hidden_size(folder):
+    import json
+
+    path = os.path.join(folder, "config.json")
+    with open(path, encoding="utf-8") as f:
+        preset = json.load(f)
+    preset["config"]["hidden_dim"] = 32
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(preset, f)
+
+
+def keras_hub(damage):
+    return api("keras_bert", "load_checkpoint", lambda tmp: _keras_hub_preset(tmp, damage))
+
+
+def _hf_tokenizer_folder(tmp, **tokenizer_config):
+    import json
+    import shutil
+
+    shutil.copy(real_vocab_file(), tmp / "vocab.txt")
+    (tmp / "tokenizer_config.json").write_text(json.dumps(dict({"do_lower_case": True}, **tokenizer_config)))
+    return str(tmp)
+
+
+def text_contract(**tokenizer_config):
+    return api("keras_bert.text.text_config", "find_text_config",
+               lambda tmp: _hf_tokenizer_folder(tmp, **tokenizer_config))
+
+
+def _symlink_loop(tmp):
+    os.symlink(tmp / "b", tmp / "a")
+    os.symlink(tmp / "a", tmp / "b")
+    return str(tmp / "a" / "run")
+
+
 # id, call(tmp_path), expected exception, fragments of the one-line message
 CASES = [
+    ("SQuAD question without id", squad(id=None), ValueError, ["squad.json", "qas[0]", "has no 'id'"]),
+    ("SQuAD question is a number", squad(question=42), ValueError,
+     ["squad.json", "qas[0].question", "a number 42", "expected text"]),
+    ("SQuAD answer_start is text", squad(answers=[{"text": "king", "answer_start": "four"}]), ValueError,
+     ["squad.json", "answers[0].answer_start", "'four'"]),
+    ("JSONL number where text belongs",
+     classification(lambda tmp: _text(tmp, ['{"sentence": "good", "label": "pos"}',
+                                            '{"sentence": 42, "label": "neg"}'], "train.jsonl")),
+     ValueError, ["Line 2", "train.jsonl", "'sentence'", "int 42", "expected text"]),
+    ("CSV row without its label", classification(lambda tmp: _csv(tmp, ["good film,pos", "bad film"])),
+     ValueError, ["Row 2 (line 3)", "train.csv", "['label']"]),
+    ("keras-hub weights truncated", keras_hub(_truncate_weights), ValueError,
+     ["model.weights.h5", "truncated or damaged"]),
+    ("keras-hub config disagrees with its weights", keras_hub(_other_hidden_size), ValueError,
+     ["config.json", "hidden_dim=32", "holds 16"]),
+    ("tokenizer_config max_length not a number", text_contract(model_max_length="lots"), ValueError,
+     ["tokenizer_config.json", "model_max_length", "'lots'"]),
+    ("tokenizer_config do_lower_case not true/false", text_contract(do_lower_case="yes"), ValueError,
+     ["tokenizer_config.json", "do_lower_case", "'yes'"]),
+    ("output folder through a symlink loop", make_dir_case(_symlink_loop), ValueError,
+     ["--output_dir", "symlink loop"]),
     ("negative learning rate", optimizer(learning_rate=-1e-4), ValueError, ["learning_rate", "-0.0001"]),
     ("zero learning rate", optimizer(learning_rate=0.0), ValueError, ["learning_rate", "> 0"]),
     ("nan learning rate", optimizer(learning_rate=float("nan")), ValueError, ["learning_rate", "nan"]),
@@ -266,6 +353,26 @@ CASES = [
 @pytest.mark.parametrize("call, error, fragments", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_bad_input_is_refused_in_one_line(call, error, fragments, tmp_path):
     assert_api_error(lambda: call(tmp_path), error, *fragments)
+
+
+def test_text_contract_reads_a_max_length_written_as_text(tmp_path):
+    from keras_bert.text.text_config import find_text_config
+
+    assert find_text_config(_hf_tokenizer_folder(tmp_path, model_max_length="512")).max_seq_length == 512
+
+
+def test_pretrainer_top_k_tokens_of_a_vocab_with_a_bom(tmp_path):
+    """The serving table of token strings comes from the tokenizer's list: no BOM on token 0."""
+    import keras_bert
+    from keras_bert.export.serving_module import ServingModule
+
+    with open(real_vocab_file(), encoding="utf-8") as f:
+        vocab = f.read().split("\n")[:1000]
+    (tmp_path / "vocab.txt").write_text("\ufeff" + "\n".join(vocab) + "\n", encoding="utf-8")
+    module = ServingModule(keras_bert.build_pretrainer(tiny_config()), keras_bert.Tokenizer(str(tmp_path / "vocab.txt")),
+                           seq_length=16)
+    tokens = module.vocab_table.lookup(__import__("tensorflow").constant([0, 1, 999], "int64")).numpy()
+    assert [t.decode() for t in tokens] == ["[PAD]", vocab[1], vocab[999]]
 
 
 def test_saving_over_another_checkpoint_replaces_it(tmp_path):

@@ -127,6 +127,7 @@ CASES = [
      ["nope", "does not exist"]),
     ("convert_checkpoint", ["--input", "{model_bin}", "--output", "{a_dir}/o", "--format", "keras"], 2,
      ["model.bin", "pickle"]),
+    ("benchmark", ["nosuch"], 2, ["unknown benchmark", "'nosuch'", "pipeline"]),
     ("get_corpus", ["--dir", "{a_file}"], 2, ["--dir", "a_file", "is a file"]),
 ]
 
