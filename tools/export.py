@@ -14,7 +14,7 @@ ONNX 1e-4 before and after ONNX Runtime's optimizer, TF Hub 1e-5). Writes:
     savedmodels/<name>/hub/<version>/        encoder/, preprocessor/: TF Hub reusable SavedModels
                                              (--formats hub; hub.KerasLayer(..., trainable=True))
     savedmodels/<name>/mediapipe/<version>/  model.tflite for MediaPipe Tasks' TextClassifier (a classifier)
-                                             or TextEmbedder (an encoder), README.md (--formats mediapipe;
+                                             or TextEmbedder (encoder, embedding), README.md (--formats mediapipe;
                                              MediaPipe's own tokenizer, measured against the reference)
     savedmodels/models.config                TF Serving config listing every exported model
 
