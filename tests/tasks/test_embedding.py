@@ -31,13 +31,18 @@ def expected(reference, texts):
 
 
 @pytest.fixture(scope="module")
-def exported(minilm_dir, tmp_path_factory):
+def embedder(minilm_dir):
+    return keras_bert.load_checkpoint(minilm_dir, model="embedding")
+
+
+@pytest.fixture(scope="module")
+def exported(embedder, tmp_path_factory):
     """One MiniLM embedder, exported once: SavedModel by tools/export.py in a fresh process from
-    its model.keras; TFLite (float32 text model, int8 ids model) and ONNX through the API."""
+    its model.keras; TFLite (float32 text model, int8 ids model) and ONNX (ids model) through the API."""
     from keras_bert.export import export_onnx, export_tflite
 
     root = tmp_path_factory.mktemp("embed")
-    model = keras_bert.load_checkpoint(minilm_dir, model="embedding")
+    model = embedder
     model.save(root / "model.keras")
     tool = run_tool("export", root / "model.keras", "--formats", "savedmodel", "--base_dir", root / "savedmodels",
                     "--name", "minilm_embed")
@@ -45,7 +50,7 @@ def exported(minilm_dir, tmp_path_factory):
     tflite = export_tflite(model, root / "tflite", tokenizer, seq_length=256, quantizations=("int8",),
                            verify_export=False)
     onnx = export_onnx(model, root / "onnx", optimize=False, tokenizer=tokenizer, verify_export=False,
-                       seq_length=256)
+                       seq_length=256, text=False)  # text_model.onnx: its tokenizer splits CJK differently
     return {"tool": tool, "savedmodel": root / "savedmodels" / "minilm_embed" / "1",
             "tflite": tflite.extra["files"], "onnx": onnx.extra["files"], "model": model}
 
@@ -88,26 +93,17 @@ def test_tflite_float32_and_int8_embeddings(exported, reference, texts, expected
     assert cosine[same_ids].min() >= 0.99, cosine
 
 
-def test_onnx_text_model_equals_sentence_transformers(exported, reference, texts, expected):
-    """text_model.onnx (onnxruntime-extensions' BertTokenizer in the graph) equals sentence-transformers
-    wherever that tokenizer gives the reference ids; it splits some scripts (Greek, CJK) differently."""
+def test_onnx_equals_sentence_transformers(exported, texts, expected):
+    """model.onnx in onnxruntime on our tokenizer's ids (the reference WordPiece) equals sentence-transformers."""
     import onnxruntime
+    import tensorflow as tf
 
-    from keras_bert.export.onnx_text import ortx_library
+    from keras_bert.text.preprocessor import Preprocessor
 
-    options = onnxruntime.SessionOptions()
-    options.register_custom_ops_library(ortx_library())
-    session = onnxruntime.InferenceSession(str(exported["onnx"]["onnx_text"]), options,
-                                           providers=["CPUExecutionProvider"])
-    differ = []
-    for text, want in zip(texts, expected):  # the text model takes one example per call
-        got = dict(zip(("embeddings", "input_word_ids"), session.run(
-            ["embeddings", "input_word_ids"], {"text_a": np.array([text], object), "text_b": np.array([], object)})))
-        if got["input_word_ids"][0].tolist() != reference.tokenizer(text, truncation=True, max_length=256)["input_ids"]:
-            differ.append(text)
-            continue
-        np.testing.assert_allclose(got["embeddings"][0], want, atol=1e-5, err_msg=text[:60])
-    assert len(differ) <= 1, differ
+    ids = Preprocessor(exported["model"].text_config.tokenizer(), 256)(tf.constant(texts))
+    session = onnxruntime.InferenceSession(str(exported["onnx"]["onnx"]), providers=["CPUExecutionProvider"])
+    got = session.run(["embeddings"], {k: v.numpy() for k, v in ids.items()})[0]
+    np.testing.assert_allclose(got, expected, atol=1e-5)
 
 
 def test_retrieval_metrics():
@@ -116,3 +112,69 @@ def test_retrieval_metrics():
     metrics = retrieval_metrics(anchors, positives)
     assert metrics["recall@1"] == pytest.approx(1 / 3) and metrics["recall@5"] == 1.0
     assert metrics["mrr"] == pytest.approx((1 / 2 + 1 / 3 + 1) / 3)
+
+
+def _pairs(texts):
+    """(anchor, positive) pairs of consecutive lines: each line's positive is the line after it."""
+    return [(texts[i], texts[i + 1]) for i in range(0, len(texts) - 1, 2)]
+
+
+def test_loss_equals_sentence_transformers_multiple_negatives_ranking_loss(embedder, reference, texts):
+    """The same batch and weights: our in-batch loss on the embedder's outputs equals
+    `sentence_transformers.losses.MultipleNegativesRankingLoss` (scale 20) on the real MiniLM."""
+    import torch
+    from sentence_transformers.losses import MultipleNegativesRankingLoss as ReferenceLoss
+
+    from keras_bert.models import MultipleNegativesRankingLoss
+
+    anchors, positives = zip(*_pairs(texts[:8]))
+    task = EmbeddingTask(embedder.text_config.tokenizer(), 256, batch_size=len(anchors))
+    interleaved = [t for pair in zip(anchors, positives) for t in pair]  # [a0, p0, a1, p1, ...]
+    ours = float(MultipleNegativesRankingLoss(20.0)(np.zeros(len(interleaved)), task.embed(embedder, interleaved)))
+    reference.eval()
+    with torch.no_grad():
+        features = [reference.tokenize(list(anchors)), reference.tokenize(list(positives))]
+        expected = float(ReferenceLoss(reference, scale=20.0)(features, None))
+    assert ours == pytest.approx(expected, abs=1e-5)
+
+
+def test_finetune_tool_trains_pairs_and_reports_retrieval_and_spearman(minilm_dir, tmp_path, texts):
+    """`tools/finetune.py embedding` in a fresh process, from a tiny checkpoint: in-batch negatives
+    on (anchor, positive) pairs; the eval file's score column gives Spearman."""
+    import json
+
+    from tests.tasks.fresh_process import tiny_checkpoint, write_csv
+
+    pairs = _pairs(texts[:14]) * 3
+    train = write_csv(tmp_path / "pairs.csv", ["anchor", "positive"], pairs)
+    dev = write_csv(tmp_path / "dev.csv", ["anchor", "positive", "score"],
+                    [(a, p, i % 5) for i, (a, p) in enumerate(_pairs(texts[:14]))])
+    result = run_tool("finetune", "embedding", "--checkpoint", tiny_checkpoint(minilm_dir, tmp_path / "bert"),
+                      "--train_file", train, "--eval_file", dev, "--output_dir", tmp_path / "run",
+                      "--seq_length", 16, "--batch_size", 8, "--epochs", 2, "--learning_rate", 1e-3,
+                      "--jit_compile", "off", "--quiet")
+    assert result.returncode == 0, result.stderr[-3000:]
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert set(metrics) >= {"recall@1", "recall@5", "recall@10", "mrr", "random_mrr", "spearman_cosine"}
+    assert 0 < metrics["mrr"] <= 1 and -1 <= metrics["spearman_cosine"] <= 1
+
+
+def test_pooling_comes_from_a_sentence_transformers_checkpoint(minilm_dir):
+    from keras_bert.checkpoints.loading import read_checkpoint
+
+    task = EmbeddingTask(None, 128)
+    task.use_checkpoint(read_checkpoint(minilm_dir))
+    assert (task.pooling, task.normalize) == ("mean", True)
+    assert EmbeddingTask(None, 128, pooling="cls", normalize="off").model_options()["scale"] == 20.0
+
+
+def test_bad_pairs_are_refused_in_one_line(tmp_path, tokenizer):
+    from tests.tasks.fresh_process import write_csv
+
+    one = write_csv(tmp_path / "one.csv", ["anchor", "positive"], [("a", "b")])
+    with pytest.raises(ValueError, match="has 1 pair; in-batch negatives need at least 2 pairs"):
+        EmbeddingTask(tokenizer, 16).read(one, training=True)
+    with pytest.raises(ValueError, match=r"Column 'positive' \(--text_b / text_b=\) not found"):
+        EmbeddingTask(tokenizer, 16).read(write_csv(tmp_path / "x.csv", ["anchor", "other"], [("a", "b")]), True)
+    with pytest.raises(ValueError, match=r"pooling='lasttoken' \(--pooling\)"):
+        EmbeddingTask(tokenizer, 16, pooling="lasttoken")
