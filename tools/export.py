@@ -114,6 +114,10 @@ def _export(argv):
     task = export.model_task(model)
     task_config = getattr(model, "task_config", {})
     print(f"Model: {task}" + "".join(f"; {k}={v}" for k, v in task_config.items() if k != "labels"))
+    if task_config.get("doc_stride") and task_config.get("aggregate"):  # classification / regression windows
+        print(f"Long texts: the SavedModel's text signatures window them (doc_stride={task_config['doc_stride']}, "
+              f"{task_config['aggregate']} of the windows' outputs); TFLite, ONNX and MediaPipe truncate them "
+              f"to seq_length={seq_length}.")
     if labels or task_config.get("labels"):
         print(f"Label names: {labels or task_config['labels']}")
     reports = export.export_model(model, args.name, formats=args.formats, tokenizer=tokenizer,

@@ -59,6 +59,29 @@ def document_predictions(model, evaluation, task):
             np.asarray(aggregate_windows(outputs, document, num_documents, task.aggregate)))
 
 
+def serves_windows(module, task_config):
+    """Whether export's `module` serves long texts in windows: a model trained with `doc_stride`, in
+    the SavedModel. Other exports truncate to `seq_length`: their modules have no `runtime_checks`
+    (TFLite, ONNX, MediaPipe), and the windows need RaggedRange, which has no TFLite kernel."""
+    return task_config.get("doc_stride") is not None and module.runtime_checks
+
+
+def serve_windows(module, text_a, task_config, output):
+    """The served `output` (`logits`, `score`) of `[b]` texts: with the model's `doc_stride`, each
+    text windowed as in training and its windows' outputs aggregated (`aggregate`), `[b, ...]`;
+    None where texts are truncated instead (see `serves_windows`).
+    """
+    if not serves_windows(module, task_config):
+        return None
+    import tensorflow as tf
+
+    from keras_bert.data.text_windows import aggregate_windows, pack_windows
+
+    features, document = pack_windows(module.tokenizer, text_a, module.seq_length, task_config["doc_stride"])
+    values = module.outputs_from_ids(features)[output]  # (windows, ...)
+    return aggregate_windows(values, document, tf.shape(text_a)[0], task_config.get("aggregate", "mean"))
+
+
 def classification_metrics(labels, logits):
     """Accuracy and macro-averaged F1 of argmax predictions.
 
@@ -169,7 +192,9 @@ class ClassificationTask(Task):
     @classmethod
     def text_signatures(cls, module, task_config):
         """`classify` (with label names): `labels`, `probabilities`, `top_label`; it takes `text_a`,
-        and `text_b` too for a model trained on pairs (`task_config["text_b"]`)."""
+        and `text_b` too for a model trained on pairs (`task_config["text_b"]`). A model trained
+        with `doc_stride`: the SavedModel's `classify` windows long texts and takes the softmax of
+        the aggregated window logits (`serve_windows`); TFLite's truncates to `seq_length`."""
         import tensorflow as tf
 
         from keras_bert.export import task_signatures
@@ -185,6 +210,9 @@ class ClassificationTask(Task):
             return {"classify": tf.function(classify, input_signature=[text("text_a"), text("text_b")])}
 
         def classify(text_a):  # the function's name is the TFLite signature's
+            logits = serve_windows(module, text_a, task_config, "logits")  # long texts: doc_stride windows
+            if logits is not None:
+                return task_signatures.classify(tf.nn.softmax(logits, axis=-1), labels)
             empty = tf.zeros([0], tf.string)
             return task_signatures.classify(module.serve_text(text_a, empty)["probabilities"], labels)
 

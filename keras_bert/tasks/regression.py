@@ -5,7 +5,8 @@ import math
 import numpy as np
 
 from keras_bert.tasks.classification import (AGGREGATES, WINDOW_HELP, check_window_options, document_predictions,
-                                             training_windows, window_options, without_document)
+                                             serve_windows, serves_windows, training_windows, window_options,
+                                             without_document)
 from keras_bert.tasks.task import Task
 
 
@@ -177,5 +178,15 @@ class RegressionTask(Task):
 
     @classmethod
     def text_signatures(cls, module, task_config):
-        """`score`: `text_a` (and `text_b` for a pair model) -> `score` `[batch]`."""
-        return text_signature(module, task_config, "score", lambda outputs: {"score": outputs["score"]})
+        """`score`: `text_a` (and `text_b` for a pair model) -> `score` `[batch]`. A model trained with
+        `doc_stride`: the SavedModel's windows long texts and aggregates the windows' scores
+        (`serve_windows`); TFLite's truncates to `seq_length`."""
+        if not serves_windows(module, task_config):  # truncation
+            return text_signature(module, task_config, "score", lambda outputs: {"score": outputs["score"]})
+        import tensorflow as tf
+
+        def score(text_a):
+            return {"score": serve_windows(module, text_a, task_config, "score")}
+
+        return {"score": tf.function(score, input_signature=[tf.TensorSpec([None], tf.string, name="text_a")])}
+

@@ -4,10 +4,13 @@ The windows are checked against the reference tokenizer (transformers' BertToken
 MiniLM vocab) cut by Python slicing; the aggregation against numpy's mean of the window logits.
 """
 
+import json
+
 import numpy as np
 import pytest
 
-from tests.tasks.fresh_process import finetune_tiny, write_csv
+from tests.conftest import run_tool
+from tests.tasks.fresh_process import SERVE, _python, finetune_tiny, write_csv
 
 SEQ = 16  # the tiny model's seq_length: 14 pieces a window
 
@@ -83,8 +86,29 @@ def test_bad_window_options_are_refused_in_one_line(options, message):
         TASKS["pair_classification"](None, SEQ, text_b="b", doc_stride=8)
 
 
+def test_regression_score_signature_aggregates_windows(tokenizer, tiny_encoder, reference_ids):
+    """The SavedModel's `score` (the export module, eagerly): the max of the window scores; the
+    TFLite module (no runtime checks) truncates."""
+    import tensorflow as tf
+
+    from keras_bert.export import ServingModule
+    from keras_bert.models.builders import build_classifier
+
+    config = {"seq_length": SEQ, "text_a": "sentence", "text_b": None, "label": "score", "doc_stride": 5,
+              "aggregate": "max"}
+    model = build_classifier(tiny_encoder, 1, name="bert_regressor", task="regression", task_config=config)
+    texts = ["The quick brown fox jumps over the lazy dog " * 3, "", "short"]
+    score = ServingModule(model, tokenizer, SEQ).task_signatures()["score"]
+    served = score(text_a=tf.constant(texts))["score"].numpy()
+    want = [_window_outputs(model, tokenizer, reference_ids(text), 5).max() for text in texts]
+    np.testing.assert_allclose(served, want, atol=1e-5)
+    truncating = ServingModule(model, tokenizer, SEQ, runtime_checks=False).task_signatures()["score"]
+    first = [_window_outputs(model, tokenizer, reference_ids(text), 5)[0, 0] for text in texts]
+    np.testing.assert_allclose(truncating(text_a=tf.constant(texts))["score"].numpy(), first, atol=1e-5)
+
+
 @pytest.mark.slow
-def test_finetune_evaluates_documents_by_the_mean_of_their_window_logits(minilm_dir, tmp_path, reference_ids):
+def test_finetune_evaluate_and_export_aggregate_window_logits_per_document(minilm_dir, tmp_path, reference_ids):
     rng = np.random.default_rng(0)
     good, bad = ["good", "great", "nice", "fine"], ["bad", "awful", "sad", "ugly"]
     filler = ["the", "a", "of", "and", "to", "in", "it", "was"]
@@ -109,11 +133,40 @@ def test_finetune_evaluates_documents_by_the_mean_of_their_window_logits(minilm_
     want = np.mean(logits.argmax(-1) == np.array([row[1] == "pos" for row in rows[32:]]))
     assert result["metrics"]["accuracy"] == pytest.approx(want)
 
+    # tools/export.py on model.keras alone (a fresh process, no flag): its SavedModel's `classify`
+    # windows long texts too, in yet another process with only tensorflow and its text ops.
+    exported = run_tool("export", tmp_path / "run" / "model.keras", "--name", "long", "--formats", "savedmodel",
+                        "--base_dir", tmp_path / "savedmodels")
+    assert exported.returncode == 0, exported.stderr[-3000:]
+    assert "doc_stride=7; aggregate=mean" in exported.stdout
+    assert "TFLite, ONNX and MediaPipe truncate them to seq_length=16" in exported.stdout
+    served = _serve_probabilities(str(tmp_path / "savedmodels" / "long" / "1"), texts[:3] + ["", "good"])
+    want = np.stack([_mean_window_logits(model, reference_ids(t), 7) for t in texts[:3] + ["", "good"]])
+    np.testing.assert_allclose(served["probabilities"], _softmax(want), atol=1e-5)
 
-def _mean_window_logits(model, pieces, stride):
-    tokenizer = model.text_config.tokenizer()
+
+def _serve_probabilities(export_dir, texts):
+    """`classify`'s probabilities, from a fresh process with only tensorflow and its text ops (as
+    `serve_saved_model`, whose decoding takes 2-D string outputs only)."""
+    source = SERVE.replace("for name, value in signature(**feeds).items():",
+                           "for name, value in [('probabilities', signature(**feeds)['probabilities'])]:")
+    assert source != SERVE
+    return _python(source, export_dir, "classify", json.dumps({"text_a": texts}))
+
+
+def _softmax(logits):
+    exp = np.exp(logits - logits.max(-1, keepdims=True))
+    return exp / exp.sum(-1, keepdims=True)
+
+
+def _window_outputs(model, tokenizer, pieces, stride):
+    """The model's outputs on each window of `pieces`, packed here by slicing."""
     rows = [[tokenizer.cls_id, *w, tokenizer.sep_id] + [0] * (SEQ - 2 - len(w))
             for w in _reference_windows(pieces, SEQ - 2, stride)]
     ids = np.int32(rows)
     features = {"input_word_ids": ids, "input_mask": np.int32(ids != 0), "input_type_ids": np.zeros_like(ids)}
-    return model.predict(features, verbose=0).mean(axis=0)
+    return model.predict(features, verbose=0)
+
+
+def _mean_window_logits(model, pieces, stride):
+    return _window_outputs(model, model.text_config.tokenizer(), pieces, stride).mean(axis=0)
