@@ -1,4 +1,4 @@
-"""Speed benchmarks, each against peers in the same run: `python tools/benchmark.py {pipeline,train,infer,pack,onnx_fusion,finetune} [args]`.
+"""Speed benchmarks, each against peers in the same run: `python tools/benchmark.py {pipeline,train,infer,pack,onnx_fusion,finetune,embed} [args]`.
 
     python tools/benchmark.py pipeline   # raw text -> masked NSP batches (tools/bench_pipeline.py)
     python tools/benchmark.py train      # one pretraining step (tools/bench_train.py)
@@ -6,6 +6,7 @@
     python tools/benchmark.py pack       # packed vs padded pretraining rows (tools/bench_pack.py)
     python tools/benchmark.py onnx_fusion  # ONNX rewrites vs ORT's bert/bert_tf/bert_keras (tools/bench_onnx_fusion.py)
     python tools/benchmark.py finetune   # tools/finetune.py vs a Hugging Face loop, end to end (tools/bench_finetune.py)
+    python tools/benchmark.py embed      # raw text -> sentence embeddings: our SavedModel/TFLite vs SentenceTransformer.encode (tools/bench_embed.py)
 
 Arguments after the name go to that benchmark (`--help` on each).
 """
@@ -21,7 +22,7 @@ from keras_bert.cli import UsageError, run_tool  # noqa: E402
 
 BENCHMARKS = {"pipeline": "bench_pipeline.py", "train": "bench_train.py", "infer": "bench_infer.py",
               "pack": "bench_pack.py", "onnx_fusion": "bench_onnx_fusion.py",
-              "finetune": "bench_finetune.py"}
+              "finetune": "bench_finetune.py", "embed": "bench_embed.py"}
 
 
 def load(name):
