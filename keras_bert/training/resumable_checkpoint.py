@@ -129,6 +129,25 @@ class ResumableCheckpoint(keras.callbacks.Callback):
             return None
         return path
 
+    def discard_from(self, step):
+        """Deletes the checkpoints of `step` and later (weights a diverged step already produced);
+        returns the step of the newest one left (0 if none). Only the chief deletes."""
+        self._setup()
+        paths = self.checkpoints()
+        kept = [p for p in paths if int(p.rsplit("-", 1)[-1]) < step]
+        if self.is_chief and len(kept) < len(paths):
+            for path in set(paths) - set(kept):
+                for file in glob.glob(path + ".*"):
+                    os.remove(file)
+            if kept:
+                tf.compat.v1.train.update_checkpoint_state(self.directory, kept[-1], all_model_checkpoint_paths=kept)
+            else:
+                os.remove(os.path.join(self.directory, "checkpoint"))
+            self._manager = None  # its list of checkpoints is stale
+            self._setup()
+        self.last_saved_step = int(kept[-1].rsplit("-", 1)[-1]) if kept else 0
+        return self.last_saved_step
+
     def on_train_batch_end(self, batch, logs=None):
         if self.every_n_steps and self.step % self.every_n_steps == 0:
             self.save()

@@ -99,7 +99,12 @@ def test_a_diverging_pretraining_run_writes_no_final_and_keeps_the_good_checkpoi
     assert "diverged at step" in message and "--learning_rate" in message, message
     assert not os.path.exists(tmp_path / "final")
     steps = _checkpoint_steps_all_finite(tmp_path / "checkpoints")
-    assert steps and "(step %d)" % steps[-1] in message, (steps, message)
+    # The loss explodes (finite) first; the checkpoint of the step before held the weights that made it.
+    assert "over 1000 times the run's first" in message, message
+    if steps:
+        assert "(step %d)" % steps[-1] in message, (steps, message)
+    else:
+        assert "already held the diverged weights and was removed" in message and "no good checkpoint" in message
 
 
 def test_skip_finishes_a_pretraining_run_with_finite_weights(tmp_path):
@@ -120,7 +125,6 @@ def test_finetune_tool_exits_2_in_one_line_and_writes_no_model(tmp_path):
                       "--checkpoint_every_steps", "2", "--learning_rate", "1e6", "--quiet",
                       env={"TF_CPP_MIN_LOG_LEVEL": None}, timeout=300)
     assert result.returncode == 2, result.stderr[-3000:]
-    assert_one_line_error(result.stderr, "diverged at step", "the loss is nan", "--learning_rate",
-                          "last good checkpoint")
+    assert_one_line_error(result.stderr, "diverged at step", "the loss is", "--learning_rate", "checkpoint")
     assert not (output_dir / "model.keras").exists() and not (output_dir / "metrics.json").exists()
     _checkpoint_steps_all_finite(output_dir / "checkpoints")
