@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import run_tool
-from tests.tasks.fresh_process import SERVE, _python, finetune_tiny, write_csv
+from tests.tasks.fresh_process import SERVE, _python, write_csv
 
 SEQ = 16  # the tiny model's seq_length: 14 pieces a window
 
@@ -108,34 +108,43 @@ def test_regression_score_signature_aggregates_windows(tokenizer, tiny_encoder, 
 
 
 @pytest.mark.slow
-def test_finetune_evaluate_and_export_aggregate_window_logits_per_document(minilm_dir, tmp_path, reference_ids):
+def test_evaluate_and_export_aggregate_window_logits_per_document(tokenizer, tiny_encoder, tmp_path,
+                                                                   reference_ids):
+    from keras_bert.tasks import TASKS
+    from keras_bert.tasks.classification import document_predictions
+
     rng = np.random.default_rng(0)
     good, bad = ["good", "great", "nice", "fine"], ["bad", "awful", "sad", "ugly"]
     filler = ["the", "a", "of", "and", "to", "in", "it", "was"]
     rows = []
-    for i in range(48):  # the label's words are spread through 30-60 words of filler
+    for i in range(24):  # the label's words are spread through 30-60 words of filler
         words = list(rng.choice(filler, rng.integers(30, 60)))
         for position in rng.choice(len(words), 3, replace=False):
             words[position] = rng.choice(good if i % 2 else bad)
         rows.append([" ".join(words), "pos" if i % 2 else "neg"])
-    train = write_csv(tmp_path / "train.csv", ["sentence", "label"], rows[:32])
-    dev = write_csv(tmp_path / "dev.csv", ["sentence", "label"], rows[32:])
-    result = finetune_tiny("classification", minilm_dir, tmp_path, train, dev, epochs=1,
-                           learning_rate=3e-3, doc_stride=7)
-    config = {"seq_length": SEQ, "labels": ["neg", "pos"], "text_a": "sentence", "label": "label",
-              "doc_stride": 7, "aggregate": "mean"}
-    assert result["model"].task_config == config
+    train = write_csv(tmp_path / "train.csv", ["sentence", "label"], rows[:16])
+    dev = write_csv(tmp_path / "dev.csv", ["sentence", "label"], rows[16:])
+    task = TASKS["classification"](tokenizer, SEQ, 8, doc_stride=7)
+    training = task.read(train, training=True)  # windows, each with its document's label, no `document`
+    model = task.build_model(tiny_encoder)
+    model.compile(optimizer="adam", **task.compile_kwargs())
+    model.fit(training.take(2), verbose=0)
+    assert model.task_config == {"seq_length": SEQ, "labels": ["neg", "pos"], "text_a": "sentence",
+                                 "label": "label", "doc_stride": 7, "aggregate": "mean"}
 
     # The evaluation: documents, each scored by the mean of its windows' logits (windows by slicing here).
-    model = result["model"]
-    texts = [row[0] for row in rows[32:]]
-    logits = np.stack([_mean_window_logits(model, reference_ids(text), 7) for text in texts])
-    want = np.mean(logits.argmax(-1) == np.array([row[1] == "pos" for row in rows[32:]]))
-    assert result["metrics"]["accuracy"] == pytest.approx(want)
+    texts = [row[0] for row in rows[16:]]
+    evaluation = task.read(dev, training=False)
+    labels, logits = document_predictions(model, evaluation, task)
+    want = np.stack([_mean_window_logits(model, reference_ids(text), 7) for text in texts])
+    np.testing.assert_allclose(logits, want, atol=1e-5)
+    assert labels.tolist() == [int(row[1] == "pos") for row in rows[16:]]
+    assert task.evaluate(model, evaluation, dev)["accuracy"] == np.mean(want.argmax(-1) == labels)
 
     # tools/export.py on model.keras alone (a fresh process, no flag): its SavedModel's `classify`
     # windows long texts too, in yet another process with only tensorflow and its text ops.
-    exported = run_tool("export", tmp_path / "run" / "model.keras", "--name", "long", "--formats", "savedmodel",
+    model.save(tmp_path / "model.keras")
+    exported = run_tool("export", tmp_path / "model.keras", "--name", "long", "--formats", "savedmodel",
                         "--base_dir", tmp_path / "savedmodels")
     assert exported.returncode == 0, exported.stderr[-3000:]
     assert "doc_stride=7; aggregate=mean" in exported.stdout
