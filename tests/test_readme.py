@@ -47,6 +47,9 @@ PLAN = {
     "python tools/export.py runs/sentiment/model.keras --name sentiment --formats mediapipe": (
         "parse", "tests/export/test_mediapipe.py runs `tools/export.py model.keras --formats mediapipe` on the real "
                  "MiniLM classifier, then MediaPipe's TextClassifier on the file"),
+    "python tools/long_documents_demo.py": (
+        "parse", "fine-tunes MiniLM twice on a few hundred long passages (~37 minutes on 2 loaded cores); "
+                 "tests/tasks/test_long_documents.py checks the windows, labels, aggregation and export"),
     "docker run": ("skip", "needs docker and the tensorflow/serving image; savedmodels/README.md and "
                            "tests/export/test_serving_check.py cover TF Serving's load path"),
     "curl": ("request", "needs a running model server"),
