@@ -12,8 +12,10 @@ def test_every_task_is_registered_under_its_name():
 
 
 def test_each_task_declares_its_own_options():
-    assert list(TASKS["classification"].options()) == ["text_a", "label", "labels", "padding"]
-    assert list(TASKS["pair_classification"].options()) == ["text_b", "text_a", "label", "labels", "padding"]
+    assert list(TASKS["classification"].options()) == ["text_a", "label", "labels", "padding", "doc_stride",
+                                                       "aggregate"]
+    assert list(TASKS["pair_classification"].options()) == ["text_b", "text_a", "label", "labels", "padding",
+                                                            "doc_stride", "aggregate"]
     assert list(TASKS["squad"].options()) == ["doc_stride", "max_query_length", "max_answer_length",
                                               "version_2_with_negative"]
     assert all(help_text for task in TASKS.values() for _, _, help_text in task.options().values())
@@ -24,7 +26,8 @@ def test_each_task_declares_its_own_options():
     (dict(task="classification", text_b="hypothesis"),
      "Option text_b \\(--text_b hypothesis\\) does not apply to task 'classification'; it is an option "
      "of pair_classification"),
-    (dict(task="classification", doc_stride=64), "Option doc_stride \\(--doc_stride 64\\) does not apply"),
+    (dict(task="classification", max_query_length=16),
+     "Option max_query_length \\(--max_query_length 16\\) does not apply"),
     (dict(task="pair_classification"), "needs text_b \\(--text_b"),
     (dict(task="squad", doc_stride=0), "doc_stride=0 \\(--doc_stride\\) must be a positive"),
     (dict(task="classification", batch_size=30, run=RunConfig(gradient_accumulation_steps=4)),
