@@ -139,10 +139,15 @@ class ResumableCheckpoint(keras.callbacks.Callback):
             for path in set(paths) - set(kept):
                 for file in glob.glob(path + ".*"):
                     os.remove(file)
-            if kept:
-                tf.compat.v1.train.update_checkpoint_state(self.directory, kept[-1], all_model_checkpoint_paths=kept)
+            index = os.path.join(self.directory, "checkpoint")
+            if kept:  # the index CheckpointManager writes (text proto), replaced atomically
+                lines = [f'model_checkpoint_path: "{os.path.basename(kept[-1])}"']
+                lines += [f'all_model_checkpoint_paths: "{os.path.basename(p)}"' for p in kept]
+                with open(index + ".tmp", "w", encoding="utf-8") as f:
+                    f.write("\n".join(lines) + "\n")
+                os.replace(index + ".tmp", index)
             else:
-                os.remove(os.path.join(self.directory, "checkpoint"))
+                os.remove(index)
             self._manager = None  # its list of checkpoints is stale
             self._setup()
         self.last_saved_step = int(kept[-1].rsplit("-", 1)[-1]) if kept else 0
