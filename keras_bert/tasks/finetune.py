@@ -34,7 +34,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
         run: a `keras_bert.training.RunConfig` (output dir, strategy, precision, XLA, seed,
             gradient accumulation, checkpoints, verbosity).
         **options: the task's own options (`TASKS[task].options()`, e.g. classification's
-            `text_a`, `label`, `labels`, `padding`; SQuAD's `doc_stride`); one it does not
+            `text_a`, `label`, `labels`, `padding`, `doc_stride`; SQuAD's `max_query_length`); one it does not
             take is refused.
 
     Returns:

@@ -46,7 +46,7 @@ class Task:
 
     @classmethod
     def check_options(cls, options, tasks=()):
-        """Refuses, in one line, an option this task does not take (e.g. `doc_stride` for a
+        """Refuses, in one line, an option this task does not take (e.g. `max_query_length` for a
         classifier), naming the other `tasks` (Task classes) that take it."""
         known = cls.options()
         for name, value in options.items():
