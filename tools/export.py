@@ -80,6 +80,10 @@ def parse_args(argv):
     bad = [f for f in args.formats if f not in FORMATS]
     if bad or not args.formats:
         parser.error(f"--formats: unknown {bad or args.formats}; choose from {','.join(FORMATS)}")
+    names = [label.strip() for label in args.labels.split(",")] if args.labels is not None else []
+    if args.labels is not None and not all(names):
+        parser.error(f"--labels {args.labels!r}: label {names.index('') + 1} is empty; pass one name per output, "
+                     "comma-separated (e.g. --labels negative,positive)")
     if args.name is None:
         base = os.path.basename(os.path.normpath(args.model))
         args.name = os.path.splitext(base)[0]

@@ -156,6 +156,9 @@ def parse_args(argv):
     for flag in ("phase2_max_predictions_per_seq", "phase2_fraction"):
         if getattr(args, flag) is not None and not args.phase2_seq_length:
             parser.error(f"--{flag} needs --phase2_seq_length (the second phase's sequence length)")
+    if args.phase2_seq_length and args.phase2_seq_length <= args.seq_length:
+        parser.error(f"--phase2_seq_length {args.phase2_seq_length} is not longer than --seq_length "
+                     f"{args.seq_length}; phase 2 trains longer sequences (BERT: 512 after 128), 0 for one phase")
     if args.phase2_seq_length:
         args.phase2_fraction = args.phase2_fraction or 0.1
         args.phase2_max_predictions_per_seq = args.phase2_max_predictions_per_seq or max(

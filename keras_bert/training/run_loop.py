@@ -34,9 +34,11 @@ def check_batch_size(global_batch_size, strategy, gradient_accumulation_steps=1)
     parts = replicas * steps
     if global_batch_size % parts:
         split = f"{replicas} replicas" + (f" x {steps} micro-batches" if steps > 1 else "")
+        fit = parts * max(1, global_batch_size // parts)
+        flags = f"--batch_size {fit}" + (f" with --gradient_accumulation_steps {steps}" if steps > 1 else "")
         raise ValueError(
             f"global_batch_size={global_batch_size} cannot be split evenly across {split}; "
-            f"use a multiple of {parts}, e.g. {parts * max(1, global_batch_size // parts)}.")
+            f"use a multiple of {parts}, e.g. {fit} ({flags}).")
 
 
 def compile_model(model, strategy, optimizer, jit_compile="auto", gradient_accumulation_steps=1,

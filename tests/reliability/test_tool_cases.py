@@ -127,6 +127,8 @@ CASES = [
      ["nope", "does not exist"]),
     ("convert_checkpoint", ["--input", "{model_bin}", "--output", "{a_dir}/o", "--format", "keras"], 2,
      ["model.bin", "pickle"]),
+    ("export", ["{checkpoint}", "--labels", "neg,"], 2, ["--labels", "'neg,'", "label 2 is empty"]),
+    ("pretrain", ["--seq_length", "32", "--phase2_seq_length", "16"], 2, ["--phase2_seq_length 16", "--seq_length 32"]),
     ("benchmark", ["nosuch"], 2, ["unknown benchmark", "'nosuch'", "pipeline"]),
     ("get_corpus", ["--dir", "{a_file}"], 2, ["--dir", "a_file", "is a file"]),
 ]
