@@ -75,17 +75,19 @@ def split_documents(text, input_format):
     text = tf.strings.regex_replace(text, "\r\n?", "\n")
     text = tf.strings.regex_replace(text, _BLOCK_BREAK, _SEPARATOR)
     blocks = tf.strings.split(text, _SEPARATOR)  # [blocks]
-    # Flat ops and unvalidated row lengths (the counts are right by construction): a fraction
-    # of the graph ops of `tf.ragged.boolean_mask`, which every pipeline traces and instantiates.
+    # Flat ops (1-D masks as gather + where) and unvalidated row lengths (right by
+    # construction): a fraction of the graph ops of `tf.ragged.boolean_mask` / `tf.boolean_mask`,
+    # which every pipeline traces and instantiates.
     if input_format == "plain":
         sentences = tf.strings.strip(blocks)
-        sentences = tf.boolean_mask(sentences, tf.strings.length(sentences) > 0)
+        sentences = tf.gather(sentences, tf.where(tf.strings.length(sentences) > 0)[:, 0])
         return tf.RaggedTensor.from_row_lengths(sentences, tf.size(sentences, tf.int64)[None],
                                                 validate=False)
     lines = tf.strings.split(blocks, "\n")  # [blocks, (lines)]
     sentences = tf.strings.strip(lines.flat_values)
     keep = tf.strings.length(sentences) > 0
-    return _drop_empty(tf.boolean_mask(sentences, keep), lines.value_rowids(), lines.nrows(), keep)
+    return _drop_empty(tf.gather(sentences, tf.where(keep)[:, 0]), lines.value_rowids(),
+                       lines.nrows(), keep)
 
 
 def tokenize_documents(text, tokenizer, input_format):
@@ -106,16 +108,16 @@ def tokenize_documents(text, tokenizer, input_format):
     pieces = tokenizer.tokenize(documents.values)  # [sentences, (p)]
     lengths = pieces.row_lengths()
     keep = lengths > 0
-    sentences = tf.RaggedTensor.from_row_lengths(pieces.flat_values, tf.boolean_mask(lengths, keep),
-                                                 validate=False)  # [kept sentences, (p)]
+    sentences = tf.RaggedTensor.from_row_lengths(  # [kept sentences, (p)]
+        pieces.flat_values, tf.gather(lengths, tf.where(keep)[:, 0]), validate=False)
     return _drop_empty(sentences, documents.value_rowids(), documents.nrows(), keep)
 
 
 def _drop_empty(values, rowids, nrows, keep):
     """`values` (the kept rows' items, in order) as `[rows with a kept item, (items)]`."""
     counts = tf.math.unsorted_segment_sum(tf.cast(keep, tf.int64), rowids, nrows)  # [rows]
-    return tf.RaggedTensor.from_row_lengths(values, tf.boolean_mask(counts, counts > 0),
-                                            validate=False)
+    return tf.RaggedTensor.from_row_lengths(
+        values, tf.gather(counts, tf.where(counts > 0)[:, 0]), validate=False)
 
 
 def count_documents(files, input_format, limit=2, chunk_bytes=1 << 20):

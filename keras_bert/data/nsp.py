@@ -97,7 +97,7 @@ def create_instances(tokens, sentence_lengths, document_sentence_counts, documen
         emits = tf.ones_like(i, tf.bool)
 
     starts = _chain(following, num_sentences)  # [N] sentences where instances start
-    starts = tf.boolean_mask(starts, tf.gather(emits, starts))
+    starts = tf.gather(starts, tf.where(tf.gather(emits, starts))[:, 0])  # 1-D boolean_mask
     target, chunk_end, a_count, is_random, document, u = (
         tf.gather(x, starts) for x in (target, chunk_end, a_count, is_random, document, u))
     a_start = tf.gather(sentence_start, starts)
@@ -128,7 +128,7 @@ def _chain(following, num_sentences):
         lambda chain, jump: (tf.concat([chain, tf.gather(jump, chain)], 0), tf.gather(jump, jump)),
         (chain, jump),
         shape_invariants=(tf.TensorShape([None]), tf.TensorShape([None])))
-    return tf.boolean_mask(chain, chain < num_sentences)
+    return tf.gather(chain, tf.where(chain < num_sentences)[:, 0])
 
 
 def _random_spans(sentence_start, document_start, document_sentence_counts, document_ids,
