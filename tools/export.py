@@ -56,7 +56,8 @@ def parse_args(argv):
                         f"(default: {','.join(DEFAULT_EXPORT_FORMATS)})")
     parser.add_argument("--seq_length", type=positive_int,
                         help="packed length of the raw-text signatures; longer text is truncated "
-                        "(default: the text contract's max_seq_length, e.g. the fine-tuning length, else 128)")
+                        "(default: the text contract's max_seq_length, e.g. the fine-tuning length, else 128 "
+                        "or the model's max_position_embeddings if fewer)")
     parser.add_argument("--base_dir", default="savedmodels", help="output root (default: savedmodels)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing version")
     parser.add_argument("--labels", help="comma-separated label names of a classifier or token classifier "
@@ -109,7 +110,7 @@ def _export(argv):
         text_config = text_config.override(lower_case=False if args.no_lower_case else None,
                                            flag="--no_lower_case")
     tokenizer = text_config.tokenizer() if text_config else None
-    seq_length = args.seq_length or (text_config and text_config.max_seq_length) or 128
+    seq_length = args.seq_length or (text_config and text_config.max_seq_length) or export.default_seq_length(model)
     if tokenizer is None:
         print("No vocab.txt found (pass --vocab): exporting id-level signatures only.")
     print(f"Exporting {args.model} as {args.name!r} to {args.base_dir}: {', '.join(args.formats)}")

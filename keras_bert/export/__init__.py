@@ -1,6 +1,7 @@
 """keras_bert.export: SavedModel (TF Serving and TF Hub), TFLite and ONNX export, each verified against Keras."""
 
-from keras_bert.export.exporter import FORMATS, export_model, find_text_config, load_model, parity_table
+from keras_bert.export.exporter import (FORMATS, default_seq_length, export_model, find_text_config, load_model,
+                                       parity_table)
 from keras_bert.export.mask_filling import export_and_query_fill_mask, fill_mask, query_fill_mask
 from keras_bert.export.onnx import FUSED_OPS, OnnxConversionError, export_onnx, fused_op_counts
 from keras_bert.export.onnx_rewrites import REWRITES, rewrite_for_ort_fusion

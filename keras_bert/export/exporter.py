@@ -47,6 +47,14 @@ def find_text_config(model, path=None):
     return getattr(model, "text_config", None) or (read(path) if path else None)
 
 
+def default_seq_length(model):
+    """128, or the model's max_position_embeddings where that is shorter (a tiny model of 64)."""
+    from keras_bert.checkpoints.weight_map import find_encoder  # pylint: disable=import-outside-toplevel
+
+    limit = getattr(getattr(find_encoder(model), "config", None), "max_position_embeddings", None)
+    return min(128, int(limit)) if limit else 128
+
+
 def export_paths(base_dir, name, version):
     """`{format: path}`: `<base>/<name>/<version>` (SavedModel), `<base>/<name>/{tflite,onnx,hub,mediapipe}/<version>`."""
     model_dir = os.path.join(base_dir, name)

@@ -64,3 +64,14 @@ def test_overwrite_of_a_symlinked_version_replaces_the_link_not_its_target(tmp_p
     _move_into_place(str(staging / "1"), str(final), str(staging))
     assert not os.path.islink(final) and (final / "saved_model.pb").read_text() == "new"
     assert (target / "saved_model.pb").read_text() == "old" and os.listdir(staging) == []
+
+
+def test_default_seq_length_fits_a_model_of_fewer_than_128_positions():
+    """tools/export.py without --seq_length on a model of 64 positions was refused (it asked for 128)."""
+    import keras_bert
+    from keras_bert.export.exporter import default_seq_length
+
+    config = dict(vocab_size=100, hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32)
+    assert default_seq_length(keras_bert.build_pretrainer(keras_bert.BertConfig(**config,
+                                                                              max_position_embeddings=64))) == 64
+    assert default_seq_length(keras_bert.build_encoder(keras_bert.BertConfig(**config))) == 128
