@@ -10,7 +10,8 @@ Both sides start from the same UTF-8 files (paragraph = sentence, file = documen
   `transformers.DataCollatorForLanguageModeling(mlm_probability=0.15)` on each batch.
 
 Each side is timed end to end (building its tokenizer, reading, tokenizing, pairing,
-masking, batching; imports excluded) in the same process, alternating, `--repeats` times
+masking, batching; imports and a garbage collection before each run excluded) in the same
+process, alternating, `--repeats` times
 (fastest run counts); prints sequences/second, the ratio and sequences/second per CPU core,
 plus sequences per CPU-second (user + system time of all threads), which other load on a
 shared machine disturbs less than wall-clock time.
@@ -29,6 +30,7 @@ Example:
 """
 
 import argparse
+import gc
 import json
 import os
 import random
@@ -277,9 +279,11 @@ def main(argv=None):
 
     ours_runs, peer_runs = [], []
     for _ in range(max(1, args.repeats)):
+        gc.collect()  # untimed: neither side pays for collecting the other's garbage
         ours_runs.append(run_keras_bert(files, os.path.join(args.model_dir, "vocab.txt"),
                                         args.seq_length, args.batch_size, args.max_predictions,
                                         args.normalization))
+        gc.collect()
         peer_runs.append(run_peer(files, args.model_dir, args.seq_length, args.batch_size))
         print(f"  run: keras_bert {ours_runs[-1][0] / ours_runs[-1][1]:.0f} seq/s, "
               f"peer {peer_runs[-1][0] / peer_runs[-1][1]:.0f} seq/s; load average "
