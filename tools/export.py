@@ -125,6 +125,9 @@ def _export(argv):
               f"to seq_length={seq_length}.")
     if labels or task_config.get("labels"):
         print(f"Label names: {labels or task_config['labels']}")
+    if "hub" in args.formats and task not in ("encoder", "pretrainer"):
+        print(f"TF Hub: hub/ holds this {task} model's encoder and preprocessor only (a TF Hub encoder has no "
+              "task head); the SavedModel (--formats savedmodel) serves the whole model.")
     reports = export.export_model(model, args.name, formats=args.formats, tokenizer=tokenizer,
                                   version=args.version, base_dir=args.base_dir,
                                   seq_length=seq_length, overwrite=args.overwrite,
