@@ -10,6 +10,8 @@ from keras_bert.text.mask_token import tokenize_keeping_masks
 from keras_bert.text.preprocessor import Preprocessor
 
 ID_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
+# A text request of this many rows or more runs in this many groups of similar length (less padding).
+LENGTH_GROUPS = 4
 
 
 def model_task(model):
@@ -124,6 +126,8 @@ class ServingModule(tf.Module):
         self.model_variables = _unique_tf_variables(model)
         # Outputs in float32 even for a mixed-precision model (serving clients expect float32).
         self._call_model = lambda inputs: tf.nest.map_structure(_as_float32, model(inputs, training=False))
+        # Which outputs are per token ([batch, seq, ...]: the model declares seq dynamic).
+        self.per_token = tf.nest.map_structure(lambda t: len(t.shape) >= 2 and t.shape[1] is None, model.output)
         self.tokenizer = tokenizer
         # Text requests pad to their longest text (at most seq_length), as a peer pads a batch.
         self.preprocessor = Preprocessor(tokenizer, seq_length, padding="longest") if tokenizer is not None else None
@@ -264,13 +268,47 @@ class ServingModule(tf.Module):
                 return self.preprocessor.pack([self.tokenize(text_a), self.tokenize(text_b)])
 
         inputs = tf.cond(tf.size(text_b) > 0, pair, single)
-        return self.outputs_from_ids(inputs)
+        return self.text_outputs(inputs)
+
+    def text_outputs(self, inputs):
+        """`outputs_from_ids` for a text request: a batch of `LENGTH_GROUPS` rows or more runs as
+        that many groups of similar length (rows sorted by length), each padded to its own longest
+        row; per-token outputs come back padded with zeros to the request's longest row, in order.
+        The same numbers at every real position: a group only drops columns that all its rows pad."""
+        if self.task == "pretrainer":
+            return self.outputs_from_ids(inputs)
+        inputs = {name: tf.cast(inputs[name], tf.int32) for name in ID_INPUTS}
+        if self.runtime_checks:
+            inputs = self._checked(inputs)
+        batch = tf.shape(inputs["input_mask"])[0]
+        return self.served_outputs(tf.cond(batch < LENGTH_GROUPS, lambda: self._call_model(inputs),
+                                           lambda: self._call_by_length(inputs)))
+
+    def _call_by_length(self, inputs):
+        lengths = tf.reduce_sum(inputs["input_mask"], axis=1)  # (batch,)
+        order = tf.argsort(lengths, stable=True)
+        batch, width = tf.shape(order)[0], tf.shape(inputs["input_mask"])[1]
+        groups = []
+        for group in range(LENGTH_GROUPS):
+            rows = order[batch * group // LENGTH_GROUPS:batch * (group + 1) // LENGTH_GROUPS]
+            longest = tf.reduce_max(tf.gather(lengths, rows))
+            outputs = self._call_model({name: tf.gather(value, rows)[:, :longest] for name, value in inputs.items()})
+            groups.append(tf.nest.map_structure(
+                lambda value, per_token: _padded(value, width) if per_token else value, outputs, self.per_token))
+        restore = tf.argsort(order)  # sorted position of each request row
+        return tf.nest.map_structure(lambda *values: tf.gather(tf.concat(values, axis=0), restore), *groups)
 
     def tokenize(self, texts):
         """`[batch]` strings -> int32 ragged `[batch, (pieces)]`; a pretrainer keeps `[MASK]` as one id."""
         if self.task != "pretrainer":
             return self.tokenizer.tokenize(texts)
         return tokenize_keeping_masks(self.tokenizer, texts, self.mask_id)
+
+
+def _padded(value, width):
+    """`value` `[rows, seq, ...]` right-padded with zeros to `[rows, width, ...]`."""
+    padding = tf.concat([[[0, 0], [0, width - tf.shape(value)[1]]], tf.zeros([tf.rank(value) - 2, 2], tf.int32)], 0)
+    return tf.pad(value, padding)
 
 
 def _as_float32(tensor):
