@@ -47,6 +47,9 @@ PLAN = {
     "python tools/export.py runs/sentiment/model.keras --name sentiment --formats mediapipe": (
         "parse", "tests/export/test_mediapipe.py runs `tools/export.py model.keras --formats mediapipe` on the real "
                  "MiniLM classifier, then MediaPipe's TextClassifier on the file"),
+    "python tools/benchmark.py serve": (
+        "parse", "a run of minutes (exports three MiniLM models, loads torch); numbers in README were measured "
+                 "with --quick"),
     "python tools/finetune.py embedding": (
         "parse", "tests/tasks/test_embedding.py runs `tools/finetune.py embedding` on (anchor, positive) pairs from a "
                  "tiny checkpoint; all-MiniLM-L6-v2 is the user's sentence-transformers folder"),
