@@ -86,7 +86,8 @@ class _TextModule(tf.Module):
         super().__init__(name="keras_bert_tflite_text")
         self.serving = module
         self.tokenizer = tokenizer
-        self.preprocessor = Preprocessor(tokenizer, module.seq_length)  # dense packing: TFLite-safe
+        self.preprocessor = Preprocessor(tokenizer, module.seq_length, padding="longest")  # dense packing: TFLite-safe;
+        # padded to the request's longest text, as the SavedModel (seq_length is a maximum)
 
         def outputs(inputs):
             result = module.outputs_from_ids(inputs)
@@ -207,7 +208,7 @@ def check_tflite(module, files, sample_texts=None, text_module=None):
                                min_agreement, input_mask=ids["input_mask"])
     if text_module is not None and "text_float32" in files:
         calls, references = [], []
-        python_preprocessor = Preprocessor(text_module.tokenizer, module.seq_length)
+        python_preprocessor = Preprocessor(text_module.tokenizer, module.seq_length, padding="longest")
         for label, texts in text_samples(module, sample_texts):
             pair = "text_b" in texts
             segments = [texts["text_a"]] + ([texts["text_b"]] if pair else [])
