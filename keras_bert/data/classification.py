@@ -13,6 +13,8 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from keras_bert.text.packer import trim_padding
+
 _FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl"}
 
 
@@ -117,7 +119,8 @@ def text_dataset(preprocessor, texts_a, texts_b, targets, batch_size=32, shuffle
         dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
         dataset = dataset.map(preprocess, num_parallel_calls=tf.data.AUTOTUNE)
     if dynamic_padding:
-        dataset = dataset.map(_trim_padding, num_parallel_calls=tf.data.AUTOTUNE)
+        dataset = dataset.map(lambda features, y: (trim_padding(features), y),
+                              num_parallel_calls=tf.data.AUTOTUNE)
     return dataset.prefetch(tf.data.AUTOTUNE)
 
 
@@ -135,12 +138,6 @@ def _length_grouped(dataset, preprocess, size, batch_size, group_batches, seed, 
     dataset = dataset.shuffle(group_batches, seed=seed + 1, reshuffle_each_iteration=True)
     batches = size // batch_size if drop_remainder else -(-size // batch_size)
     return dataset.apply(tf.data.experimental.assert_cardinality(batches))
-
-
-def _trim_padding(features, y):
-    """Cuts the padding columns that no example of the batch uses."""
-    length = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=1))
-    return {k: v[:, :length] for k, v in features.items()}, y
 
 
 def _read_rows(path, format, lines=None):

@@ -9,6 +9,8 @@ fits is one window (then nothing changes: it is packed as without `doc_stride`).
 
 import tensorflow as tf
 
+from keras_bert.text.packer import trim_padding
+
 
 def split_windows(ids, window_length, doc_stride):
     """The windows of each text's pieces.
@@ -84,7 +86,8 @@ def window_dataset(preprocessor, texts, targets, doc_stride, batch_size=32, shuf
         dataset = dataset.shuffle(int(document.shape[0]), seed=seed, reshuffle_each_iteration=True)
     dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
     if dynamic_padding:
-        dataset = dataset.map(_trim_padding, num_parallel_calls=tf.data.AUTOTUNE)
+        dataset = dataset.map(lambda features, y: (trim_padding(features, keep=("document",)), y),
+                              num_parallel_calls=tf.data.AUTOTUNE)
     return dataset.prefetch(tf.data.AUTOTUNE)
 
 
@@ -93,6 +96,3 @@ def without_document(dataset):
     return dataset.map(lambda features, y: ({k: v for k, v in features.items() if k != "document"}, y))
 
 
-def _trim_padding(features, y):
-    length = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=1))
-    return {k: v if k == "document" else v[:, :length] for k, v in features.items()}, y

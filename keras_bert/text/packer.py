@@ -82,6 +82,14 @@ def pack_segments(segments, seq_length, cls_id, sep_id, pad_id=0, truncation="ro
     return _combine(segments, seq_length, cls_id, sep_id, pad_id)
 
 
+def trim_padding(features, keep=()):
+    """Cuts the trailing columns that no row of packed `features` uses (each `[batch, seq]`,
+    with `input_mask`): a batch packed to `seq_length` then padded to its longest row, as
+    `padding="longest"` packs it. Entries named in `keep` (not per position) pass unchanged."""
+    length = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=1))
+    return {k: v if k in keep else v[:, :length] for k, v in features.items()}
+
+
 def _longest(segments, seq_length):
     """The longest packed row: pieces of every segment, `[CLS]` and one `[SEP]` each (a scalar
     tensor, at most `seq_length`; the minimal layout for an empty batch)."""
