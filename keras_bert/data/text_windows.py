@@ -12,6 +12,31 @@ import tensorflow as tf
 from keras_bert.text.packer import trim_padding
 
 
+def window_spans(n_pieces, window_length, doc_stride):
+    """Where the windows of each text lie: run_squad.py's doc spans, in TF ops (the one layout of
+    long-document windows and of the SavedModel's SQuAD `answer` windows).
+
+    Args:
+        n_pieces: int `[batch]` pieces of each text.
+        window_length: pieces per window, a scalar or `[batch]` (SQuAD: what the question leaves).
+        doc_stride: pieces between the starts of a text's windows (above `window_length` it
+            counts as `window_length`: no piece is skipped).
+
+    Returns:
+        int32 `(document, start, length)`, each `[W]`: the text each window comes from, its first
+        piece within that text and its number of pieces; a text that fits is one window.
+    """
+    n_pieces = tf.cast(n_pieces, tf.int32)
+    window_length = tf.broadcast_to(tf.cast(window_length, tf.int32), tf.shape(n_pieces))  # (batch,)
+    step = tf.minimum(window_length, tf.cast(doc_stride, tf.int32))  # (batch,)
+    num_windows = 1 + (tf.maximum(n_pieces - window_length, 0) + step - 1) // step  # (batch,)
+    window_index = tf.ragged.range(num_windows)  # (batch, (windows))
+    document = tf.cast(window_index.value_rowids(), tf.int32)  # (W,)
+    start = window_index.flat_values * tf.gather(step, document)  # (W,) first piece, within its text
+    length = tf.minimum(tf.gather(n_pieces, document) - start, tf.gather(window_length, document))  # (W,)
+    return document, start, length
+
+
 def split_windows(ids, window_length, doc_stride):
     """The windows of each text's pieces.
 
@@ -30,13 +55,7 @@ def split_windows(ids, window_length, doc_stride):
         >>> windows.to_list(), document.numpy().tolist()
         ([[1, 2, 3], [3, 4, 5], [6]], [0, 0, 1])
     """
-    n_pieces = tf.cast(ids.row_lengths(), tf.int32)  # (batch,)
-    step = min(int(doc_stride), int(window_length))
-    num_windows = 1 + (tf.maximum(n_pieces - window_length, 0) + step - 1) // step  # (batch,)
-    window_index = tf.ragged.range(num_windows)  # (batch, (windows))
-    document = tf.cast(window_index.value_rowids(), tf.int32)  # (W,)
-    start = window_index.flat_values * step  # (W,) first piece of each window, within its text
-    length = tf.minimum(tf.gather(n_pieces, document) - start, window_length)  # (W,)
+    document, start, length = window_spans(ids.row_lengths(), window_length, doc_stride)
     first = tf.cast(tf.gather(ids.row_starts(), document), tf.int32) + start  # (W,) in ids.flat_values
     piece = tf.ragged.range(length) + first[:, tf.newaxis]  # (W, (length))
     return tf.gather(ids.flat_values, piece), document

@@ -11,6 +11,7 @@ import numbers
 
 import tensorflow as tf
 
+from keras_bert.data.text_windows import window_spans
 from keras_bert.text.packer import pack_segments
 
 
@@ -58,7 +59,8 @@ def answer(module, question, context, options):
                          f"question; lower max_query_length={options.max_query_length}")]
     with tf.control_dependencies(checks):
         max_doc = tf.identity(max_doc)
-    example, window_start, window_length = _windows(n_pieces, max_doc, options.doc_stride)  # [W] each
+    example, window_start, window_length = (  # [W] each, int64 as the ragged row starts they index with
+        tf.cast(t, tf.int64) for t in window_spans(n_pieces, max_doc, options.doc_stride))
     # Context piece indices of each window, in the flat context pieces of the batch.
     local = tf.ragged.range(window_length)  # [W, (l)] index within the window
     piece = local + tf.expand_dims(window_start, 1)  # [W, (l)] index within the context
@@ -105,21 +107,6 @@ def answer(module, question, context, options):
                                     tf.cast(end_char - start_char, tf.int32), unit="UTF8_CHAR")
     return {"answer_text": tf.where(found, answer_text, ""), "start_char": start_char,
             "end_char": end_char, "score": tf.where(found, best, 0.0), "null_score": null_score}
-
-
-def _windows(n_pieces, max_doc, doc_stride):
-    """`squad_features`' windows of each context: `[W]` example index, first piece and length.
-
-    Windows start at 0 and step min(max_doc, doc_stride) while a window does not reach the end.
-    """
-    step = tf.minimum(max_doc, doc_stride)
-    extra = tf.maximum(n_pieces - max_doc, 0)
-    num_windows = 1 + (extra + step - 1) // step  # [b]
-    window_index = tf.ragged.range(num_windows)  # [b, (w)]
-    example = window_index.value_rowids()  # [W]
-    window_start = window_index.flat_values * tf.gather(step, example)  # [W] in context pieces
-    window_length = tf.minimum(tf.gather(n_pieces, example) - window_start, tf.gather(max_doc, example))
-    return example, window_start, window_length
 
 
 def _max_context(local, window_length, flat_piece, num_pieces):
