@@ -243,7 +243,7 @@ class ServingModule(tf.Module):
         logits = self._call_model(model_inputs)["mlm_logits"]  # (batch, slots, vocab)
         probabilities = tf.nn.softmax(logits, axis=-1)
         top = tf.math.top_k(probabilities, k=self.top_k)  # (batch, slots, k)
-        valid_k = tf.broadcast_to(valid[:, :, tf.newaxis], tf.shape(top.indices))
+        valid_k = tf.broadcast_to(tf.expand_dims(valid, -1), tf.shape(top.indices))  # not valid[..., None]: TFLite has no bool StridedSlice
         outputs = {
             "masked_lm_positions": tf.where(valid, positions, -1),
             "top_k_ids": tf.where(valid_k, top.indices, -1),
