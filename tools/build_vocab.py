@@ -32,6 +32,9 @@ def main(argv=None):
                              "lower_thresh, default 10); lower it for small corpora.")
     args = parser.parse_args(argv)
     files = resolve_file_flag(args.files, "files")  # quoted globs too
+    if os.path.isdir(args.output):
+        parser.error(f"--output {args.output!r} is a folder; pass the path of the vocab file to write, "
+                     f"e.g. {os.path.join(args.output, 'vocab.txt')}")
     from keras_bert import build_vocab  # after parsing: --help stays fast (no TensorFlow)
 
     learn_params = {"lower_thresh": args.min_count} if args.min_count else None

@@ -112,6 +112,7 @@ CASES = [
     ("build_vocab", ["{corpus_txt}", "--output", "{a_dir}/v.txt", "--vocab_size", "30"], 2,
      ["--vocab_size", "30", "too small"]),
     ("build_vocab", ["{corpus_txt}"], 2, ["--output"]),
+    ("build_vocab", ["{corpus_txt}", "--output", "{a_dir}"], 2, ["--output", "is a folder", "vocab.txt"]),
     ("export", ["{a_dir}/missing.keras", "--base_dir", "{a_dir}/sm"], 2, ["missing.keras"]),
     ("export", ["{checkpoint}", "--formats", "torchscript"], 2, ["--formats", "torchscript"]),
     ("export", ["{checkpoint}", "--base_dir", "{a_file}"], 2, ["--base_dir", "a_file", "is a file"]),
