@@ -167,7 +167,9 @@ def find_text_config(path):
         directory = extra
     vocab_file = os.path.join(directory, VOCAB_NAME)
     if not os.path.isfile(vocab_file):
-        return None
+        vocab_file = _vocab_from_tokenizer_json(os.path.join(directory, HF_TOKENIZER))
+        if vocab_file is None:
+            return None
     sidecar = os.path.join(directory, FILE_NAME)
     if os.path.isfile(sidecar):
         return _from_dict(_read_json(sidecar), vocab_file, sidecar)
@@ -331,7 +333,27 @@ def keep_vocab(vocab_file):
     path, so nothing goes stale and a second load writes nothing).
     """
     with open(vocab_file, "rb") as f:
-        content = f.read()
+        return _keep_bytes(f.read())
+
+
+def _vocab_from_tokenizer_json(path):
+    """The WordPiece vocabulary of a Hugging Face `tokenizer.json` as a kept vocab.txt (transformers
+    5 saves a BERT tokenizer as tokenizer.json without vocab.txt), or None if there is none."""
+    if not os.path.isfile(path):
+        return None
+    model = _read_json(path).get("model") or {}
+    vocab = model.get("vocab")
+    if model.get("type") != "WordPiece" or not isinstance(vocab, dict) or not vocab:
+        return None
+    tokens = sorted(vocab, key=vocab.get)
+    if [vocab[t] for t in tokens] != list(range(len(tokens))):
+        raise ValueError(f"{path}: the WordPiece vocab's ids are not 0..{len(tokens) - 1} without gaps; "
+                         f"save the tokenizer again or put its {VOCAB_NAME} beside it.")
+    return _keep_bytes(("\n".join(tokens) + "\n").encode("utf-8"))
+
+
+def _keep_bytes(content):
+    """`content` in a content-addressed file of the temp folder (see `keep_vocab`); its path."""
     folder = os.path.join(tempfile.gettempdir(), "keras_bert_vocab")
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, hashlib.sha256(content).hexdigest()[:32] + ".txt")

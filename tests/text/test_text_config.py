@@ -45,6 +45,19 @@ def test_the_real_minilm_folder_is_read_from_its_tokenizer_config(minilm_dir):
     assert config.source.endswith("tokenizer_config.json")
 
 
+def test_a_transformers_5_folder_without_vocab_txt_is_read_from_tokenizer_json(minilm_dir, tmp_path):
+    """transformers 5 saves a BERT tokenizer as tokenizer.json + tokenizer_config.json only: the
+    vocabulary comes from tokenizer.json's WordPiece model, giving transformers' own ids."""
+    transformers = pytest.importorskip("transformers")
+    hf = transformers.AutoTokenizer.from_pretrained(minilm_dir)
+    hf.save_pretrained(tmp_path)
+    assert not (tmp_path / "vocab.txt").exists()
+    config = TextConfig.from_dir(tmp_path)
+    assert config.lower_case and config.max_seq_length == 512
+    ours = config.tokenizer().tokenize(CASED_LINES).to_list()
+    assert ours == hf(CASED_LINES, add_special_tokens=False)["input_ids"]
+
+
 def test_a_folder_with_only_vocab_txt_guesses_and_says_so(tmp_path, vocab_path, write_vocab_file):
     (tmp_path / "uncased").mkdir()
     (tmp_path / "uncased" / "vocab.txt").write_bytes(open(vocab_path, "rb").read())
