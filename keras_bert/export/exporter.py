@@ -116,11 +116,23 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
         for fmt in sorted(formats, key=lambda f: f == "savedmodel"):  # the version TF Serving watches last
             _move_into_place(staged[fmt], paths[fmt], staging)
             reports[fmt].path = paths[fmt]
+            reports[fmt].extra = _relocated(reports[fmt].extra, staged[fmt], paths[fmt])
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     if "savedmodel" in formats:
         write_models_config(base_dir)
     return reports
+
+
+def _relocated(value, staged, final):
+    """`value` (a report's extra: paths, in dicts and lists) with paths under `staged` moved to `final`."""
+    if isinstance(value, dict):
+        return {k: _relocated(v, staged, final) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_relocated(v, staged, final) for v in value)
+    if isinstance(value, str) and (value == staged or value.startswith(staged + os.sep)):
+        return final + value[len(staged):]
+    return value
 
 
 def _export_formats(model, formats, paths, tokenizer, seq_length, sample_texts, labels, squad):
