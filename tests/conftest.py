@@ -40,6 +40,13 @@ def minilm_dir():
 
 
 @pytest.fixture(scope="session")
+def minilm_sentence_transformer(minilm_dir):
+    """sentence-transformers' own model of the MiniLM folder: the embeddings reference."""
+    sentence_transformers = pytest.importorskip("sentence_transformers")
+    return sentence_transformers.SentenceTransformer(minilm_dir, device="cpu")
+
+
+@pytest.fixture(scope="session")
 def tokenizer(minilm_dir):
     """MiniLM's WordPiece tokenizer (tests/export overrides it with a smaller vocabulary)."""
     from keras_bert.text.tokenizer import Tokenizer

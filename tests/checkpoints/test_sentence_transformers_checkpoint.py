@@ -28,9 +28,8 @@ def hidden_texts(shakespeare_files, count=12):
 
 
 @pytest.fixture(scope="module")
-def reference(minilm_dir):
-    sentence_transformers = pytest.importorskip("sentence_transformers")
-    return sentence_transformers.SentenceTransformer(minilm_dir, device="cpu")
+def reference(minilm_sentence_transformer):
+    return minilm_sentence_transformer
 
 
 @pytest.fixture(scope="module")

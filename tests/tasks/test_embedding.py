@@ -15,9 +15,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # local folders only
 
 
 @pytest.fixture(scope="module")
-def reference(minilm_dir):
-    sentence_transformers = pytest.importorskip("sentence_transformers")
-    return sentence_transformers.SentenceTransformer(minilm_dir, device="cpu")
+def reference(minilm_sentence_transformer):
+    return minilm_sentence_transformer
 
 
 @pytest.fixture(scope="module")
