@@ -188,14 +188,19 @@ class ServingModule(tf.Module):
 
     # ----- ids -> task outputs
 
-    def outputs_from_ids(self, inputs):
-        """Task outputs for a dict of int32 `[batch, seq]` ids (traceable, no tf.function)."""
+    def outputs_from_ids(self, inputs, by_length=False):
+        """Task outputs for a dict of int32 `[batch, seq]` ids (traceable, no tf.function);
+        `by_length`: a text request's rows run in groups of similar length (`text_outputs`)."""
         inputs = {name: tf.cast(inputs[name], tf.int32) for name in ID_INPUTS}
         if self.runtime_checks:
             inputs = self._checked(inputs)
         if self.task == "pretrainer":
             return self._fill_mask(inputs)
-        return self.served_outputs(self._call_model(inputs))
+        if not by_length:
+            return self.served_outputs(self._call_model(inputs))
+        batch = tf.shape(inputs["input_mask"])[0]
+        return self.served_outputs(tf.cond(batch < LENGTH_GROUPS, lambda: self._call_model(inputs),
+                                           lambda: self._call_by_length(inputs)))
 
     def served_outputs(self, outputs):
         """The model's outputs (encoder / task) as served; TF ops, in the graph or eagerly."""
@@ -275,14 +280,7 @@ class ServingModule(tf.Module):
         that many groups of similar length (rows sorted by length), each padded to its own longest
         row; per-token outputs come back padded with zeros to the request's longest row, in order.
         The same numbers at every real position: a group only drops columns that all its rows pad."""
-        if self.task == "pretrainer":
-            return self.outputs_from_ids(inputs)
-        inputs = {name: tf.cast(inputs[name], tf.int32) for name in ID_INPUTS}
-        if self.runtime_checks:
-            inputs = self._checked(inputs)
-        batch = tf.shape(inputs["input_mask"])[0]
-        return self.served_outputs(tf.cond(batch < LENGTH_GROUPS, lambda: self._call_model(inputs),
-                                           lambda: self._call_by_length(inputs)))
+        return self.outputs_from_ids(inputs, by_length=True)
 
     def _call_by_length(self, inputs):
         lengths = tf.reduce_sum(inputs["input_mask"], axis=1)  # (batch,)
