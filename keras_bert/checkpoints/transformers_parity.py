@@ -34,7 +34,7 @@ def compare_with_transformers(encoder, reference_dir, sentences=SENTENCES, pairs
         every position of every batch) and "num_examples".
 
     Example:
-        >>> diffs = compare_with_transformers(load_checkpoint(minilm_dir), minilm_dir)  # doctest: +SKIP
+        >>> diffs = compare_with_transformers(load_checkpoint(minilm_dir, model="encoder"), minilm_dir)  # doctest: +SKIP
         >>> diffs["sequence_output"] < 1e-4  # doctest: +SKIP
         True
     """

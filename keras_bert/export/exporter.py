@@ -19,12 +19,13 @@ from keras_bert.errors import make_dir
 STAGING = re.compile(r"\.tmp-(\d+)")
 
 
-def load_model(path):
+def load_model(path, model="auto"):
     """A Keras model from a `.keras` file (any keras_bert model) or a checkpoint directory.
 
-    Checkpoint directories (Google TF1, Hugging Face, keras_bert) load with
-    `keras_bert.load_checkpoint(path, model="auto")`: a pretrainer if the checkpoint has
-    the pretraining heads, else an encoder.
+    Checkpoint directories (Google TF1, Hugging Face, keras_bert, keras-hub, sentence-transformers)
+    load with `keras_bert.load_checkpoint(path, model=model)`; "auto": the task model of a
+    fine-tuned head (Hugging Face), the sentence embedder of a sentence-transformers folder, a
+    pretrainer if the checkpoint has the pretraining heads, else an encoder.
     """
     from keras_bert.checkpoints import load_checkpoint  # pylint: disable=import-outside-toplevel
     from keras_bert.checkpoints.keras_checkpoint import load_keras_file  # pylint: disable=import-outside-toplevel
@@ -36,7 +37,7 @@ def load_model(path):
         raise FileNotFoundError(
             f"{path} does not exist; pass a .keras file or a checkpoint directory "
             "(Google bert_model.ckpt*, Hugging Face model.safetensors, or keras_bert).")
-    return load_checkpoint(path, model="auto")
+    return load_checkpoint(path, model=model)
 
 
 def find_text_config(model, path=None):

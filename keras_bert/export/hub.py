@@ -174,7 +174,8 @@ def export_tfhub(model, export_dir, tokenizer=None, seq_length=128, overwrite=Fa
         `verify.ExportReport`; `extra` holds the `encoder` and `preprocessor` paths.
 
     Example:
-        >>> report = export_tfhub(keras_bert.load_checkpoint(minilm_dir), "/tmp/minilm_hub", tokenizer)  # doctest: +SKIP
+        >>> encoder = keras_bert.load_checkpoint(minilm_dir, model="encoder")  # doctest: +SKIP
+        >>> report = export_tfhub(encoder, "/tmp/minilm_hub", tokenizer)  # doctest: +SKIP
     """
     from keras_bert.checkpoints.weight_map import find_encoder  # pylint: disable=import-outside-toplevel
 

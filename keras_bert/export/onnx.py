@@ -106,7 +106,7 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
         `verify.ExportReport`; `extra` holds `files`, `fused_ops` and `rewrites`.
 
     Example:
-        >>> report = export_onnx(load_checkpoint(minilm_dir), "savedmodels/minilm/onnx/1")
+        >>> report = export_onnx(load_checkpoint(minilm_dir, model="encoder"), "savedmodels/minilm/onnx/1")
         >>> report.extra["fused_ops"]["Attention"]
         6
     """

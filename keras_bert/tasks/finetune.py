@@ -72,7 +72,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
     identity = dict(runner.identity(), task=runner.name, checkpoint=os.path.abspath(os.fspath(checkpoint)),
                     train_file=os.path.abspath(os.fspath(train_file)))
     model, history = run_finetuning(
-        lambda: runner.build_model(model_from_contents(contents)), train,
+        lambda: runner.build_model(model_from_contents(contents, "encoder")), train,  # the head goes on its BERT
         eval_dataset=runner.validation_data(evaluation) if eval_every_epoch and evaluation is not None
         else None, identity=identity, epochs=epochs, learning_rate=learning_rate, run=run,
         **runner.compile_kwargs())

@@ -43,3 +43,19 @@ def test_bad_input_prints_error_not_traceback(tmp_path):
     result = run_tool("--input", str(tmp_path / "missing"), "--output", str(tmp_path / "o"), "--format", "google")
     assert result.returncode == 2
     assert "error: Checkpoint path" in result.stderr and "Traceback" not in result.stderr
+
+
+@needs_exports
+def test_a_sentence_transformers_folder_converts_as_its_bert_encoder(hf_model_dir, tmp_path):
+    """The folder alone loads as its embedder; converting it to a BERT format writes its encoder."""
+    from keras_bert.models.builders import build_embedder
+
+    embedder = build_embedder(load_checkpoint(hf_model_dir), "cls", normalize=True, task_config={"seq_length": 16})
+    keras_bert.save_checkpoint(embedder, tmp_path / "st", format="st")
+    assert load_checkpoint(tmp_path / "st").task == "embedding"
+    result = run_tool("--input", tmp_path / "st", "--output", tmp_path / "hf", "--format", "huggingface")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "is a sentence-transformers folder: converting its BERT encoder" in result.stdout
+    assert "parameters (BertEncoder)" in result.stdout and "weights identical" in result.stdout
+    assert "modules.json" not in os.listdir(tmp_path / "hf")
+    assert isinstance(load_checkpoint(tmp_path / "hf"), BertEncoder)

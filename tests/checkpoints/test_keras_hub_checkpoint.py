@@ -30,7 +30,7 @@ def _inputs(tokenizer, texts):
 
 
 def test_minilm_preset_is_what_keras_hub_makes_of_the_hf_folder(minilm_dir, tmp_path):
-    encoder = load_checkpoint(minilm_dir)  # its text contract: HF's tokenizer_config.json
+    encoder = load_checkpoint(minilm_dir, model="encoder")  # its text contract: HF's tokenizer_config.json
     tokenizer = encoder.text_config.tokenizer()
     with pytest.warns(UserWarning, match=r"tanh approximation.*max \|sequence_output diff\| = "):
         save_checkpoint(encoder, tmp_path, format="keras_hub")

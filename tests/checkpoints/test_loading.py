@@ -22,7 +22,7 @@ PAIRS = [("How old are you?", "I am six years old and I live in a yellow submari
 def test_minilm_matches_transformers_bert_model(minilm_dir):
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
-    encoder = load_checkpoint(minilm_dir)
+    encoder = load_checkpoint(minilm_dir, model="encoder")  # the folder alone loads as its embedder
     assert isinstance(encoder, BertEncoder) and encoder.config.hidden_act == "gelu"
     assert encoder.text_config.vocab_file == os.path.join(minilm_dir, "vocab.txt")
     tokenizer = transformers.BertTokenizerFast.from_pretrained(minilm_dir)

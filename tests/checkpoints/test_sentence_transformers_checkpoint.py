@@ -34,7 +34,7 @@ def reference(minilm_sentence_transformer):
 
 @pytest.fixture(scope="module")
 def embedder(minilm_dir):
-    return keras_bert.load_checkpoint(minilm_dir, model="embedding")
+    return keras_bert.load_checkpoint(minilm_dir)  # no model=: the folder says it is a sentence embedder
 
 
 def embed(model, texts):
@@ -73,8 +73,8 @@ def test_saved_folder_loads_in_sentence_transformers_with_the_same_outputs(refer
     written = SentenceTransformer(str(tmp_path / "st"), device="cpu")
     assert written.max_seq_length == 256
     np.testing.assert_allclose(written.encode(texts), reference.encode(texts), atol=1e-5)
-    reloaded = keras_bert.load_checkpoint(tmp_path / "st", model="embedding")
-    assert reloaded.task_config == embedder.task_config
+    reloaded = keras_bert.load_checkpoint(tmp_path / "st", model="auto")  # what tools/export.py loads
+    assert reloaded.task == "embedding" and reloaded.task_config == embedder.task_config
 
 
 def test_other_poolings_round_trip(embedder, tmp_path, shakespeare_files):

@@ -72,7 +72,7 @@ def minilm_classifier(minilm_dir, task):
     rather than how many held-out lines sit on the decision boundary.
     """
     keras.utils.set_random_seed(0)
-    encoder = keras_bert.load_checkpoint(minilm_dir)
+    encoder = keras_bert.load_checkpoint(minilm_dir, model="encoder")
     tokenizer = keras_bert.Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
     preprocessor = keras_bert.Preprocessor(tokenizer, seq_length=48)
     train, _ = task
