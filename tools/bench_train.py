@@ -8,7 +8,7 @@ One pretraining step (forward, MLM + NSP loss, backward, AdamW update) of a BERT
 20 masked positions, float32, on synthetic batches. Peers: keras-hub `BertBackbone` +
 `MaskedLMHead` + an NSP dense layer (with and without XLA) and Hugging Face
 `BertForPreTraining` (PyTorch, CPU). Prints sequences/second, the ratios the issue
-targets (ours with XLA >= 1.2x keras-hub with XLA, >= 2x BertForPreTraining), the XLA
+targets (ours with XLA >= 1.3x keras-hub's faster mode, XLA or not, >= 2x BertForPreTraining), the XLA
 on/off ratio and model FLOPs utilisation against a float32 matmul peak measured in the
 same run. Numbers are noisy when other processes share the CPU; the sequences per
 CPU-second of this process (also printed) are steadier then.
@@ -269,7 +269,14 @@ def main(argv=None):
         print(f"  {name:18s} best {results[name]:7.2f} seq/s (median {sorted(wall)[len(wall) // 2]:6.2f})"
               f"   MFU {100 * mfu:5.1f} %   {per_cpu_second[name]:6.2f} seq per CPU-second", flush=True)
     ratios = {}
-    for label, a, b in (("ours XLA / keras-hub XLA (target >= 1.2)", "ours_xla", "keras_hub_xla"),
+    hub_modes = [name for name in ("keras_hub_xla", "keras_hub_no_xla") if name in results]
+    if "ours_xla" in results and hub_modes:  # the issue's goal: against keras-hub's faster mode of this run
+        best_hub = max(hub_modes, key=results.get)
+        ratios["ours XLA / keras-hub best"] = results["ours_xla"] / results[best_hub]
+        print(f"  ours XLA / keras-hub's best mode ({best_hub}) (target >= 1.3): "
+              f"{ratios['ours XLA / keras-hub best']:.2f}x   (per CPU-second: "
+              f"{per_cpu_second['ours_xla'] / max(per_cpu_second[m] for m in hub_modes):.2f}x)")
+    for label, a, b in (("ours XLA / keras-hub XLA", "ours_xla", "keras_hub_xla"),
                         ("ours XLA / HF BertForPreTraining (target >= 2)", "ours_xla", "hf_torch"),
                         ("ours no-XLA / keras-hub no-XLA", "ours_no_xla", "keras_hub_no_xla"),
                         ("ours XLA on / off", "ours_xla", "ours_no_xla"),
