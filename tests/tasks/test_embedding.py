@@ -35,16 +35,19 @@ def embedder(minilm_dir):
 
 
 @pytest.fixture(scope="module")
-def exported(embedder, tmp_path_factory):
-    """One MiniLM embedder, exported once: SavedModel by tools/export.py in a fresh process from
-    its model.keras; TFLite (float32 text model, int8 ids model) and ONNX (ids model) through the API."""
+def exported(embedder, minilm_dir, tmp_path_factory):
+    """One MiniLM embedder, exported once: SavedModel by `tools/export.py <the sentence-transformers folder>`
+    in a fresh process (the raw folder exports its embedder); TFLite (float32 text model, int8 ids model)
+    and ONNX (ids model) through the API, from the embedder's model.keras loaded back."""
+    import keras
+
     from keras_bert.export import export_onnx, export_tflite
 
     root = tmp_path_factory.mktemp("embed")
-    model = embedder
-    model.save(root / "model.keras")
-    tool = run_tool("export", root / "model.keras", "--formats", "savedmodel", "--base_dir", root / "savedmodels",
+    tool = run_tool("export", minilm_dir, "--formats", "savedmodel", "--base_dir", root / "savedmodels",
                     "--name", "minilm_embed")
+    embedder.save(root / "model.keras")
+    model = keras.saving.load_model(root / "model.keras", compile=False)
     tokenizer = model.text_config.tokenizer()
     tflite = export_tflite(model, root / "tflite", tokenizer, seq_length=256, quantizations=("int8",),
                            verify_export=False)
@@ -54,11 +57,13 @@ def exported(embedder, tmp_path_factory):
             "tflite": tflite.extra["files"], "onnx": onnx.extra["files"], "model": model}
 
 
-def test_export_tool_serves_embed_equal_to_sentence_transformers(exported, texts, expected):
+def test_export_tool_on_the_folder_serves_embed_equal_to_sentence_transformers(exported, texts, expected):
+    """`python tools/export.py <sentence-transformers folder> --formats savedmodel`: `embed` from raw text."""
     import tensorflow as tf
     import tensorflow_text  # noqa: F401  (registers the tokenizer ops the SavedModel runs)
 
     assert exported["tool"].returncode == 0, exported["tool"].stderr[-3000:]
+    assert "Model: embedding; seq_length=256; pooling=mean; normalize=True" in exported["tool"].stdout
     served = tf.saved_model.load(str(exported["savedmodel"]))
     embeddings = served.signatures["embed"](text_a=tf.constant(texts))["embeddings"].numpy()
     np.testing.assert_allclose(embeddings, expected, atol=1e-5)
