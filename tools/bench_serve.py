@@ -19,7 +19,9 @@ this process then loads them with only tensorflow + tensorflow_text (+ LiteRT, o
 checks that no keras_bert code is loaded. Printed per contestant: batch-1 latency p50 / p99 (ms),
 batch-N throughput (texts/s) and texts per CPU-second (the process's CPU time: every thread),
 the ratio to the transformers peer (and to the onnxruntime peer), and whether the answers agree
-with the transformers peer's. Texts: lines of the Shakespeare corpus (keras_bert.data.corpus).
+with the transformers peer's. Then where the time goes, ours against the peer's: classification at
+batch 1, QA one batch of 8 contexts (signature vs the model alone on the same windows; the peer's
+tokenizer, forward and decode). Texts: lines of the Shakespeare corpus (keras_bert.data.corpus).
 
 Goal printed at the end: for every task, one of our formats with batch-N throughput >= 1.5x the
 peer's and batch-1 p50 <= the peer's.
@@ -299,12 +301,9 @@ def qa_contestants(work, threads):
         return [a.decode() for a in out["answer_text"].numpy()]
 
     model, tokenizer = hf_model(work, "qa")
-    max_doc = QA_SEQ_LENGTH - 3 - len(tokenizer.tokenize(QUESTION))
 
     def peer(contexts):
-        enc = tokenizer([QUESTION] * len(contexts), contexts, truncation="only_second", max_length=QA_SEQ_LENGTH,
-                        stride=max_doc - DOC_STRIDE, return_overflowing_tokens=True,
-                        return_offsets_mapping=True, padding="longest", return_tensors="pt")
+        enc = _qa_windows(tokenizer, contexts)
         with torch.no_grad():
             out = model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"],
                         token_type_ids=enc["token_type_ids"])
@@ -314,6 +313,14 @@ def qa_contestants(work, threads):
         return f"answer text equal for {np.mean([a == b for a, b in zip(ours, theirs)]):.0%} of contexts"
 
     return {"SavedModel answer": savedmodel}, {"transformers + numpy": peer}, agree
+
+
+def _qa_windows(tokenizer, contexts):
+    """The peer's windows of `contexts` (torch tensors): `QUESTION` + context pieces, `DOC_STRIDE` apart."""
+    max_doc = QA_SEQ_LENGTH - 3 - len(tokenizer.tokenize(QUESTION))
+    return tokenizer([QUESTION] * len(contexts), contexts, truncation="only_second", max_length=QA_SEQ_LENGTH,
+                     stride=max_doc - DOC_STRIDE, return_overflowing_tokens=True,
+                     return_offsets_mapping=True, padding="longest", return_tensors="pt")
 
 
 def _decode_answers(enc, start_logits, end_logits, contexts, max_answer_length=30, top=20):
@@ -385,6 +392,41 @@ def stage_profile(work, texts):
             function(text)
             times[name].append(time.perf_counter() - start)
     print("stages at batch 1 (median ms): " + ", ".join(f"{n} {np.median(t[1:]) * 1e3:.1f}" for n, t in times.items()))
+
+
+def qa_stage_profile(work, contexts, repeats=3):
+    """One `answer` batch split (median ms of `repeats`): ours = the signature and `serve_ids` on the
+    same windows (the model: the rest is tokenization, windows and span picking, in the graph); the
+    peer's = its tokenizer (windows), its forward pass and the numpy decode."""
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    import tensorflow_text  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+    import torch  # pylint: disable=import-outside-toplevel
+
+    loaded = tf.saved_model.load(os.path.join(work, "qa", "savedmodel", "1"))
+    model, tokenizer = hf_model(work, "qa")
+    enc = _qa_windows(tokenizer, contexts)
+    ids = {ours: tf.constant(enc[theirs].numpy(), tf.int32) for ours, theirs in
+           zip(("input_word_ids", "input_mask", "input_type_ids"), HF_INPUTS)}
+
+    def forward():
+        with torch.no_grad():
+            return model(**{name: enc[name] for name in HF_INPUTS})
+
+    out = forward()
+    stages = {"ours: answer signature": lambda: loaded.signatures["answer"](
+                  question=tf.constant([QUESTION] * len(contexts)), context=tf.constant(contexts)),
+              "ours: serve_ids on the same windows": lambda: loaded.signatures["serve_ids"](**ids),
+              "peer: tokenizer (windows)": lambda: _qa_windows(tokenizer, contexts), "peer: forward": forward,
+              "peer: decode": lambda: _decode_answers(enc, out.start_logits.numpy(), out.end_logits.numpy(), contexts)}
+    times = {name: [] for name in stages}
+    for _ in range(repeats + 1):  # the first round warms up
+        for name, function in stages.items():
+            start = time.perf_counter()
+            function()
+            times[name].append(time.perf_counter() - start)
+    windows, width = ids["input_word_ids"].shape
+    print(f"stages of one batch of {len(contexts)} contexts ({windows} windows of {width}; median ms): "
+          + ", ".join(f"{n} {np.median(t[1:]) * 1e3:.0f}" for n, t in times.items()))
 
 
 CONTESTANTS = {"classification": classification_contestants, "ner": ner_contestants, "qa": qa_contestants}
@@ -498,6 +540,8 @@ def run(args):
         results[task] = report(task, stats, list(peers), agree, len(texts[task]))
         if task == "classification":
             stage_profile(work, texts[task][:args.latency_texts + 1])
+        if task == "qa":
+            qa_stage_profile(work, texts[task][:8])
     loaded = sorted(m for m in set(sys.modules) - loaded_at_start if m.startswith("keras_bert"))
     print(f"\nkeras_bert modules loaded while serving: {loaded or 'none (tensorflow + tensorflow_text only)'}")
     print(f"CPU at the end: {_cpu_load()}; this process used {time.process_time():.0f} CPU-s")
