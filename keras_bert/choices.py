@@ -16,6 +16,9 @@ INPUT_FORMATS = ("auto", "bert", "plain")
 NORMALIZATIONS = ("reference", "fast")
 # keras_bert.checkpoints
 CHECKPOINT_FORMATS = ("google", "huggingface", "keras", "keras_hub")
+SENTENCE_TRANSFORMERS_FORMAT = "sentence_transformers"  # a sentence embedder's folder, not a BERT checkpoint
+CHECKPOINT_FORMAT_ALIASES = {"tf1": "google", "hf": "huggingface", "safetensors": "huggingface",
+                             "keras-hub": "keras_hub", "st": SENTENCE_TRANSFORMERS_FORMAT}
 CHECKPOINT_MODELS = ("encoder", "pretrainer", "auto", "embedding")
 # keras_bert.export
 EXPORT_FORMATS = ("savedmodel", "tflite", "onnx", "hub", "mediapipe")

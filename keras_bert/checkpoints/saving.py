@@ -5,6 +5,7 @@ import os
 import warnings
 
 from keras_bert.choices import CHECKPOINT_FORMATS as FORMATS
+from keras_bert.choices import CHECKPOINT_FORMAT_ALIASES as _ALIASES
 from keras_bert.checkpoints.google_checkpoint import write_google_checkpoint
 from keras_bert.checkpoints.huggingface_checkpoint import huggingface_task, write_huggingface_checkpoint
 from keras_bert.checkpoints.keras_checkpoint import write_keras_checkpoint
@@ -18,8 +19,6 @@ from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
 
-_ALIASES = {"tf1": "google", "hf": "huggingface", "safetensors": "huggingface", "keras-hub": "keras_hub",
-            "st": ST_FORMAT}
 # What any format's writer puts in a folder: an earlier checkpoint's files are removed before
 # writing, so the folder never loads an old model (nor pairs the new one with an old vocab.txt).
 CHECKPOINT_FILES = ("bert_config.json", "bert_model.ckpt.*", "checkpoint", "config.json",

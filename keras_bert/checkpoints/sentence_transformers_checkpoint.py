@@ -13,10 +13,11 @@ import os
 
 from keras_bert.checkpoints.huggingface_checkpoint import read_huggingface_checkpoint, write_huggingface_checkpoint
 from keras_bert.checkpoints.weight_map import find_encoder, model_weights
+from keras_bert.choices import SENTENCE_TRANSFORMERS_FORMAT
 from keras_bert.config import read_json
 
 MODULES_NAME = "modules.json"
-FORMAT = "sentence_transformers"
+FORMAT = SENTENCE_TRANSFORMERS_FORMAT
 ST_CONFIG_NAME = "sentence_bert_config.json"
 _MODULE = "sentence_transformers.models."
 # Legacy boolean keys of 1_Pooling/config.json -> pooling mode, in sentence-transformers' order.

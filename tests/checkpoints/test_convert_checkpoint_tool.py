@@ -59,3 +59,45 @@ def test_a_sentence_transformers_folder_converts_as_its_bert_encoder(hf_model_di
     assert "parameters (BertEncoder)" in result.stdout and "weights identical" in result.stdout
     assert "modules.json" not in os.listdir(tmp_path / "hf")
     assert isinstance(load_checkpoint(tmp_path / "hf"), BertEncoder)
+
+
+@needs_exports
+def test_a_sentence_transformers_folder_converts_to_one_sentence_transformers_loads(hf_model_dir, tmp_path):
+    """--format st (the API's alias) keeps the folder's pooling, normalize and max_seq_length;
+    sentence-transformers itself encodes the written folder as our embedder does."""
+    import numpy as np
+    import tensorflow as tf
+    from sentence_transformers import SentenceTransformer
+
+    from keras_bert.models.builders import build_embedder
+    from keras_bert.text.preprocessor import Preprocessor
+
+    embedder = build_embedder(load_checkpoint(hf_model_dir), "cls,mean", normalize=True,
+                              task_config={"seq_length": 16})
+    keras_bert.save_checkpoint(embedder, tmp_path / "st", format="st")
+    result = run_tool("--input", tmp_path / "st", "--output", tmp_path / "out", "--format", "st")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert ("wrote sentence_transformers " f"{tmp_path / 'out'}: reloaded, weights identical, pooling cls,mean, "
+            "normalize True, max_seq_length 16") in result.stdout
+    texts = ["tok1 tok2 tok3", "tok7", "tok5 tok9 " * 12, "TOK4 tok33 tok1 tok2"]  # one past max_seq_length
+    written = SentenceTransformer(str(tmp_path / "out"), device="cpu")
+    assert written.max_seq_length == 16
+    ours = embedder.predict(Preprocessor(embedder.encoder.text_config.tokenizer(), 16)(tf.constant(texts)), verbose=0)
+    np.testing.assert_allclose(written.encode(texts), ours, atol=1e-5)
+
+
+@needs_exports
+def test_a_plain_bert_checkpoint_converts_to_sentence_transformers_as_its_mean_pooled_embedder(
+        hf_model_dir, tmp_path):
+    import numpy as np
+    from sentence_transformers import SentenceTransformer
+
+    result = run_tool("--input", hf_model_dir, "--output", tmp_path / "out", "--format", "sentence_transformers")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert ("holds no sentence embedder: writing the one load_checkpoint(path, model='embedding') builds "
+            "from its BERT: mean pooling, normalized") in result.stdout
+    assert "weights identical, pooling mean, normalize True" in result.stdout
+    texts = ["tok1 tok2 tok3", "tok12 tok7 tok7"]
+    written = SentenceTransformer(str(tmp_path / "out"), device="cpu").encode(texts)
+    from_hf = SentenceTransformer(hf_model_dir, device="cpu").encode(texts)  # transformers' BERT, mean pooling
+    np.testing.assert_allclose(written, from_hf / np.linalg.norm(from_hf, axis=1, keepdims=True), atol=1e-5)

@@ -67,6 +67,17 @@ def tiny_checkpoint(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def tiny_classifier(tiny_checkpoint, tmp_path_factory):
+    """A fine-tuned (untrained) 2-label classifier on the tiny checkpoint, as model.keras."""
+    import keras_bert
+
+    encoder = keras_bert.load_checkpoint(tiny_checkpoint, model="encoder")
+    path = str(tmp_path_factory.mktemp("tiny_classifier") / "model.keras")
+    keras_bert.build_classifier(encoder, 2, task_config={"labels": ["neg", "pos"]}).save(path)
+    return path
+
+
+@pytest.fixture(scope="session")
 def corpus(tmp_path_factory):
     """Two small documents in BERT's format."""
     folder = tmp_path_factory.mktemp("corpus")

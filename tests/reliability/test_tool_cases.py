@@ -36,7 +36,9 @@ def _files(tmp):
     return {name.replace(".", "_"): str(tmp / name) for name in os.listdir(tmp)}
 
 
-def _argv(template, paths, checkpoint):
+def _argv(template, paths, checkpoint, request):
+    if any("{classifier}" in a for a in template):  # built only for the rows that use it
+        paths = dict(paths, classifier=request.getfixturevalue("tiny_classifier"))
     return [a.format(checkpoint=checkpoint, fixtures=FIXTURES, **paths) for a in template]
 
 
@@ -128,6 +130,10 @@ CASES = [
      ["nope", "does not exist"]),
     ("convert_checkpoint", ["--input", "{model_bin}", "--output", "{a_dir}/o", "--format", "keras"], 2,
      ["model.bin", "pickle"]),
+    ("convert_checkpoint", ["--input", "{classifier}", "--output", "{a_dir}/o", "--format", "st"], 2,
+     ["--input", "model.keras", "classification model", "--format sentence_transformers", "--model embedding"]),
+    ("convert_checkpoint", CONVERT[:2] + ["--output", "{a_dir}/o", "--format", "st", "--model", "pretrainer"], 2,
+     ["--model pretrainer", "--format sentence_transformers", "--model auto"]),
     ("export", ["{checkpoint}", "--labels", "neg,"], 2, ["--labels", "'neg,'", "label 2 is empty"]),
     ("pretrain", ["--seq_length", "32", "--phase2_seq_length", "16"], 2, ["--phase2_seq_length 16", "--seq_length 32"]),
     ("benchmark", ["nosuch"], 2, ["unknown benchmark", "'nosuch'", "pipeline"]),
@@ -137,8 +143,8 @@ CASES = [
 
 @pytest.mark.parametrize("tool, argv, status, fragments", CASES,
                          ids=[f"{c[0]} {' '.join(c[1][-2:])}" for c in CASES])
-def test_tool_refuses_bad_input_in_one_line(tool, argv, status, fragments, tmp_path, tiny_checkpoint):
+def test_tool_refuses_bad_input_in_one_line(tool, argv, status, fragments, tmp_path, tiny_checkpoint, request):
     paths = _files(tmp_path)
-    result = run_tool(tool, *_argv(argv, paths, tiny_checkpoint), timeout=300)
+    result = run_tool(tool, *_argv(argv, paths, tiny_checkpoint, request), timeout=300)
     assert result.returncode == status, result.stderr[-3000:]
     assert_one_line_error(result.stderr, *fragments)
