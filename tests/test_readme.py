@@ -49,7 +49,7 @@ PLAN = {
                  "MiniLM classifier, then MediaPipe's TextClassifier on the file"),
     "python tools/benchmark.py serve": (
         "parse", "a run of minutes (exports three MiniLM models, loads torch); README gives the numbers of "
-                 "two default runs"),
+                 "three default runs"),
     "python tools/finetune.py embedding": (
         "parse", "tests/tasks/test_embedding.py runs `tools/finetune.py embedding` on (anchor, positive) pairs from a "
                  "tiny checkpoint; all-MiniLM-L6-v2 is the user's sentence-transformers folder"),
