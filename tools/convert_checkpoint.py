@@ -41,7 +41,7 @@ def parse_args(argv):
                         "with --format all, one subdirectory per format (default for the demo: a temp dir)")
     parser.add_argument("--format", choices=FORMATS + (ST, "all") + tuple(ALIASES),
                         help="output format; all: every BERT format (not sentence_transformers); "
-                        f"aliases {ALIASES} (default for the demo: all)")
+                        f"aliases {', '.join(f'{k}={v}' for k, v in ALIASES.items())} (default for the demo: all)")
     parser.add_argument("--model", choices=sorted(MODELS), default="auto",
                         help="what to read and write: auto (the default) keeps the MLM/NSP heads "
                         "when the input has them; encoder drops them; pretrainer adds fresh ones; for --format "
