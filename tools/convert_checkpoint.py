@@ -80,14 +80,7 @@ def sentence_embedder(args):
     --model encoder); a fine-tuned task model of another task is refused in one line."""
     import keras_bert
 
-    if args.input.endswith(".keras") and args.model != "encoder":  # the file's own task and pooling
-        whole = keras_bert.checkpoints.load_keras_file(args.input, compile=False)
-        task = getattr(whole, "task", None)
-        if task == "embedding":
-            return whole
-        if task and args.model == "auto":
-            raise ValueError(refusal(args.input, task))
-    contents = keras_bert.checkpoints.read_checkpoint(args.input)
+    contents = keras_bert.checkpoints.read_checkpoint(args.input)  # an embedder's pooling, a task model's head
     if contents.task and args.model == "auto":
         raise ValueError(refusal(args.input, contents.task))
     kind = "encoder" if args.model == "encoder" else "embedding"

@@ -23,15 +23,14 @@ class CheckpointContents:
         text_config: the checkpoint's text contract (`keras_bert.TextConfig`: vocab.txt,
             casing, ...), or None if it has no vocab.txt.
         config_file: the config file that was read, for messages.
-        embedding: a sentence-transformers folder's sentence embedding (`pooling`, `normalize`,
-            `seq_length`: `build_embedder`'s options), else None.
+        embedding: a sentence embedder's options (`pooling`, `normalize`, `seq_length`:
+            `build_embedder`'s), from a sentence-transformers folder or an embedding `.keras` file,
+            else None.
         task: the fine-tuning task of the checkpoint's head (a name in `keras_bert.tasks.TASKS`,
             e.g. a Hugging Face `BertForSequenceClassification` folder's "classification"), or None
             for an encoder or pretrainer.
         task_config: that task's options (`BertTaskModel.task_config`: labels, `seq_length`...).
         head_dropout_rate: the dropout before that head, where the source names it (None: the config's).
-        embedding: a sentence-transformers folder's sentence embedding (`pooling`, `normalize`,
-            `seq_length`: `build_embedder`'s options), else None.
 
     Example:
         >>> contents = CheckpointContents(BertConfig(), {}, "example")
@@ -49,7 +48,6 @@ class CheckpointContents:
     task: str = None
     task_config: dict = None
     head_dropout_rate: float = None
-    embedding: dict = None
 
     @property
     def vocab_file(self):

@@ -259,7 +259,7 @@ def _labels(id2label, config_file):
 def huggingface_task(model):
     """(task, task_config, head dropout) to write `model` (a `BertTaskModel`) as a Hugging Face
     `BertFor...` folder, or a one-line error naming a task whose head HF cannot express."""
-    from keras_bert.checkpoints.weight_map import task_head
+    from keras_bert.checkpoints.weight_map import head_dropout_rate, task_head
 
     head, _ = task_head(model)
     if model.task not in TASK_ARCHITECTURES or head is None:
@@ -268,8 +268,7 @@ def huggingface_task(model):
             f"architecture holds (HF heads: {sorted(TASK_ARCHITECTURES)}, as keras_bert's builders make "
             "them); save it with model.save('model.keras'), or its encoder with "
             "save_checkpoint(model.encoder, path, format='huggingface').")
-    dropout = next((layer.rate for layer in model.layers if layer.name == "head_dropout"), None)
-    return model.task, model.task_config, dropout
+    return model.task, model.task_config, head_dropout_rate(model)
 
 
 def write_huggingface_checkpoint(directory, config, weights, task=None, task_config=None,

@@ -6,7 +6,7 @@ import zipfile
 import keras
 
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
-from keras_bert.checkpoints.weight_map import find_encoder, model_weights
+from keras_bert.checkpoints.weight_map import find_encoder, head_dropout_rate, model_weights, task_head
 from keras_bert.config import BertConfig
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
@@ -53,11 +53,7 @@ def read_keras_checkpoint(path):
         >>> contents = read_keras_checkpoint("/tmp/my_bert")  # doctest: +SKIP
     """
     if path.endswith(".keras") and os.path.isfile(path):
-        model = load_keras_file(path)
-        target = model if isinstance(model, BertPretrainer) else find_encoder(model)
-        return CheckpointContents(config=target.config, weights=model_weights(target),
-                                  source=f"Keras model file {path}", config_file=path,
-                                  text_config=find_encoder(model).text_config or find_text_config(path))
+        return _keras_file_contents(path, load_keras_file(path))
     config_file = os.path.join(path, CONFIG_NAME)
     weight_files = [os.path.join(path, n) for n in (PRETRAINER_WEIGHTS, ENCODER_WEIGHTS)]
     weight_files = [f for f in weight_files if os.path.exists(f)]
@@ -76,6 +72,24 @@ def read_keras_checkpoint(path):
     return CheckpointContents(config=config, weights=model_weights(model),
                               source=f"keras_bert checkpoint {weights_file}",
                               text_config=find_text_config(path), config_file=config_file)
+
+
+def _keras_file_contents(path, model):
+    """A `.keras` file's contents: a pretrainer's heads, a builder-made task model's head, task and
+    options, an embedder's pooling (so `load_checkpoint(file)` gives the model the file holds, and
+    tools convert it whole), else the encoder's weights."""
+    encoder = find_encoder(model)
+    common = {"config": encoder.config, "source": f"Keras model file {path}", "config_file": path,
+              "text_config": encoder.text_config or find_text_config(path)}
+    task = getattr(model, "task", None)
+    if task == "embedding":
+        options = {k: v for k, v in model.task_config.items() if k in ("pooling", "normalize", "seq_length")}
+        return CheckpointContents(weights=model_weights(encoder), embedding=options, **common)
+    if isinstance(model, BertPretrainer) or (task and task_head(model)[0] is not None):
+        return CheckpointContents(weights=model_weights(model), task=task,
+                                  task_config=dict(model.task_config) if task else None,
+                                  head_dropout_rate=head_dropout_rate(model) if task else None, **common)
+    return CheckpointContents(weights=model_weights(encoder), **common)
 
 
 def write_keras_checkpoint(path, model):

@@ -90,7 +90,8 @@ def load_checkpoint(path, model=None, dtype=None):
             normalization and max_seq_length make the embedder it loads as).
         model: None (the default: the checkpoint's task model where it holds a fine-tuned head,
             e.g. a Hugging Face `BertForSequenceClassification` / `BertForTokenClassification` /
-            `BertForQuestionAnswering` folder: a `BertTaskModel` with its task and labels; a
+            `BertForQuestionAnswering` folder or a fine-tuned `model.keras`: a `BertTaskModel` with
+            its task and labels; an embedding `model.keras` or a
             sentence-transformers folder's sentence embedder, as for "embedding"; else a
             `BertEncoder`), "encoder" (returns a `BertEncoder`), "pretrainer" (a
             `BertPretrainer`; heads missing from the source are initialized
@@ -172,6 +173,12 @@ def _embedder(encoder, contents):
     return build_embedder(encoder, **options, task_config={"seq_length": seq_length})
 
 
+def _num_outputs(contents):
+    """A sequence or token head's width: its labels, else its bias (a `.keras` head fine-tuned without labels)."""
+    labels = (contents.task_config or {}).get("labels")
+    return len(labels) if labels and contents.task != "regression" else contents.weights["output_bias"].shape[0]
+
+
 def _task_model(contents, dtype):
     """The `BertTaskModel` of `contents.task` (the builder its task uses) holding the checkpoint's
     encoder and head."""
@@ -183,10 +190,10 @@ def _task_model(contents, dtype):
     if task == "squad":
         model = builders.build_span_labeler(encoder, task_config=options)
     elif task == "token_classification":
-        model = builders.build_token_classifier(encoder, len(options["labels"]), task_config=options, **dropout)
+        model = builders.build_token_classifier(encoder, _num_outputs(contents), task_config=options, **dropout)
     else:  # the sequence heads: one dense on the pooled [CLS]
         names = {"regression": "bert_regressor", "multi_label": "bert_multi_label_classifier"}
-        model = builders.build_classifier(encoder, 1 if task == "regression" else len(options["labels"]),
+        model = builders.build_classifier(encoder, _num_outputs(contents),
                                           name=names.get(task, "bert_classifier"), task=task,
                                           task_config=options, **dropout)
     assign_weights(model, contents)

@@ -77,6 +77,11 @@ def task_head(model):
     return None, None
 
 
+def head_dropout_rate(model):
+    """The rate of a builder-made task model's dropout before its head, or None."""
+    return next((layer.rate for layer in model.layers if layer.name == "head_dropout"), None)
+
+
 def model_variables(model):
     """List of (Google name, Keras variable, transposed) for an encoder, a pretrainer or a task
     model (its head: `TASK_HEADS`).

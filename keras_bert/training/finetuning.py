@@ -64,7 +64,7 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
 
     Args:
         build_model: `fn() -> keras.Model`, called inside the strategy scope (load the
-            checkpoint there, e.g. `lambda: build_classifier(load_checkpoint(path), 2)`).
+            checkpoint there, e.g. `lambda: build_classifier(load_checkpoint(path, model="encoder"), 2)`).
         train_dataset: finite, deterministic `tf.data.Dataset` of
             `(features, labels[, sample_weights])` (seeded shuffle, if any).
         loss: Keras loss (or dict of losses per output).
@@ -92,7 +92,7 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
 
     Example:
         >>> model, history = run_finetuning(
-        ...     lambda: keras_bert.build_classifier(keras_bert.load_checkpoint(path), 2), train_ds,
+        ...     lambda: keras_bert.build_classifier(keras_bert.load_checkpoint(path, model="encoder"), 2), train_ds,
         ...     loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
     """
     run = run or RunConfig()

@@ -101,3 +101,31 @@ def test_a_plain_bert_checkpoint_converts_to_sentence_transformers_as_its_mean_p
     written = SentenceTransformer(str(tmp_path / "out"), device="cpu").encode(texts)
     from_hf = SentenceTransformer(hf_model_dir, device="cpu").encode(texts)  # transformers' BERT, mean pooling
     np.testing.assert_allclose(written, from_hf / np.linalg.norm(from_hf, axis=1, keepdims=True), atol=1e-5)
+
+
+@needs_exports
+def test_a_fine_tuned_model_keras_converts_with_its_head(hf_model_dir, tmp_path):
+    """model.keras of a classifier -> --format huggingface: transformers' BertForSequenceClassification
+    with the labels, equal logits; --format google writes the encoder and says the head is dropped."""
+    import numpy as np
+    import torch
+    import transformers
+
+    classifier = keras_bert.build_classifier(load_checkpoint(hf_model_dir, model="encoder"), 3,
+                                             task_config={"labels": ["a", "b", "c"]})
+    classifier.save(tmp_path / "model.keras")
+    assert load_checkpoint(tmp_path / "model.keras").task == "classification"  # the file says what it is
+    result = run_tool("--input", tmp_path / "model.keras", "--output", tmp_path / "hf", "--format", "huggingface")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "(BertTaskModel, task classification)" in result.stdout and "weights identical" in result.stdout
+    hf = transformers.AutoModelForSequenceClassification.from_pretrained(tmp_path / "hf").eval()
+    assert type(hf).__name__ == "BertForSequenceClassification" and hf.config.id2label == {0: "a", 1: "b", 2: "c"}
+    ids = np.array([[2, 7, 9, 11, 3, 0], [2, 5, 3, 0, 0, 0]], "int32")
+    mask = (ids > 0).astype("int32")
+    ours = classifier({"input_word_ids": ids, "input_mask": mask, "input_type_ids": np.zeros_like(ids)})
+    with torch.no_grad():
+        theirs = hf(input_ids=torch.tensor(ids, dtype=torch.long), attention_mask=torch.tensor(mask)).logits.numpy()
+    np.testing.assert_allclose(np.asarray(ours["logits"] if isinstance(ours, dict) else ours), theirs, atol=1e-4)
+    result = run_tool("--input", tmp_path / "model.keras", "--output", tmp_path / "google", "--format", "google")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "writing only its BERT encoder" in result.stderr and "weights identical" in result.stdout

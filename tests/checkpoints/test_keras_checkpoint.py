@@ -43,8 +43,13 @@ def test_dot_keras_file_loads_with_safe_mode_and_no_custom_objects(hf_pretrainin
     for a, b in zip(model.weights, restored.weights):
         np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=a.path)
     assert_same_outputs(model, restored, inputs(masked=kind == "pretrainer"))
-    # load_checkpoint also reads .keras files, pulling the BERT out of a task model.
-    encoder = load_checkpoint(path)
+    # load_checkpoint also reads .keras files: a task model whole (as a Hugging Face head folder), the BERT
+    # out of any model with model="encoder".
+    if kind == "classifier":
+        whole = load_checkpoint(path)
+        assert whole.task == "classification"
+        assert_same_outputs(model, whole, inputs())
+    encoder = load_checkpoint(path, model="encoder")
     assert isinstance(encoder, BertEncoder)
     assert_bitwise_equal(model_weights(encoder), model_weights(load_checkpoint(hf_pretraining_dir)))
 

@@ -63,6 +63,7 @@ def test_keras_load_model_after_a_plain_import_gives_the_whole_model(saved_model
     assert os.listdir(os.path.dirname(path)) == ["model.keras"]
     out = python(f"""
 import json, keras, keras_bert
+import numpy as np
 for compile in (True, False):
     model = keras.saving.load_model({path!r}, compile=compile)
     tokenizer = model.text_config.tokenizer()
@@ -70,9 +71,13 @@ for compile in (True, False):
                       "lower_case": model.text_config.lower_case, "vocab": tokenizer.vocab_size,
                       "max_seq_length": model.text_config.max_seq_length,
                       "encoder": type(model.encoder).__name__}}))
-checkpoint = keras_bert.load_checkpoint({path!r})
-print(json.dumps({{"loaded": type(checkpoint).__name__, "hidden": checkpoint.config.hidden_size,
-                  "vocab": checkpoint.text_config.tokenizer().vocab_size}}))
+checkpoint = keras_bert.load_checkpoint({path!r})  # what the file holds, as a Hugging Face head folder
+encoder = keras_bert.load_checkpoint({path!r}, model="encoder")
+print(json.dumps({{"loaded": type(checkpoint).__name__, "task": checkpoint.task,
+                  "task_config": checkpoint.task_config, "encoder": type(encoder).__name__,
+                  "hidden": encoder.config.hidden_size, "vocab": checkpoint.text_config.tokenizer().vocab_size,
+                  "same_weights": all(np.array_equal(a, b) for a, b in zip(
+                      checkpoint.get_weights(), keras.saving.load_model({path!r}).get_weights()))}}))
 """, os.path.dirname(path))
     *models, loaded = [json.loads(line) for line in out.strip().splitlines()[-3:]]
     for model in models:
@@ -80,7 +85,8 @@ print(json.dumps({{"loaded": type(checkpoint).__name__, "hidden": checkpoint.con
         assert model["task_config"] == TASK_MODELS[task](keras_bert.build_encoder(TINY)).task_config
         assert model["lower_case"] is True and model["vocab"] == 30522 and model["max_seq_length"] == 32
         assert model["encoder"] == "BertEncoder"
-    assert loaded == {"loaded": "BertEncoder", "hidden": 16, "vocab": 30522}
+    assert loaded == {"loaded": "BertTaskModel", "task": task, "task_config": models[0]["task_config"],
+                      "encoder": "BertEncoder", "hidden": 16, "vocab": 30522, "same_weights": True}
 
 
 @pytest.mark.slow
