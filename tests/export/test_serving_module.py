@@ -104,3 +104,24 @@ def test_text_requests_pad_to_their_longest_text_with_the_same_logits(tiny_confi
     assert pairs.shape[1] == max(pieces[0] + pieces[1], pieces[1] + pieces[2]) + 3
     logits = ServingModule(tiny_classifier, tokenizer, seq_length=64).serve_text(texts, tf.constant([], tf.string))
     np.testing.assert_allclose(logits["logits"], tiny_classifier(padded, training=False), atol=1e-5)
+
+
+def test_a_pooled_head_is_served_with_the_last_layer_for_cls_only(tiny_config, tokenizer):
+    """A builder's classifier serves through BertEncoder.pooled_output_only, with the model's logits;
+    a task model whose Dense named "classifier" reads something else keeps the whole forward."""
+    from keras_bert.export.serving_module import _pooled_head_call
+    from keras_bert.models import BertTaskModel
+
+    classifier = randomize(keras_bert.build_classifier(tiny_config, 3), seed=3)
+    module = ServingModule(classifier, tokenizer, seq_length=32)
+    assert module._call_model is not module.call_keras_model  # pylint: disable=protected-access
+    ids = {k: tf.constant(v) for k, v in sample_ids(module).items()}
+    np.testing.assert_allclose(module.serve_ids(ids)["logits"], classifier(ids, training=False), atol=1e-5)
+    encoder = randomize(keras_bert.build_encoder(tiny_config), seed=4)
+    inputs = {name: keras.Input((None,), dtype="int32", name=name)
+              for name in ("input_word_ids", "input_mask", "input_type_ids")}
+    mean = keras.ops.mean(encoder(inputs)["sequence_output"], axis=1)  # not the pooled [CLS]
+    look_alike = BertTaskModel(inputs, keras.layers.Dense(3, name="classifier")(mean), task="classification",
+                               task_config={"labels": ["a", "b", "c"]})
+    assert _pooled_head_call(look_alike) is None
+    assert _pooled_head_call(keras_bert.build_token_classifier(tiny_config, 5)) is None

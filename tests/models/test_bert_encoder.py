@@ -1,4 +1,4 @@
-"""BertEncoder: outputs, padding invariance, the max_position_embeddings refusal."""
+"""BertEncoder: outputs, padding invariance, the max_position_embeddings refusal, the [CLS]-only last layer."""
 
 import numpy as np
 import pytest
@@ -29,3 +29,16 @@ def test_too_long_sequence_is_refused_with_both_numbers():
     batch = {k: np.zeros((1, 40), "int32") for k in ("input_word_ids", "input_mask", "input_type_ids")}
     with pytest.raises(ValueError, match="40 exceeds max_position_embeddings=32"):
         encoder(batch)
+
+
+def test_pooled_output_only_equals_the_full_forward_and_refuses_training():
+    """The [CLS]-only last layer (what a served pooled head uses) gives the full model's pooled_output."""
+    encoder = keras_bert.build_encoder(TINY)
+    batch = encoder_batch()
+    np.testing.assert_allclose(to_numpy(encoder.pooled_output_only(batch)),
+                               to_numpy(encoder(batch, training=False)["pooled_output"]), atol=1e-6)
+    last = encoder.get_layer("transformer_layer_1")
+    x = np.random.default_rng(0).normal(size=(3, 8, 16)).astype("float32")
+    assert tuple(last(x, batch["input_mask"], first_token_only=True).shape) == (3, 1, 16)
+    with pytest.raises(ValueError, match="first_token_only is for inference"):
+        last(x, batch["input_mask"], training=True, first_token_only=True)
