@@ -117,8 +117,10 @@ def test_minilm_classifier_exports_to_all_formats_with_parity(minilm_classifier,
     assert max(r.max_abs_diff for r in report.rows) <= 1e-4
     print(f"{report.table()}\nonnx: {time.perf_counter() - started:.0f} s, fused {report.extra['fused_ops']}")
     fused = report.extra["fused_ops"]
+    # A classifier's last layer computes [CLS] only (BertEncoder.pooled_output_only): its one-query
+    # attention is left to plain ops; the other five layers fuse whole.
     assert (fused["Attention"], fused["SkipLayerNormalization"], fused["BiasGelu"],
-            fused["EmbedLayerNormalization"]) == (6, 12, 6, 1)
+            fused["EmbedLayerNormalization"]) == (5, 12, 6, 1)
 
     # The trained head really learned the task (so the agreement above is on a meaningful model).
     module_ids = keras_bert.Preprocessor(tokenizer, 48)(np.array(texts))
