@@ -8,6 +8,7 @@ TensorFlow; each module that implements a choice imports its tuple from here.
 STRATEGIES = ("auto", "cpu", "default", "mirrored", "multi_worker", "tpu")
 PRECISIONS = {"off": "float32", "fp32": "float32", "bf16": "mixed_bfloat16",
               "fp16": "mixed_float16"}  # flag value -> Keras dtype policy
+EXPORT_PRECISIONS = ("fp32", "bf16")  # a SavedModel's compute precision (PRECISIONS' names)
 JIT_MODES = ("auto", "on", "off")
 OPTIMIZERS = ("adamw", "lamb")
 # keras_bert.data

@@ -75,12 +75,18 @@ def read_keras_checkpoint(path):
 
 
 def _keras_file_contents(path, model):
-    """A `.keras` file's contents: a pretrainer's heads, a builder-made task model's head, task and
-    options, an embedder's pooling (so `load_checkpoint(file)` gives the model the file holds, and
-    tools convert it whole), else the encoder's weights."""
+    """A `.keras` file's contents (see `model_contents`); its text contract may sit next to it."""
+    return model_contents(model, f"Keras model file {path}", config_file=path,
+                          text_config=find_encoder(model).text_config or find_text_config(path))
+
+
+def model_contents(model, source, config_file=None, text_config=None):
+    """An in-memory model's contents: a pretrainer's heads, a builder-made task model's head, task and
+    options, an embedder's pooling (so `load_checkpoint(file)` gives the model the file holds, tools
+    convert it whole, and `with_dtype` rebuilds it), else the encoder's weights."""
     encoder = find_encoder(model)
-    common = {"config": encoder.config, "source": f"Keras model file {path}", "config_file": path,
-              "text_config": encoder.text_config or find_text_config(path)}
+    common = {"config": encoder.config, "source": source, "config_file": config_file,
+              "text_config": text_config or encoder.text_config}
     task = getattr(model, "task", None)
     if task == "embedding":
         options = {k: v for k, v in model.task_config.items() if k in ("pooling", "normalize", "seq_length")}

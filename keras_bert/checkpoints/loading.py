@@ -162,6 +162,17 @@ def model_from_contents(contents, model="encoder", dtype=None):
     return result
 
 
+def with_dtype(model, dtype):
+    """`model` rebuilt under the Keras dtype policy `dtype` (e.g. "mixed_bfloat16": variables stay
+    float32, matmuls run in bfloat16) holding its weights, head, task options and text contract.
+
+    Example:
+        >>> served = with_dtype(classifier, "mixed_bfloat16")  # doctest: +SKIP
+    """
+    contents = keras_checkpoint.model_contents(model, f"the Keras model {model.name!r}")
+    return model_from_contents(contents, "auto", dtype)
+
+
 def _embedder(encoder, contents):
     """The sentence embedder (task "embedding") of `contents`: its sentence-transformers pooling, else mean."""
     options = dict(contents.embedding or {"pooling": "mean", "normalize": True})

@@ -67,7 +67,7 @@ def export_paths(base_dir, name, version):
 
 
 def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=None, base_dir="savedmodels",
-                 seq_length=128, overwrite=False, sample_texts=None, labels=None, squad=None):
+                 seq_length=128, overwrite=False, sample_texts=None, labels=None, squad=None, precision="fp32"):
     """Exports `model` to each of `formats`, checks every artifact against Keras, updates models.config.
 
     All checks run (none stops the others); the caller decides what to do with failures:
@@ -89,6 +89,8 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
         sample_texts: texts for the parity checks.
         labels, squad: the SavedModel's task signatures (`classify` / `entities`, `answer`);
             see `saved_model`.
+        precision: the SavedModel's compute precision, "fp32" or "bf16" (see `saved_model`); the
+            other formats are float32.
 
     Returns:
         `{format: verify.ExportReport}`.
@@ -112,7 +114,8 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
     version, staging = _reserve_version(model_dir, name, version, formats, overwrite)
     try:
         staged = export_paths(os.path.dirname(staging), os.path.basename(staging), version)
-        reports = _export_formats(model, formats, staged, tokenizer, seq_length, sample_texts, labels, squad)
+        reports = _export_formats(model, formats, staged, tokenizer, seq_length, sample_texts, labels, squad,
+                                   precision)
         paths = export_paths(base_dir, name, version)
         for fmt in sorted(formats, key=lambda f: f == "savedmodel"):  # the version TF Serving watches last
             _move_into_place(staged[fmt], paths[fmt], staging)
@@ -136,13 +139,14 @@ def _relocated(value, staged, final):
     return value
 
 
-def _export_formats(model, formats, paths, tokenizer, seq_length, sample_texts, labels, squad):
+def _export_formats(model, formats, paths, tokenizer, seq_length, sample_texts, labels, squad, precision):
     """Writes and verifies every format at `paths` (inside the staging folder); `{format: report}`."""
     common = dict(sample_texts=sample_texts, raise_on_failure=False)
     reports = {}
     if "savedmodel" in formats:
         reports["savedmodel"] = export_saved_model(model, paths["savedmodel"], tokenizer=tokenizer,
-                                                   seq_length=seq_length, labels=labels, squad=squad, **common)
+                                                   seq_length=seq_length, labels=labels, squad=squad,
+                                                   precision=precision, **common)
     if "tflite" in formats:
         reports["tflite"] = export_tflite(model, paths["tflite"], tokenizer=tokenizer,
                                           seq_length=seq_length, labels=labels, **common)

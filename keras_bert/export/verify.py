@@ -15,10 +15,10 @@ import tempfile
 
 import numpy as np
 
+from keras_bert.export.precision import TOLERANCE
 from keras_bert.export.verify_reference import (keras_outputs, sample_ids, task_signature_inputs, text_samples,
                                                text_to_ids)
 
-SAVED_MODEL_TOLERANCE = 1e-5
 _PROBABILITY_OUTPUTS = ("logits", "probabilities", "start_logits", "end_logits")
 
 
@@ -90,8 +90,11 @@ def format_table(rows):
 
 # ----- comparison
 
-def compare(artifact, signature, reference, actual, tolerance, min_agreement=1.0, input_mask=None):
+def compare(artifact, signature, reference, actual, tolerance, min_agreement=1.0, input_mask=None, relative=False):
     """Rows comparing each reference output with the artifact's; see `ParityRow`.
+
+    `relative`: the tolerance scales with the output's largest magnitude (over 1): bfloat16 rounds
+    each value to 8 mantissa bits, so its differences grow with the logits' scale.
 
     Per-token outputs (`[batch, seq, ...]`) are compared at real tokens only when
     `input_mask` is given: hidden states at padding positions feed nothing, and there
@@ -119,7 +122,8 @@ def compare(artifact, signature, reference, actual, tolerance, min_agreement=1.0
                 row.agreement = float(np.mean(np.argmax(got, -1) == np.argmax(want, -1)))
             row.ok = bool(np.all(np.isfinite(got)))
             if tolerance is not None:
-                row.ok = row.ok and row.max_abs_diff <= tolerance
+                scale = max(1.0, float(np.max(np.abs(want), initial=0.0))) if relative else 1.0
+                row.ok = row.ok and row.max_abs_diff <= tolerance * scale
             elif min_agreement is not None and not np.isnan(row.agreement):
                 row.ok = row.ok and row.agreement >= min_agreement
         else:
@@ -181,8 +185,9 @@ def _to_numpy(value):
     return value
 
 
-def check_saved_model(module, export_dir, sample_texts=None):
-    """Every signature of a SavedModel, in a fresh process, against Keras (tolerance 1e-5): the ids
+def check_saved_model(module, export_dir, sample_texts=None, precision="fp32"):
+    """Every signature of a SavedModel, in a fresh process, against Keras (in `precision`, with its
+    `precision.TOLERANCE`: relative to the outputs' scale for bfloat16): the ids
     and text ones against the Keras model's outputs, the task's (e.g. `classify`) against the same
     signature run here on the Keras model."""
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
@@ -204,7 +209,8 @@ def check_saved_model(module, export_dir, sample_texts=None):
     results, info = run_artifact("savedmodel", export_dir, calls)
     rows = []
     for (label, reference, mask), actual in zip(references, results):
-        rows += compare("savedmodel", label, reference, actual, SAVED_MODEL_TOLERANCE, input_mask=mask)
+        rows += compare("savedmodel", label, reference, actual, TOLERANCE[precision], input_mask=mask,
+                        relative=precision != "fp32")
     if {"keras", "keras_bert"} & set(info["imported"]):
         rows.append(ParityRow("savedmodel", "-", "hermetic load", ok=False,
                               note=f"loading imported {info['imported']}"))
