@@ -10,9 +10,10 @@ round robin (a shared CPU's load hits every contestant alike). The real MiniLM-L
                     torch.onnx.export) fed by Hugging Face's fast tokenizer, softmax in numpy
     ner             SavedModel `entities` vs the token-classification pipeline
                     (aggregation_strategy="first": the first piece's tag, as `entities` reads it)
-    qa              SavedModel `answer` (a context of several doc_stride windows) vs the same
-                    windows through BertForQuestionAnswering, decoded in numpy (transformers 5
-                    has no question-answering pipeline)
+    qa              SavedModel `answer` (a context of several doc_stride windows), float32 and
+                    bfloat16 (export --precision bf16), vs the same windows through
+                    BertForQuestionAnswering, decoded in numpy (transformers 5 has no
+                    question-answering pipeline); a second peer: that model in bfloat16
 
 The models are built and exported in a child process (keras_bert's export API, into --work_dir);
 this process then loads them with only tensorflow + tensorflow_text (+ LiteRT, onnxruntime) and
@@ -54,6 +55,7 @@ QUESTION = "What does the speaker say about the king?"  # one question: the same
 QA_SEQ_LENGTH, DOC_STRIDE = 384, 128  # SQuAD's and the old transformers QA pipeline's defaults
 HF_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 ORT_PEER, ORT_PEER_OPSET = "onnxruntime + HF tokenizer", 17  # 17: ONNX's LayerNormalization op
+HF_BF16_PEER = "transformers bf16 + numpy"  # QA's second peer: the model in bfloat16 (model.to(torch.bfloat16))
 
 
 def parse_args(argv):
@@ -137,6 +139,9 @@ def build(args):
         seq_length = QA_SEQ_LENGTH if task == "qa" else args.seq_length
         export.export_saved_model(model, os.path.join(work, task, "savedmodel", "1"), tokenizer=tokenizer,
                                   seq_length=seq_length, verify_export=False, overwrite=True)
+        if task == "qa":  # bfloat16 matmuls (tools/export.py --precision bf16)
+            export.export_saved_model(model, os.path.join(work, task, "savedmodel_bf16", "1"), tokenizer=tokenizer,
+                                      seq_length=seq_length, verify_export=False, overwrite=True, precision="bf16")
         if task == "classification":
             export.export_tflite(model, os.path.join(work, task, "tflite"), tokenizer=tokenizer,
                                  seq_length=seq_length, quantizations=(), verify_export=False, overwrite=True)
@@ -294,25 +299,30 @@ def qa_contestants(work, threads):
     import tensorflow_text  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
     import torch  # pylint: disable=import-outside-toplevel
 
-    saved = tf.saved_model.load(os.path.join(work, "qa", "savedmodel", "1")).signatures["answer"]
+    def savedmodel(folder):
+        saved = tf.saved_model.load(os.path.join(work, "qa", folder, "1")).signatures["answer"]
 
-    def savedmodel(contexts):
-        out = saved(question=tf.constant([QUESTION] * len(contexts)), context=tf.constant(contexts))
-        return [a.decode() for a in out["answer_text"].numpy()]
+        def answer(contexts):
+            out = saved(question=tf.constant([QUESTION] * len(contexts)), context=tf.constant(contexts))
+            return [a.decode() for a in out["answer_text"].numpy()]
+        return answer
 
-    model, tokenizer = hf_model(work, "qa")
-
-    def peer(contexts):
-        enc = _qa_windows(tokenizer, contexts)
-        with torch.no_grad():
-            out = model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"],
-                        token_type_ids=enc["token_type_ids"])
-        return _decode_answers(enc, out.start_logits.numpy(), out.end_logits.numpy(), contexts)
+    def peer(model, tokenizer):
+        def answer(contexts):
+            enc = _qa_windows(tokenizer, contexts)
+            with torch.no_grad():
+                out = model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"],
+                            token_type_ids=enc["token_type_ids"])
+            return _decode_answers(enc, out.start_logits.float().numpy(), out.end_logits.float().numpy(), contexts)
+        return answer
 
     def agree(ours, theirs):
         return f"answer text equal for {np.mean([a == b for a, b in zip(ours, theirs)]):.0%} of contexts"
 
-    return {"SavedModel answer": savedmodel}, {"transformers + numpy": peer}, agree
+    model, tokenizer = hf_model(work, "qa")
+    model_bf16 = hf_model(work, "qa")[0].to(torch.bfloat16)  # the same weights in bfloat16: like for like
+    return ({"SavedModel answer": savedmodel("savedmodel"), "SavedModel answer, bf16": savedmodel("savedmodel_bf16")},
+            {HF_BF16_PEER: peer(model_bf16, tokenizer), "transformers + numpy": peer(model, tokenizer)}, agree)
 
 
 def _qa_windows(tokenizer, contexts):
@@ -499,8 +509,8 @@ def report(task, stats, peers, agree, count):
 
 
 def _short(peer):
-    """A peer's column name: `ORT` for onnxruntime."""
-    return "ORT" if peer == ORT_PEER else peer.split()[0]
+    """A peer's column name: `ORT` for onnxruntime, `HF-bf16` for transformers in bfloat16."""
+    return {ORT_PEER: "ORT", HF_BF16_PEER: "HF-bf16"}.get(peer, peer.split()[0])
 
 
 def set_threads(threads):
