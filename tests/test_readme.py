@@ -280,5 +280,6 @@ def test_export_command_runs_as_written(words, user_folder):
     assert trained.returncode == 0, trained.stderr[-3000:]
     result = run_tool(name, *argv, cwd=str(folder))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
-    assert os.path.isfile(folder / "savedmodels" / run / "1" / "saved_model.pb")
+    exported = argv[argv.index("--name") + 1] if "--name" in argv else run
+    assert os.path.isfile(folder / "savedmodels" / exported / "1" / "saved_model.pb")
     assert "All exports match the Keras model." in result.stdout

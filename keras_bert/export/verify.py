@@ -185,9 +185,10 @@ def _to_numpy(value):
     return value
 
 
-def check_saved_model(module, export_dir, sample_texts=None, precision="fp32"):
+def check_saved_model(module, export_dir, sample_texts=None, precision="fp32", float32_module=None):
     """Every signature of a SavedModel, in a fresh process, against Keras (in `precision`, with its
-    `precision.TOLERANCE`: relative to the outputs' scale for bfloat16): the ids
+    `precision.TOLERANCE`: relative to the outputs' scale for bfloat16; `float32_module`, the same
+    model in float32, adds a report-only row of how far the precision moved `serve_ids`): the ids
     and text ones against the Keras model's outputs, the task's (e.g. `classify`) against the same
     signature run here on the Keras model."""
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
@@ -211,6 +212,9 @@ def check_saved_model(module, export_dir, sample_texts=None, precision="fp32"):
     for (label, reference, mask), actual in zip(references, results):
         rows += compare("savedmodel", label, reference, actual, TOLERANCE[precision], input_mask=mask,
                         relative=precision != "fp32")
+    if float32_module is not None:  # what bfloat16 changed: reported, not checked
+        rows += compare("savedmodel", "serve_ids vs float32", keras_outputs(float32_module, ids), results[0],
+                        None, min_agreement=None, input_mask=ids["input_mask"])
     if {"keras", "keras_bert"} & set(info["imported"]):
         rows.append(ParityRow("savedmodel", "-", "hermetic load", ok=False,
                               note=f"loading imported {info['imported']}"))

@@ -75,6 +75,10 @@ def test_tool_exports_bf16_matmuls_that_answer_as_the_float32_model(keras_file, 
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "Precision: the SavedModel computes in bfloat16 (outputs float32)." in result.stdout
     assert "All exports match the Keras model." in result.stdout and "FAIL" not in result.stdout
+    # The report-only row: how far bfloat16 moved the outputs from the float32 model's.
+    drift = {row[4]: float(row[5]) for row in (line.split() for line in result.stdout.splitlines())
+             if row[1:4] == ["serve_ids", "vs", "float32"]}
+    assert set(drift) == {"logits", "probabilities"} and all(0 < diff < 0.1 for diff in drift.values()), drift
 
     loaded = tf.saved_model.load(str(base / "sentiment" / "1"))
     classify = loaded.signatures["classify"]
