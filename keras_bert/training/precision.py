@@ -32,16 +32,21 @@ def set_mixed_precision(mode):
     return PRECISIONS[mode]
 
 
-def resolve_jit_compile(mode, strategy=None):
+def resolve_jit_compile(mode, strategy=None, compute_dtype=None):
     """Maps "auto"/"on"/"off" to `compile(jit_compile=...)`.
 
     "auto" turns XLA on for a single-device strategy, on CPU too (on the 2-core
     CPU machine XLA roughly doubles BERT's training speed, DESIGN.md), and off
-    under multi-replica tf.distribute strategies, as Keras's own "auto" does.
+    under multi-replica tf.distribute strategies, as Keras's own "auto" does. It is
+    off for bfloat16 on a CPU: oneDNN's bfloat16 matmuls (AVX512_BF16, AMX) outrun
+    XLA's CPU dots, which do not use them (`tools/bench_train.py --precision bf16`, 2-core
+    AVX512_BF16 machine: a pretraining step at 54-55 seq/s without XLA, 40 with it,
+    float32 with XLA 41-43).
 
     Args:
         mode: "auto", "on" or "off" (booleans are accepted too).
         strategy: the `tf.distribute.Strategy` in use (default: the current one).
+        compute_dtype: the model's compute dtype (default: Keras's global dtype policy's).
 
     Example:
         >>> resolve_jit_compile("auto")
@@ -54,7 +59,9 @@ def resolve_jit_compile(mode, strategy=None):
     if mode != "auto":
         return mode == "on"
     strategy = strategy or tf.distribute.get_strategy()
-    return strategy.num_replicas_in_sync == 1
+    compute_dtype = compute_dtype or keras.config.dtype_policy().compute_dtype
+    on_cpu = not (tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("TPU"))
+    return strategy.num_replicas_in_sync == 1 and not (compute_dtype == "bfloat16" and on_cpu)
 
 
 def restores_dtype_policy(function):

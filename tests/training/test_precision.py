@@ -10,6 +10,15 @@ from keras_bert.training.precision import restores_dtype_policy
 def test_jit_compile_modes():
     assert resolve_jit_compile("on") is True and resolve_jit_compile("off") is False
     assert resolve_jit_compile("auto") is True  # one device: XLA, CPU included
+    # bfloat16 on a CPU (this machine has no GPU): oneDNN's bfloat16 matmuls, not XLA's dots.
+    assert resolve_jit_compile("auto", compute_dtype="bfloat16") is False
+    assert resolve_jit_compile("auto", compute_dtype="float16") is True
+    assert resolve_jit_compile("on", compute_dtype="bfloat16") is True
+    try:
+        set_mixed_precision("bf16")
+        assert resolve_jit_compile("auto") is False  # the global policy's compute dtype
+    finally:
+        set_mixed_precision("off")
     with pytest.raises(ValueError, match="jit_compile"):
         resolve_jit_compile("maybe")
 
