@@ -3,9 +3,8 @@
 import dataclasses
 
 import keras
-import tensorflow as tf
-
 import numpy as np
+import tensorflow as tf
 
 from keras_bert.checkpoints.weight_map import find_encoder, task_head
 from keras_bert.text.mask_token import tokenize_keeping_masks

@@ -1,5 +1,7 @@
 """Helpers shared by the export tests."""
 
+import os
+
 import keras
 import numpy as np
 
@@ -18,6 +20,22 @@ def randomize(model, seed=0, scale=0.2):
             weights.append((scale * rng.standard_normal(w.shape)).astype(w.dtype))
     model.set_weights(weights)
     return model
+
+
+def save_tiny_classifier(folder, minilm_dir, num_classes=2, labels=None, num_layers=1, seed=4):
+    """A tiny randomized classifier saved as `folder/sentiment.keras`, with MiniLM's first 3000
+    tokens as its vocab.txt next to it (a fine-tuned model as a user has it); returns the path."""
+    import keras_bert  # pylint: disable=import-outside-toplevel
+
+    with open(os.path.join(minilm_dir, "vocab.txt"), encoding="utf-8") as f:
+        vocab = f.read().split("\n")[:3000]
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    config = keras_bert.BertConfig(vocab_size=3000, hidden_size=32, num_layers=num_layers, num_heads=2,
+                                   intermediate_size=64)
+    task_config = {"labels": list(labels)} if labels else None
+    model = keras_bert.build_classifier(config, num_classes=num_classes, task_config=task_config)
+    randomize(model, seed=seed).save(folder / "sentiment.keras")
+    return str(folder / "sentiment.keras")
 
 
 def compile_and_fit(model, dataset, steps):

@@ -11,7 +11,7 @@ import keras_bert
 from keras_bert.export.precision import cpu_runs_bf16_natively, model_in_precision
 from keras_bert.models import builders
 from tests.conftest import run_tool
-from tests.export.helpers import randomize
+from tests.export.helpers import randomize, save_tiny_classifier
 
 LABELS = ["negative", "neutral", "positive"]
 
@@ -19,14 +19,8 @@ LABELS = ["negative", "neutral", "positive"]
 @pytest.fixture(scope="module")
 def keras_file(minilm_dir, tmp_path_factory):
     """A tiny fine-tuned classifier with its labels, saved as model.keras with its vocab.txt."""
-    folder = tmp_path_factory.mktemp("model")
-    with open(os.path.join(minilm_dir, "vocab.txt"), encoding="utf-8") as f:
-        vocab = f.read().split("\n")[:3000]
-    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    config = keras_bert.BertConfig(vocab_size=3000, hidden_size=32, num_layers=2, num_heads=2, intermediate_size=64)
-    model = keras_bert.build_classifier(config, num_classes=3, task_config={"labels": LABELS})
-    randomize(model, seed=7).save(folder / "sentiment.keras")
-    return str(folder / "sentiment.keras")
+    return save_tiny_classifier(tmp_path_factory.mktemp("model"), minilm_dir, num_classes=3, labels=LABELS,
+                                num_layers=2, seed=7)
 
 
 def _tiny_config():

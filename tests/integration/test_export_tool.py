@@ -9,22 +9,14 @@ import time
 
 import pytest
 
-import keras_bert
 from keras_bert.export.serving_config import read_model_names
 from tests.conftest import ROOT, run_tool
-from tests.export.helpers import randomize
+from tests.export.helpers import save_tiny_classifier
 
 
 @pytest.fixture(scope="module")
 def keras_file(minilm_dir, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("model")
-    with open(os.path.join(minilm_dir, "vocab.txt"), encoding="utf-8") as f:
-        vocab = f.read().split("\n")[:3000]
-    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    config = keras_bert.BertConfig(vocab_size=3000, hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64)
-    path = folder / "sentiment.keras"
-    randomize(keras_bert.build_classifier(config, num_classes=2), seed=4).save(path)
-    return str(path)
+    return save_tiny_classifier(tmp_path_factory.mktemp("model"), minilm_dir)
 
 
 def test_help():
