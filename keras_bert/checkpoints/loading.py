@@ -3,6 +3,8 @@
 import os
 import warnings
 
+import keras
+
 from keras_bert.choices import CHECKPOINT_MODELS as MODELS
 from keras_bert.checkpoints import (google_checkpoint, huggingface_checkpoint, keras_checkpoint,
                                    keras_hub_checkpoint, sentence_transformers_checkpoint)
@@ -170,7 +172,16 @@ def with_dtype(model, dtype):
         >>> served = with_dtype(classifier, "mixed_bfloat16")  # doctest: +SKIP
     """
     contents = keras_checkpoint.model_contents(model, f"the Keras model {model.name!r}")
-    return model_from_contents(contents, "auto", dtype)
+    rebuilt = model_from_contents(contents, "auto", dtype)
+    shapes = [tuple(tensor.shape) for tensor in keras.tree.flatten(model.output)]
+    if [w.shape for w in rebuilt.weights] != [w.shape for w in model.weights] or \
+            [tuple(tensor.shape) for tensor in keras.tree.flatten(rebuilt.output)] != shapes:
+        raise ValueError(
+            f"Model {model.name!r} cannot be rebuilt in {dtype}: only a keras_bert builder's model (encoder, "
+            f"pretrainer, build_classifier, ...) can, and this one has {len(model.weights)} weights and outputs "
+            f"{shapes} where the rebuild has {len(rebuilt.weights)} (a head assembled by hand?). Build it under "
+            f"that dtype policy yourself (dtype={dtype!r}), or export it in float32 (--precision fp32).")
+    return rebuilt
 
 
 def _embedder(encoder, contents):

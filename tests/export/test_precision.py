@@ -50,6 +50,18 @@ def test_bf16_rebuilds_the_model_with_its_weights_task_and_options(build):
         model_in_precision(model, "fp16")
 
 
+def test_bf16_refuses_a_model_it_cannot_rebuild_whole():
+    """A head assembled by hand is not a builder's: rebuilding would drop it (an encoder would come back)."""
+    import keras  # pylint: disable=import-outside-toplevel
+
+    encoder = keras_bert.build_encoder(_tiny_config())
+    inputs = {name: keras.Input((None,), dtype="int32", name=name)
+              for name in ("input_word_ids", "input_mask", "input_type_ids")}
+    outputs = keras.layers.Dense(5, name="mine")(keras.layers.Dense(7)(encoder(inputs)["pooled_output"]))
+    with pytest.raises(ValueError, match=r"cannot be rebuilt in mixed_bfloat16: only a keras_bert builder's model"):
+        model_in_precision(keras.Model(inputs, outputs, name="hand_made"), "bf16")
+
+
 def _weighted_layers(model):
     """The layers that hold weights, inside nested models (the encoder) too."""
     for layer in getattr(model, "layers", ()):
