@@ -23,6 +23,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
+from keras_bert.choices import PRECISIONS  # noqa: E402
 from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 
 CONTESTANTS = ("ours_xla", "ours_no_xla", "keras_hub_xla", "keras_hub_no_xla", "hf_torch")
@@ -52,7 +53,7 @@ def parse_args(argv):
 
 
 def _keras_dtype(args):
-    return {"fp32": None, "bf16": "mixed_bfloat16"}[args.precision]
+    return PRECISIONS[args.precision]  # the Keras dtype policy: "float32" or "mixed_bfloat16"
 
 
 def synthetic_batch(args, seed=0):

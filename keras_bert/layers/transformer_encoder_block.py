@@ -130,21 +130,17 @@ class TransformerEncoderBlock(BertLayer):
         what a head that reads only `pooled_output` needs from the last layer (~1.15x a MiniLM
         forward at batch 32, seq 40-128, 1 thread)."""
         batch, seq = ops.shape(inputs)[0], ops.shape(inputs)[1]
-        if first_token_only:
-            if training or example_ids is not None:
-                raise ValueError("first_token_only is for inference on unpacked rows (training=False, no example_ids).")
-            first = inputs[:, :1]
-            attention = self._attention(inputs, batch, seq, padding_mask, None, False, queries=first)
-            x = self.attention_layer_norm(first + attention)
-            return self.output_layer_norm(x + self._dense(self.output_dense, self.activation(self._dense(self.intermediate, x))))
+        if first_token_only and (training or example_ids is not None):
+            raise ValueError("first_token_only is for inference on unpacked rows (training=False, no example_ids).")
         # In training, Dense and LayerNorm see (batch * seq, hidden), as in Google's BERT:
         # their bias / gamma / beta gradients are then reductions over one axis, which XLA
         # on CPU runs ~4x faster than over (batch, seq) (12% faster pretraining step,
         # tools/bench_train.py). Inference keeps (batch, seq, hidden), the layout ONNX
         # Runtime's BERT fusions match.
         x = ops.reshape(inputs, (-1, self.hidden_size)) if training else inputs
-        attention = self._attention(x, batch, seq, padding_mask, example_ids, training)
-        x = self.attention_layer_norm(x + self.dropout(attention, training=training))
+        queries = x[:, :1] if first_token_only else None  # the rows that go on past the attention
+        attention = self._attention(x, batch, seq, padding_mask, example_ids, training, queries=queries)
+        x = self.attention_layer_norm((x if queries is None else queries) + self.dropout(attention, training=training))
         ffn = self._dense(self.output_dense, self.activation(self._dense(self.intermediate, x)))
         ffn = self.dropout(ffn, training=training)
         x = self.output_layer_norm(x + ffn)
