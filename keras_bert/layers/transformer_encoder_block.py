@@ -95,17 +95,21 @@ class TransformerEncoderBlock(BertLayer):
         x = ops.reshape(x, (batch, seq, self.num_heads, self.head_size))  # (batch, seq, heads, head_size)
         return ops.transpose(x, (0, 2, 1, 3))  # (batch, heads, seq, head_size)
 
-    def _attention(self, x, batch, seq, padding_mask, example_ids, training, queries=None):
+    def _attention(self, x, batch, seq, padding_mask, example_ids, training, queries=None, query_example_ids=None):
         """Self-attention of x, (batch, seq, hidden) or (batch * seq, hidden); same shape out.
-        `queries` (batch, q, hidden): only those rows attend (to all of x); (batch, q, hidden) out."""
-        queries, seq_q = (x, seq) if queries is None else (queries, ops.shape(queries)[1])
+        `queries` (batch, q, hidden) or (batch * q, hidden): only those rows attend (to all of x),
+        out in their shape; `query_example_ids` (batch, q) are their example ids (packed rows)."""
+        if queries is None:
+            queries, seq_q, query_example_ids = x, seq, example_ids
+        else:
+            seq_q = ops.shape(queries)[0] // batch if len(queries.shape) == 2 else ops.shape(queries)[1]
         query = self._split_heads(self._dense(self.query, queries), batch, seq_q)
         key = self._split_heads(self._dense(self.key, x), batch, seq)
         value = self._split_heads(self._dense(self.value, x), batch, seq)
         query = query * ops.cast(1.0 / self.head_size ** 0.5, query.dtype)
         scores = ops.matmul(query, ops.transpose(key, (0, 1, 3, 2)))  # (batch, heads, seq, seq)
         if example_ids is not None:  # packed rows: each token sees its own example's tokens
-            same = ops.equal(ops.expand_dims(example_ids, 2), ops.expand_dims(example_ids, 1))  # (batch, seq_q, seq_k)
+            same = ops.equal(ops.expand_dims(query_example_ids, 2), ops.expand_dims(example_ids, 1))  # (batch, seq_q, seq_k)
             if padding_mask is not None:
                 same = ops.logical_and(same, ops.expand_dims(ops.cast(padding_mask, "bool"), 1))
             bias = (1.0 - ops.cast(same, scores.dtype)) * _MASK_BIAS
@@ -124,27 +128,34 @@ class TransformerEncoderBlock(BertLayer):
                               else (batch, seq_q, self.hidden_size))
         return self._dense(self.attention_output, context)
 
-    def call(self, inputs, padding_mask=None, example_ids=None, training=None, first_token_only=False):
-        """`first_token_only` (inference, unpacked rows): only the first token (`[CLS]`) is computed
-        past the keys and values, output `(batch, 1, hidden)`, equal to the full output's first row;
-        what a head that reads only `pooled_output` needs from the last layer (~1.15x a MiniLM
-        forward at batch 32, seq 40-128, 1 thread)."""
+    def call(self, inputs, padding_mask=None, example_ids=None, training=None, query_positions=None):
+        """`query_positions` (int `[batch, q]`): only those rows go on past the keys and values; they
+        attend to every row, and the output `(batch, q, hidden)` equals the full output's rows there.
+        For a last layer whose reader needs a few rows: `[CLS]` for a pooled head (~1.15x a MiniLM
+        forward at batch 32, seq 40-128, 1 thread); `[CLS]` + the masked positions in pretraining."""
         batch, seq = ops.shape(inputs)[0], ops.shape(inputs)[1]
-        if first_token_only and (training or example_ids is not None):
-            raise ValueError("first_token_only is for inference on unpacked rows (training=False, no example_ids).")
+        queries = query_example_ids = None
+        if query_positions is not None:  # the rows that go on past the attention
+            query_positions = ops.cast(query_positions, "int32")
+            queries = ops.take_along_axis(inputs, ops.expand_dims(query_positions, -1), axis=1)  # (batch, q, hidden)
+            if example_ids is not None:
+                query_example_ids = ops.take_along_axis(example_ids, query_positions, axis=1)
         # In training, Dense and LayerNorm see (batch * seq, hidden), as in Google's BERT:
         # their bias / gamma / beta gradients are then reductions over one axis, which XLA
         # on CPU runs ~4x faster than over (batch, seq) (12% faster pretraining step,
         # tools/bench_train.py). Inference keeps (batch, seq, hidden), the layout ONNX
         # Runtime's BERT fusions match.
         x = ops.reshape(inputs, (-1, self.hidden_size)) if training else inputs
-        queries = x[:, :1] if first_token_only else None  # the rows that go on past the attention
-        attention = self._attention(x, batch, seq, padding_mask, example_ids, training, queries=queries)
+        if training and queries is not None:
+            queries = ops.reshape(queries, (-1, self.hidden_size))
+        attention = self._attention(x, batch, seq, padding_mask, example_ids, training,
+                                    queries=queries, query_example_ids=query_example_ids)
         x = self.attention_layer_norm((x if queries is None else queries) + self.dropout(attention, training=training))
         ffn = self._dense(self.output_dense, self.activation(self._dense(self.intermediate, x)))
         ffn = self.dropout(ffn, training=training)
         x = self.output_layer_norm(x + ffn)
-        return ops.reshape(x, (batch, seq, self.hidden_size)) if training else x
+        rows = seq if query_positions is None else ops.shape(query_positions)[1]
+        return ops.reshape(x, (batch, rows, self.hidden_size)) if training else x
 
     def compute_output_shape(self, inputs_shape, padding_mask_shape=None, example_ids_shape=None):
-        return tuple(inputs_shape)  # first_token_only (never symbolic: pooled_output_only) gives seq 1
+        return tuple(inputs_shape)  # query_positions (never symbolic) give (batch, q, hidden)

@@ -16,16 +16,15 @@ PACKED_INPUTS = ("input_example_ids", "input_position_ids")
 VOCAB_ASSET = "vocab.txt"
 
 
-def _forward(embeddings, blocks, inputs, first_token_only=False):
-    """Every block's output for the id inputs (symbolic or concrete); `first_token_only`: the last
-    block computes only the first token (inference)."""
+def forward(embeddings, blocks, inputs, query_positions=None):
+    """Every block's output for the id inputs (symbolic or concrete); with `query_positions`
+    (int `[batch, q]`) the last block computes only those rows (`[batch, q, hidden]`)."""
     x = embeddings(inputs["input_word_ids"], inputs["input_type_ids"], inputs.get("input_position_ids"))
     outputs = []
     for index, block in enumerate(blocks):
-        if first_token_only and index == len(blocks) - 1:
-            x = block(x, inputs["input_mask"], first_token_only=True)
-        else:
-            x = block(x, inputs["input_mask"], inputs.get("input_example_ids"))
+        last = index == len(blocks) - 1
+        x = block(x, inputs["input_mask"], inputs.get("input_example_ids"),
+                  query_positions=query_positions if last else None)
         outputs.append(x)
     return outputs
 
@@ -108,7 +107,7 @@ class BertEncoder(keras.Model):
             initializer_range=config.initializer_range, layer_norm_eps=config.layer_norm_eps,
             dtype=dtype, name=f"transformer_layer_{index}") for index in range(config.num_layers)]
         pooler = Pooler(config.hidden_size, config.initializer_range, dtype=dtype, name="pooler")
-        encoder_outputs = _forward(embeddings, blocks, inputs)
+        encoder_outputs = forward(embeddings, blocks, inputs)
         outputs = {"sequence_output": encoder_outputs[-1], "pooled_output": pooler(encoder_outputs[-1]),
                    "encoder_outputs": encoder_outputs}
         super().__init__(inputs=inputs, outputs=outputs, name=name, **kwargs)
@@ -121,11 +120,18 @@ class BertEncoder(keras.Model):
         self._saved_text_config = text_config if isinstance(text_config, dict) else None
         self.text_config = None if isinstance(text_config, dict) else text_config
 
+    def sequence_output_at(self, inputs, positions):
+        """`sequence_output` at int `positions` `[batch, q]` only, `[batch, q, hidden]`, for a dict of the
+        id inputs: the last layer computes just those rows (`TransformerEncoderBlock(query_positions=)`).
+        Equal to gathering them from `self(inputs)["sequence_output"]`, to float rounding."""
+        return forward(self.embeddings, self._blocks, inputs, query_positions=positions)[-1]
+
     def pooled_output_only(self, inputs):
         """`pooled_output` for a dict of the three id inputs (inference, unpacked rows), with the last
         layer computed for `[CLS]` only: what a head on the pooled output serves from (equal to
         `self(inputs)["pooled_output"]` to float rounding; ~1.15x faster on MiniLM)."""
-        return self._pooler(_forward(self.embeddings, self._blocks, inputs, first_token_only=True)[-1])
+        first_token = keras.ops.zeros((keras.ops.shape(inputs["input_word_ids"])[0], 1), "int32")
+        return self._pooler(self.sequence_output_at(inputs, first_token))
 
     @property
     def text_config(self):

@@ -76,6 +76,8 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
         self.packed = bool(packed)
         self.layer_dtype = encoder.layer_dtype
         self.encoder = encoder
+        self._mlm_head = mlm_head
+        self._nsp_head = self.get_layer("nsp_head")
         self.mlm_loss_tracker = keras.metrics.Mean(name="mlm_loss")
         self.nsp_loss_tracker = keras.metrics.Mean(name="nsp_loss")
         # Weighted mean of "the true token's logit is the largest": the same number as
@@ -87,6 +89,27 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
             from_logits=True, reduction="mean_with_sample_weight")
         self._nsp_loss_fn = keras.losses.SparseCategoricalCrossentropy(
             from_logits=True, reduction="mean_with_sample_weight" if packed else "sum_over_batch_size")
+
+    def call(self, inputs, training=None):
+        """The graph built in `__init__`, except that the last layer computes only the rows the
+        heads read: each example's `[CLS]` and the masked positions (`encoder.sequence_output_at`).
+        The same outputs and gradients (to float rounding), with that layer's queries, attention
+        output and feed-forward run on 1 + p rows instead of all: a 4-layer step at seq 128 with
+        20 predictions runs ~1.16x faster (tools/bench_train.py, XLA on a 2-core CPU)."""
+        inputs = dict(inputs)
+        masked = ops.cast(inputs["masked_lm_positions"], "int32")
+        batch, predictions = ops.shape(masked)[0], ops.shape(masked)[1]
+        if self.packed:
+            cls = ops.cast(inputs["next_sentence_positions"], "int32")  # (batch, examples)
+        else:
+            cls = ops.zeros((batch, 1), "int32")
+        examples = ops.shape(cls)[1]
+        rows = self.encoder.sequence_output_at(inputs, ops.concatenate([cls, masked], axis=1))  # (batch, examples + p, hidden)
+        mlm_logits = self._mlm_head(rows, ops.broadcast_to(
+            ops.arange(examples, examples + predictions, dtype="int32"), (batch, predictions)))
+        pooler = self.encoder.get_layer("pooler")
+        pooled = pooler.dense(rows[:, :examples]) if self.packed else pooler(rows)
+        return {"mlm_logits": mlm_logits, "nsp_logits": self._nsp_head(pooled)}
 
     def get_config(self):
         # The encoder is rebuilt from `config`; its contract (vocab: the encoder's asset) goes along.

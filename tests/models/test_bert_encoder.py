@@ -31,14 +31,18 @@ def test_too_long_sequence_is_refused_with_both_numbers():
         encoder(batch)
 
 
-def test_pooled_output_only_equals_the_full_forward_and_refuses_training():
-    """The [CLS]-only last layer (what a served pooled head uses) gives the full model's pooled_output."""
+def test_pooled_output_only_and_query_positions_equal_the_full_forward():
+    """The [CLS]-only last layer (what a served pooled head uses) gives the full model's pooled_output;
+    a block's query_positions give the full output's rows there, in inference and training layout."""
     encoder = keras_bert.build_encoder(TINY)
     batch = encoder_batch()
     np.testing.assert_allclose(to_numpy(encoder.pooled_output_only(batch)),
                                to_numpy(encoder(batch, training=False)["pooled_output"]), atol=1e-6)
-    last = encoder.get_layer("transformer_layer_1")
+    last = keras_bert.layers.TransformerEncoderBlock(16, 2, 32, dropout_rate=0.0, attention_dropout_rate=0.0)
     x = np.random.default_rng(0).normal(size=(3, 8, 16)).astype("float32")
-    assert tuple(last(x, batch["input_mask"], first_token_only=True).shape) == (3, 1, 16)
-    with pytest.raises(ValueError, match="first_token_only is for inference"):
-        last(x, batch["input_mask"], training=True, first_token_only=True)
+    positions = np.array([[0, 5], [0, 2], [0, 0]], "int32")
+    for training in (False, True):
+        full = to_numpy(last(x, batch["input_mask"], training=training))
+        rows = to_numpy(last(x, batch["input_mask"], training=training, query_positions=positions))
+        assert rows.shape == (3, 2, 16)
+        np.testing.assert_allclose(rows, np.take_along_axis(full, positions[..., None], 1), atol=1e-6)

@@ -58,3 +58,32 @@ def test_pretrainer_without_nsp_labels_trains_on_mlm_alone():
     y = {k: v for k, v in y.items() if k != "next_sentence_labels"}
     metrics = model.evaluate(x, y, verbose=0, return_dict=True)
     assert abs(metrics["loss"] - metrics["mlm_loss"]) < 1e-5
+
+
+def test_last_layer_computed_for_the_read_rows_only_keeps_outputs_and_gradients():
+    """The pretrainer's call runs the last layer for [CLS] + the masked positions only: the same
+    logits, loss and gradients as the whole encoder followed by the heads (dropout off)."""
+    import tensorflow as tf
+
+    model = keras_bert.build_pretrainer(TINY.replace(dropout_rate=0.0, attention_dropout_rate=0.0))
+    x, y = pretraining_batch()
+    ids = {k: x[k] for k in ("input_word_ids", "input_mask", "input_type_ids")}
+
+    def full_graph():
+        out = model.encoder(ids, training=True)
+        return {"mlm_logits": model.get_layer("mlm_head")(out["sequence_output"], x["masked_lm_positions"]),
+                "nsp_logits": model.get_layer("nsp_head")(out["pooled_output"])}
+
+    results = []
+    for forward in (lambda: model(x, training=True), full_graph):
+        with tf.GradientTape() as tape:
+            out = forward()
+            loss = model.compute_loss(x, y, out)
+        grads = tape.gradient(loss, model.trainable_variables)
+        results.append((out, float(loss), [to_numpy(g) for g in grads]))
+    (fast, fast_loss, fast_grads), (full, full_loss, full_grads) = results
+    for name in ("mlm_logits", "nsp_logits"):
+        np.testing.assert_allclose(to_numpy(fast[name]), to_numpy(full[name]), atol=1e-5)
+    assert abs(fast_loss - full_loss) < 1e-6
+    for variable, a, b in zip(model.trainable_variables, fast_grads, full_grads):
+        np.testing.assert_allclose(a, b, atol=1e-6, err_msg=variable.path)
