@@ -104,6 +104,9 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
         raise ValueError(f"Unknown format(s) {unknown}; expected a subset of {FORMATS}.")
+    if precision != "fp32" and "savedmodel" not in formats:  # it would otherwise change nothing, silently
+        raise ValueError(f"precision={precision!r} sets the SavedModel's precision, but formats {list(formats)} "
+                         f"has no 'savedmodel'; add it, or leave precision at 'fp32'.")
     if "mediapipe" in formats:  # refused before any format is written
         mediapipe_task(model)
         check_mediapipe_tokenizer(tokenizer)

@@ -129,6 +129,15 @@ def test_tool_refuses_bf16_without_a_savedmodel_and_unknown_precisions(keras_fil
     assert not os.listdir(tmp_path)
 
 
+
+def test_api_refuses_bf16_without_a_savedmodel_before_writing(tmp_path):
+    model = keras_bert.build_classifier(keras_bert.build_encoder(_tiny_config()), 3)
+    with pytest.raises(ValueError, match=r"precision='bf16' sets the SavedModel's precision, but formats "
+                                         r"\['onnx'\] has no 'savedmodel'"):
+        keras_bert.export_model(model, "tiny", formats=("onnx",), base_dir=str(tmp_path), precision="bf16")
+    assert not os.listdir(tmp_path)
+
+
 @pytest.mark.parametrize("flags, native", [("fpu avx2 avx512f", False), ("fpu avx512f avx512_bf16", True),
                                            ("fpu amx_bf16 amx_tile", True)])
 def test_cpu_bf16_support_is_read_from_cpuinfo(tmp_path, flags, native):
