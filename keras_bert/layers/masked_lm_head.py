@@ -5,6 +5,7 @@ from keras import ops
 
 from keras_bert.layers.activations import get_activation
 from keras_bert.layers.bert_layer import BertLayer
+from keras_bert.layers.gather_rows import gather_rows
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
@@ -60,12 +61,8 @@ class MaskedLMHead(BertLayer):
         self.built = True
 
     def call(self, sequence_output, masked_lm_positions):
-        batch, seq = ops.shape(sequence_output)[0], ops.shape(sequence_output)[1]
-        # Flat gather, as Google's gather_indexes: one Gather op, XLA/ONNX friendly.
-        offsets = ops.expand_dims(ops.arange(batch, dtype="int32"), 1) * ops.cast(seq, "int32")  # (batch, 1)
-        flat_positions = ops.reshape(ops.cast(masked_lm_positions, "int32") + offsets, (-1,))
-        flat_sequence = ops.reshape(sequence_output, (-1, self.hidden_size))  # (batch * seq, hidden)
-        x = ops.take(flat_sequence, flat_positions, axis=0)  # (batch * predictions, hidden)
+        batch = ops.shape(sequence_output)[0]
+        x = ops.reshape(gather_rows(sequence_output, masked_lm_positions), (-1, self.hidden_size))  # (batch * p, hidden)
         x = self.layer_norm(self.activation(self.transform(x)))
         table = ops.cast(self.embedding_layer.embedding_table, x.dtype)  # (vocab, hidden)
         logits = ops.matmul(x, ops.transpose(table)) + ops.cast(self.output_bias, x.dtype)

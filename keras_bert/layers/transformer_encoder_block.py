@@ -6,6 +6,7 @@ from keras import ops
 from keras_bert.layers.activations import get_activation
 from keras_bert.layers.bert_layer import BertLayer
 from keras_bert.layers.fast_dropout import FastDropout
+from keras_bert.layers.gather_rows import gather_rows
 
 # Added to the attention scores of padding keys. Google's BERT uses -10000:
 # exp(-10000) is exactly 0 in float32, and the value also fits in float16.
@@ -136,10 +137,9 @@ class TransformerEncoderBlock(BertLayer):
         batch, seq = ops.shape(inputs)[0], ops.shape(inputs)[1]
         queries = query_example_ids = None
         if query_positions is not None:  # the rows that go on past the attention
-            query_positions = ops.cast(query_positions, "int32")
-            queries = ops.take_along_axis(inputs, ops.expand_dims(query_positions, -1), axis=1)  # (batch, q, hidden)
+            queries = gather_rows(inputs, query_positions)  # (batch, q, hidden)
             if example_ids is not None:
-                query_example_ids = ops.take_along_axis(example_ids, query_positions, axis=1)
+                query_example_ids = gather_rows(example_ids, query_positions)
         # In training, Dense and LayerNorm see (batch * seq, hidden), as in Google's BERT:
         # their bias / gamma / beta gradients are then reductions over one axis, which XLA
         # on CPU runs ~4x faster than over (batch, seq) (12% faster pretraining step,
