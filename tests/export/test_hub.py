@@ -88,6 +88,7 @@ _FINE_TUNE = textwrap.dedent("""
     import tensorflow_text  # noqa: F401  (registers the preprocessor's ops)
 
     preprocessor_dir, encoder_dir, expected_file, out_file = sys.argv[1:]
+    tf.keras.utils.set_random_seed(0)  # the Dense head's init and the dropout masks: one run, one answer
     expected = np.load(expected_file)
     preprocess = hub.KerasLayer(preprocessor_dir)
     encoder = hub.KerasLayer(encoder_dir, trainable=True)
@@ -103,7 +104,7 @@ _FINE_TUNE = textwrap.dedent("""
     labels = tf.constant([0, 1, 0, 1])
     before = [v.numpy().copy() for v in encoder.trainable_weights]
     first = model.evaluate(sentences, labels, verbose=0)
-    model.fit(sentences, labels, epochs=5, batch_size=4, verbose=0)
+    model.fit(sentences, labels, epochs=10, batch_size=4, verbose=0)
     last = model.evaluate(sentences, labels, verbose=0)
     changed = sum(not np.array_equal(b, v.numpy()) for b, v in zip(before, encoder.trainable_weights))
     json.dump({"diff": diff, "first": first, "last": last, "changed": changed,
@@ -129,7 +130,7 @@ def test_hub_keras_layer_fine_tunes_in_tf_keras(hub_export, tokenizer, tmp_path)
         capture_output=True, text=True, env=env, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads((tmp_path / "out.json").read_text())
-    print(report)  # measured: diff 6.7e-7, loss 0.706 -> 0.576 in 5 epochs, 39/39 weights changed
+    print(report)  # measured: diff 6.7e-7, loss 0.710 -> 0.554 in 10 epochs (seed 0), 39/39 weights changed
     assert report["diff"] < 1e-5  # hub.KerasLayer reproduces the Keras encoder
     assert report["trainable"] == len(encoder.trainable_variables)
     assert report["changed"] == report["trainable"]  # every encoder weight was fine-tuned
