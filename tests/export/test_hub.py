@@ -130,7 +130,7 @@ def test_hub_keras_layer_fine_tunes_in_tf_keras(hub_export, tokenizer, tmp_path)
         capture_output=True, text=True, env=env, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads((tmp_path / "out.json").read_text())
-    print(report)  # measured: diff 6.7e-7, loss 0.710 -> 0.554 in 10 epochs (seed 0), 39/39 weights changed
+    print(report)  # measured: diff 6.7e-7, loss 0.710 -> 0.48-0.55 in 10 epochs (seed 0; threads vary it), 39/39 weights changed
     assert report["diff"] < 1e-5  # hub.KerasLayer reproduces the Keras encoder
     assert report["trainable"] == len(encoder.trainable_variables)
     assert report["changed"] == report["trainable"]  # every encoder weight was fine-tuned
