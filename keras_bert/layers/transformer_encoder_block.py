@@ -96,14 +96,13 @@ class TransformerEncoderBlock(BertLayer):
         x = ops.reshape(x, (batch, seq, self.num_heads, self.head_size))  # (batch, seq, heads, head_size)
         return ops.transpose(x, (0, 2, 1, 3))  # (batch, heads, seq, head_size)
 
-    def _attention(self, x, batch, seq, padding_mask, example_ids, training, queries=None, query_example_ids=None):
+    def _attention(self, x, batch, seq, padding_mask, example_ids, training, queries=None, seq_q=None,
+                   query_example_ids=None):
         """Self-attention of x, (batch, seq, hidden) or (batch * seq, hidden); same shape out.
-        `queries` (batch, q, hidden) or (batch * q, hidden): only those rows attend (to all of x),
-        out in their shape; `query_example_ids` (batch, q) are their example ids (packed rows)."""
+        `queries` (batch, seq_q, hidden) or (batch * seq_q, hidden): only those rows attend (to all
+        of x), out in their shape; `query_example_ids` (batch, seq_q): their example ids (packed rows)."""
         if queries is None:
             queries, seq_q, query_example_ids = x, seq, example_ids
-        else:
-            seq_q = ops.shape(queries)[0] // batch if len(queries.shape) == 2 else ops.shape(queries)[1]
         query = self._split_heads(self._dense(self.query, queries), batch, seq_q)
         key = self._split_heads(self._dense(self.key, x), batch, seq)
         value = self._split_heads(self._dense(self.value, x), batch, seq)
@@ -135,6 +134,7 @@ class TransformerEncoderBlock(BertLayer):
         For a last layer whose reader needs a few rows: `[CLS]` for a pooled head (~1.15x a MiniLM
         forward at batch 32, seq 40-128, 1 thread); `[CLS]` + the masked positions in pretraining."""
         batch, seq = ops.shape(inputs)[0], ops.shape(inputs)[1]
+        rows = seq if query_positions is None else ops.shape(query_positions)[1]  # the output's rows
         queries = query_example_ids = None
         if query_positions is not None:  # the rows that go on past the attention
             queries = gather_rows(inputs, query_positions)  # (batch, q, hidden)
@@ -149,12 +149,11 @@ class TransformerEncoderBlock(BertLayer):
         if training and queries is not None:
             queries = ops.reshape(queries, (-1, self.hidden_size))
         attention = self._attention(x, batch, seq, padding_mask, example_ids, training,
-                                    queries=queries, query_example_ids=query_example_ids)
+                                    queries=queries, seq_q=rows, query_example_ids=query_example_ids)
         x = self.attention_layer_norm((x if queries is None else queries) + self.dropout(attention, training=training))
         ffn = self._dense(self.output_dense, self.activation(self._dense(self.intermediate, x)))
         ffn = self.dropout(ffn, training=training)
         x = self.output_layer_norm(x + ffn)
-        rows = seq if query_positions is None else ops.shape(query_positions)[1]
         return ops.reshape(x, (batch, rows, self.hidden_size)) if training else x
 
     def compute_output_shape(self, inputs_shape, padding_mask_shape=None, example_ids_shape=None):
