@@ -20,6 +20,7 @@ import tensorflow as tf
 from keras_bert.config import read_json
 from keras_bert.data.squad_example import SquadExample
 from keras_bert.text.packer import pack_segments
+from keras_bert.text.ragged_rows import join_rows
 
 # Contexts per tokenizer call; bounds the eager batch size.
 _CONTEXTS_PER_CALL = 256
@@ -236,7 +237,7 @@ def _tokenize_contexts(contexts, tokenizer):
     result = {}
     for i in range(0, len(contexts), _CONTEXTS_PER_CALL):
         batch = contexts[i:i + _CONTEXTS_PER_CALL]
-        ids, starts, ends = (_to_lists(t.merge_dims(1, 2))  # [contexts, (pieces)]
+        ids, starts, ends = (_to_lists(join_rows(t.row_splits, t.values))  # [contexts, (pieces)]
                              for t in tokenizer.tokenize_with_offsets(tf.constant(batch)))
         for context, row_ids, row_starts, row_ends in zip(batch, ids, starts, ends):
             spans = np.asarray([row_starts, row_ends], np.int32).T.reshape([-1, 2])

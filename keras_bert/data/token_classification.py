@@ -11,6 +11,7 @@ import os
 import tensorflow as tf
 
 from keras_bert.text.packer import pack_segments
+from keras_bert.text.ragged_rows import join_rows
 
 
 def read_conll(path):
@@ -122,8 +123,8 @@ def _label_pieces(words, word_labels, tokenizer, seq_length):
     piece_labels = tf.gather(word_labels.flat_values, pieces.value_rowids()) * is_first.flat_values
 
     def packed(values, cls_id, sep_id, pad_id):  # (pieces,) -> (batch, seq_length), the one packer
-        nested = tf.RaggedTensor.from_row_splits(pieces.with_flat_values(values), words.row_splits)
-        return pack_segments([nested.merge_dims(1, 2)], seq_length, cls_id, sep_id, pad_id)
+        texts = join_rows(words.row_splits, pieces.with_flat_values(values))  # (batch, (pieces))
+        return pack_segments([texts], seq_length, cls_id, sep_id, pad_id)
 
     features = packed(pieces.flat_values, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id)
     weights = tf.cast(packed(is_first.flat_values, 0, 0, 0)["input_word_ids"], tf.float32)

@@ -13,6 +13,7 @@ import tensorflow as tf
 
 from keras_bert.data.text_windows import window_spans
 from keras_bert.text.packer import pack_segments
+from keras_bert.text.ragged_rows import join_rows
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,7 +52,8 @@ def answer(module, question, context, options):
     """
     seq_length = module.seq_length
     query = module.tokenizer.tokenize(question)[:, :options.max_query_length]  # [b, (q)]
-    ids, starts, ends = (t.merge_dims(1, 2) for t in module.tokenizer.tokenize_with_offsets(context))
+    ids, starts, ends = (join_rows(t.row_splits, t.values)  # [b, (p)]
+                         for t in module.tokenizer.tokenize_with_offsets(context))
     n_pieces = ids.row_lengths()  # [b]
     max_doc = seq_length - 3 - query.row_lengths()  # [b]
     checks = [tf.debugging.assert_positive(

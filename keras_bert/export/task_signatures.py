@@ -11,6 +11,7 @@ is in `answer_signature.py`. Outputs are dense `[batch, ...]` tensors
 import tensorflow as tf
 
 from keras_bert.tasks.token_classification import _split_tag as split_tag  # entity_spans' reading of a tag
+from keras_bert.text.ragged_rows import join_rows
 
 OUTSIDE = "O"
 
@@ -92,7 +93,7 @@ def entities(module, text, labels, outside=OUTSIDE):
     tag's probability) and `num_entities` (int32 `[b]`).
     """
     ids, starts, ends = module.tokenizer.tokenize_with_offsets(text)  # [b, (w), (p)]
-    pieces = ids.merge_dims(1, 2)  # [b, (p)]
+    pieces = join_rows(ids.row_splits, ids.values)  # [b, (p)]
     inputs = module.preprocessor.pack([pieces])
     probabilities = module.text_outputs(inputs)["probabilities"]  # [b, seq, labels]
     # Position of each word's first piece in the packed sequence: 1 + pieces before it in its text.

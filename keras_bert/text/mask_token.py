@@ -2,6 +2,8 @@
 
 import tensorflow as tf
 
+from keras_bert.text.ragged_rows import join_rows
+
 MASK_TOKEN = "[MASK]"
 
 
@@ -16,4 +18,4 @@ def tokenize_keeping_masks(tokenizer, texts, mask_id):
     tails = tf.RaggedTensor.from_row_lengths(
         tf.fill([tf.reduce_sum(tail_lengths)], tf.constant(mask_id, tf.int32)), tail_lengths)
     parts_with_masks = tf.concat([pieces, tails], axis=1)  # (parts, (pieces))
-    return tf.RaggedTensor.from_row_splits(parts_with_masks, parts.row_splits).merge_dims(1, 2)
+    return join_rows(parts.row_splits, parts_with_masks)

@@ -4,6 +4,7 @@ import tensorflow as tf
 import tensorflow_text as text
 
 from keras_bert.text.normalization import SPECIAL_TOKENS_PATTERN, normalize_reference, pad_punctuation
+from keras_bert.text.ragged_rows import join_rows
 
 
 def reference_pieces_with_offsets(texts, wordpiece, lower_case, split_special_tokens,
@@ -29,7 +30,7 @@ def reference_pieces_with_offsets(texts, wordpiece, lower_case, split_special_to
         segments = text.regex_split(safe, SPECIAL_TOKENS_PATTERN, SPECIAL_TOKENS_PATTERN)  # [b, (s)]
         is_special = tf.strings.regex_full_match(segments.flat_values, SPECIAL_TOKENS_PATTERN)
     chars = tf.strings.unicode_split(segments.flat_values, "UTF-8")  # [S, (c)]
-    text_chars = segments.with_flat_values(chars).merge_dims(1, 2)  # [b, (c)]: the texts' chars
+    text_chars = join_rows(segments.row_splits, chars)  # [b, (c)]: the texts' chars
     normalized = pad_punctuation(normalize_reference(chars.flat_values, lower_case))
     char_special = tf.gather(is_special, chars.value_rowids())
     normalized = tf.where(char_special, chars.flat_values, normalized)  # [C]

@@ -109,8 +109,9 @@ def _same_batch_size(segments):
             raise ValueError(f"text_a has {known_a} rows but text_b has {known_b}; pass one text_b "
                              "per text_a (same batch size), or no text_b.")
         return segments
-    check = tf.debugging.assert_equal(
-        a, b, message="text_a and text_b must have the same batch size (one text_b per text_a)")
+    # `Assert`, not `assert_equal`: the same error in 4 graph ops instead of 58.
+    check = tf.debugging.Assert(tf.equal(a, b), [
+        "text_a and text_b must have the same batch size (one text_b per text_a); got", a, b])
     with tf.control_dependencies([check]):  # the trimmer must not run before the check
         return [tf.RaggedTensor.from_row_splits(tf.identity(s.values), tf.identity(s.row_splits),
                                                 validate=False) for s in segments]

@@ -10,6 +10,7 @@ import tensorflow_text as text
 from keras_bert.text.normalization import (NORMALIZATIONS, SPECIAL_TOKENS_PATTERN, normalize_reference,
                                            pad_punctuation, split_words_reference)
 from keras_bert.text.offsets import bytes_to_chars, reference_pieces_with_offsets
+from keras_bert.text.ragged_rows import join_rows
 from keras_bert.text.vocab import load_vocab, special_token_ids
 
 # Printable ASCII and \t \n \r: `tokenize`'s fast path (see `Tokenizer.__init__`).
@@ -150,9 +151,10 @@ class Tokenizer(tf.Module):
         plain_texts = tf.gather(texts, plain_index)
         if self.lower_case:
             plain_texts = tf.strings.lower(plain_texts)
+        words = self.tokenize_words(tf.gather(texts, other_index))  # [other, (w), (p)]
         pieces = tf.concat([
             self._plain_wordpiece.tokenize(plain_texts),  # [plain, (p)]
-            self.tokenize_words(tf.gather(texts, other_index)).merge_dims(1, 2),  # [other, (p)]
+            join_rows(words.row_splits, words.values),  # [other, (p)]
         ], 0)
         # Back to the input order: row k of `pieces` is text (plain_index ++ other_index)[k].
         return tf.gather(pieces, tf.math.invert_permutation(tf.concat([plain_index, other_index], 0)))
@@ -199,7 +201,7 @@ class Tokenizer(tf.Module):
         normalized = pad_punctuation(normalize_reference(flat, self.lower_case))
         # A special token stays one word (no spaces in it); WordPiece finds it whole in the vocab.
         words = tf.strings.split(tf.where(is_special, flat, normalized))  # [segments, (w)]
-        return segments.with_flat_values(words).merge_dims(1, 2)  # [b, (w)]
+        return join_rows(segments.row_splits, words)  # [b, (w)]
 
     def detokenize(self, ids):
         """Ids back to text: pieces joined by spaces, `##` suffixes merged, `[PAD]` dropped.
