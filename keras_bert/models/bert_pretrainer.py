@@ -3,6 +3,7 @@
 import keras
 from keras import ops
 
+from keras_bert.compat import in_xla_context
 from keras_bert.layers.masked_lm_head import MaskedLMHead
 from keras_bert.layers.next_sentence_head import NextSentenceHead
 from keras_bert.models.bert_encoder import BertEncoder, EncoderTextConfig, as_config, encoder_inputs
@@ -85,8 +86,7 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
         # vocab, ~26 ms of a 500 ms CPU training step (tools/bench_train.py profile).
         self.mlm_accuracy = keras.metrics.Mean(name="mlm_accuracy")
         self.nsp_accuracy = keras.metrics.SparseCategoricalAccuracy(name="nsp_accuracy")
-        self._mlm_loss_fn = keras.losses.SparseCategoricalCrossentropy(
-            from_logits=True, reduction="mean_with_sample_weight")
+        self._mlm_loss_fn = _VocabCrossEntropy(name="mlm_cross_entropy", reduction="mean_with_sample_weight")
         self._nsp_loss_fn = keras.losses.SparseCategoricalCrossentropy(
             from_logits=True, reduction="mean_with_sample_weight" if packed else "sum_over_batch_size")
 
@@ -153,8 +153,7 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
         weights = ops.cast(y["masked_lm_weights"], "float32")
         # Labels cast to float32 as the Loss object casts them in compute_loss: the graphs are
         # then identical and XLA computes the vocab-wide cross-entropy once, not twice.
-        per_slot = keras.losses.sparse_categorical_crossentropy(
-            ops.cast(y["masked_lm_ids"], "float32"), mlm_logits, from_logits=True)
+        per_slot = vocab_cross_entropy(ops.cast(y["masked_lm_ids"], "float32"), mlm_logits)
         self.mlm_loss_tracker.update_state(
             ops.sum(per_slot * weights) / ops.maximum(ops.sum(weights), 1e-5))
         true_logit = ops.take_along_axis(
@@ -172,3 +171,27 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
             nsp = {self.nsp_loss_tracker.name, self.nsp_accuracy.name}
             results = {name: value for name, value in results.items() if name not in nsp}
         return results
+
+
+def vocab_cross_entropy(labels, logits):
+    """Per-slot cross-entropy of masked-LM `logits` `[..., vocab]` at `labels` `[...]` (any dtype).
+
+    Keras's sparse cross-entropy, except inside XLA on TensorFlow: there logsumexp minus the true
+    token's logit (the same loss to ~1e-7 relative, the same gradient to 1e-9) makes the
+    pretraining step 2.7 % faster (tools/bench_train.py model, 2-core CPU, same-process A/B:
+    46.4 vs 45.2 seq/s median of 8 rounds), as XLA lowers TF's fused op with an extra one-hot
+    pass over the vocab. Without XLA TF's fused kernel is the faster one (58 vs 72 ms on
+    [640, 30522], forward and backward).
+    """
+    if keras.backend.backend() == "tensorflow" and in_xla_context():
+        true_logit = ops.take_along_axis(
+            logits, ops.expand_dims(ops.cast(labels, "int32"), -1), axis=-1)[..., 0]
+        return ops.logsumexp(logits, axis=-1) - true_logit
+    return keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True)
+
+
+class _VocabCrossEntropy(keras.losses.Loss):
+    """`vocab_cross_entropy` as a Keras loss (its reduction scales for tf.distribute)."""
+
+    def call(self, y_true, y_pred):
+        return vocab_cross_entropy(y_true, y_pred)

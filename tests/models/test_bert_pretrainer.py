@@ -97,3 +97,26 @@ def test_last_layer_computed_for_the_read_rows_only_keeps_the_gradients():
         gradients.append([to_numpy(g) for g in tape.gradient(loss, model.trainable_variables)])
     for variable, fast, full in zip(model.trainable_variables, *gradients):
         np.testing.assert_allclose(fast, full, atol=1e-6, err_msg=variable.path)
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="the XLA path is TensorFlow's")
+def test_vocab_cross_entropy_under_xla_equals_keras_loss_and_gradient():
+    import tensorflow as tf
+
+    from keras_bert.models.bert_pretrainer import vocab_cross_entropy
+
+    rng = np.random.default_rng(0)
+    logits = tf.constant(rng.normal(0, 4, (3, 20, 500)), tf.float32)
+    labels = tf.constant(rng.integers(0, 500, (3, 20)), tf.float32)  # as the Loss object passes them
+
+    def loss_and_gradient(loss_fn):
+        with tf.GradientTape() as tape:
+            tape.watch(logits)
+            per_slot = loss_fn(labels, logits)
+            weighted = tf.reduce_sum(per_slot * tf.range(20.0))
+        return per_slot, tape.gradient(weighted, logits)
+
+    reference = loss_and_gradient(lambda t, p: keras.losses.sparse_categorical_crossentropy(t, p, from_logits=True))
+    xla = tf.function(lambda: loss_and_gradient(vocab_cross_entropy), jit_compile=True)()
+    np.testing.assert_allclose(xla[0], reference[0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(xla[1], reference[1], rtol=1e-5, atol=1e-6)
