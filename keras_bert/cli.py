@@ -9,6 +9,7 @@ Imports no TensorFlow, so a tool's `--help` and its flag errors stay fast.
 import _thread
 import argparse
 import errno
+import faulthandler
 import os
 import re
 import signal
@@ -217,11 +218,16 @@ class quiet_native_stderr:  # noqa: N801  (used as a context manager, like conte
 
     Native code writes to the descriptor, not to `sys.stderr`, so the descriptor goes
     through a pipe; a thread passes every other line on unchanged. Restored on exit.
+    If `faulthandler` is on (`PYTHONFAULTHANDLER=1`), a native crash's stacks go straight
+    to the real stderr: a dying process's pipe thread would lose them.
     """
 
     def __enter__(self):
         sys.stderr.flush()
         self._saved = os.dup(2)
+        self._faulthandler = faulthandler.is_enabled()
+        if self._faulthandler:
+            faulthandler.enable(file=self._saved, all_threads=True)
         read_end, write_end = os.pipe()
         os.dup2(write_end, 2)
         os.close(write_end)
@@ -238,6 +244,8 @@ class quiet_native_stderr:  # noqa: N801  (used as a context manager, like conte
     def __exit__(self, *exc):
         sys.stderr.flush()
         os.dup2(self._saved, 2)  # closes the pipe's last write end: the thread sees EOF
+        if self._faulthandler:
+            faulthandler.enable(file=sys.stderr, all_threads=True)
         self._thread.join(timeout=5)
         os.close(self._saved)
         return False

@@ -54,8 +54,10 @@ def xla_threefry_keep_mask(inputs, rate, seed_generator):
 def model_without_strategy(model):
     """Unsets a Keras model's own distribution strategy for the `with` block, then restores it.
 
-    Private: `keras.Model._distribute_strategy`. `training/pretraining.py` needs it to run
-    `fit` under MultiWorkerMirroredStrategy on Keras 3.15 (keras-team/keras#20585).
+    Private: `keras.Model._distribute_strategy`. `training/run_loop.fit_from` needs it so that
+    Keras 3.15's `fit` skips its symbolic build, whose throwaway distributed iterator crashes
+    TF 2.21 now and then, and whose `strategy.reduce` of a nested batch fails under
+    MultiWorkerMirroredStrategy (keras-team/keras#20585).
     """
     saved = model._distribute_strategy  # pylint: disable=protected-access
     model._distribute_strategy = None  # pylint: disable=protected-access

@@ -20,7 +20,8 @@ def run_tool(name, *args, cwd=None, timeout=600, env=None):
     From the repository root, or from `cwd` with the tool's absolute path. `env` adds to (a value
     of None removes from) `os.environ` + `TF_CPP_MIN_LOG_LEVEL=2`; the repository is on PYTHONPATH.
     """
-    environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    # PYTHONFAULTHANDLER: a native crash (a negative returncode) shows every thread's stack.
+    environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONFAULTHANDLER="1")
     environment["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)
     for key, value in (env or {}).items():
         if value is None:

@@ -64,3 +64,20 @@ def test_resolve_file_flag_expands_globs_and_names_the_flag(tmp_path):
         str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]
     with pytest.raises(UsageError, match=r"^--eval_files: .*'.*\*\.md' does not exist"):
         resolve_file_flag([str(tmp_path / "*.md")], "--eval_files")
+
+
+def test_a_native_crash_in_a_tool_shows_its_stacks_on_the_real_stderr():
+    """run_tool sends fd 2 through a pipe; with PYTHONFAULTHANDLER=1 a SIGSEGV's stacks must not die in it."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import ctypes\nfrom keras_bert.cli import run_tool\n"
+              "def crash_in_native_code(argv):\n    ctypes.string_at(0)\n"
+              "raise SystemExit(run_tool(crash_in_native_code, []))\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                            env=dict(os.environ, PYTHONFAULTHANDLER="1", PYTHONPATH=root))
+    assert result.returncode == -11
+    assert "Fatal Python error: Segmentation fault" in result.stderr
+    assert "in crash_in_native_code" in result.stderr

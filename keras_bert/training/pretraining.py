@@ -47,8 +47,9 @@ def pretraining_input(files, tokenizer, **dataset_kwargs):
     return train_input
 
 
-def _distributed_input(strategy, train_input, global_batch_size, start_step, input_mode):
-    """The training dataset, positioned after the `start_step` batches already trained on."""
+def _distributed_input(strategy, train_input, global_batch_size, start_step, end_step, input_mode):
+    """The training dataset, positioned after the `start_step` batches already trained on; one
+    built per pipeline ends at `end_step` (`fit_from` cuts a plain dataset there itself)."""
     if strategy.num_replicas_in_sync == 1 or input_mode == "split":
         # One pipeline produces global batches; Keras splits each across the replicas.
         return split_batches(train_input(global_batch_size, None).skip(start_step))
@@ -56,8 +57,9 @@ def _distributed_input(strategy, train_input, global_batch_size, start_step, inp
     def dataset_fn(context):
         # Each input pipeline (one per worker) reads its own share of the files; its
         # replicas take turns, so it has served replicas-per-pipeline batches a step.
-        consumed = start_step * (context.num_replicas_in_sync // context.num_input_pipelines)
-        return train_input(global_batch_size, context).skip(consumed)
+        per_step = context.num_replicas_in_sync // context.num_input_pipelines
+        return train_input(global_batch_size, context).skip(start_step * per_step).take(
+            (end_step - start_step) * per_step)
 
     return strategy.distribute_datasets_from_function(dataset_fn)
 
@@ -183,7 +185,7 @@ def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, voca
             print(f"{what[0].upper()}{what[1:]}: sequences of {shape['seq_length']} tokens, "
                   f"{shape['max_predictions_per_seq']} predictions each, steps {first} -> {end}.")
         fit_from(model, strategy, _distributed_input(strategy, phase_input, global_batch_size,
-                                                     begin - first, input_mode),
+                                                     begin - first, end - first, input_mode),
                  begin, end, steps_per_epoch, all_callbacks + list(callbacks), what=what,
                  output_dir=output_dir, validation_data=validation,
                  validation_steps=eval_steps or None, verbose=run.verbose,

@@ -83,7 +83,8 @@ def split_batches(dataset):
 def fit_from(model, strategy, dataset, start_step, total_steps, steps_per_epoch, callbacks=(),
              what="training", output_dir=None, resumed=None, on_nonfinite="stop", **fit_kwargs):
     """`model.fit` from optimizer step `start_step` to `total_steps` on `dataset`, which must already
-    be positioned after the batches trained on; a finished run is not trained again.
+    be positioned after the batches trained on; a finished run is not trained again. A
+    `tf.data.Dataset` is cut to the steps left; a distributed one must end there itself.
 
     Keras epochs count from `start_step // steps_per_epoch` (a resume inside an epoch runs a
     short first epoch); `StepLimit` ends the last one at `total_steps`. `resumed` (default:
@@ -112,7 +113,17 @@ def fit_from(model, strategy, dataset, start_step, total_steps, steps_per_epoch,
                   f"{initial_epoch + 1} of {math.ceil(total_steps / steps_per_epoch)}).")
         checkpoint = next((c for c in callbacks if isinstance(c, ResumableCheckpoint)), None)
         guard = DivergenceGuard(on_nonfinite, checkpoint)
-        with strategy.scope(), _keras_mwms_workaround(model, strategy):
+        # TF 2.21's MultiDeviceIterator (what a strategy's distributed dataset iterates with)
+        # crashes with SIGSEGV (MultiDeviceBuffer::BackgroundThread -> GetNext on a freed
+        # iterator) when it is dropped while its prefetch thread is still pulling: in a loop of
+        # short fits, within the first few. Keras drops two: the one its "symbolic build" pulls
+        # one batch from, skipped without the model's own strategy (the step is built in
+        # `strategy.scope()` all the same, compile_model), and the fit's own at its end, which
+        # is idle if the data ends with the last step (take; distributed datasets built from a
+        # function must end there themselves, as pretraining's do). 150 fits: 0 crashes.
+        if isinstance(dataset, tf.data.Dataset):
+            dataset = dataset.take(total_steps - start_step)
+        with strategy.scope(), model_without_strategy(model), _keras_mwms_workaround(model, strategy):
             history = model.fit(dataset, initial_epoch=initial_epoch, epochs=epochs,
                                 steps_per_epoch=steps_per_epoch, shuffle=False,
                                 callbacks=[StepLimit(total_steps), guard] + list(callbacks),
@@ -125,16 +136,11 @@ def fit_from(model, strategy, dataset, start_step, total_steps, steps_per_epoch,
 def _keras_mwms_workaround(model, strategy):
     """Lets Keras 3.15 `fit` run under MultiWorkerMirroredStrategy (keras-team/keras#20585).
 
-    Two Keras bugs, both only with the collective multi-worker strategy:
-    1. `fit` "symbolically builds" a model made in a strategy scope with
-       `strategy.reduce("MEAN", batch)` on a nested batch, which the collective
-       all-reduce cannot take. With the model's own strategy unset, Keras skips
-       it and takes the strategy from the enclosing `strategy.scope()`;
-       everything the step needs was built in that scope.
-    2. Each step's logs (scalars, already synchronized across replicas) are
-       reduced with `strategy.reduce("MEAN", v, axis=0)`, which fails on scalars.
-       The step functions return them with shape [1] instead; the mean of equal
-       values is the value.
+    Each step's logs (scalars, already synchronized across replicas) are reduced with
+    `strategy.reduce("MEAN", v, axis=0)`, which the collective strategy fails on for scalars.
+    The step functions return them with shape [1] instead; the mean of equal values is the
+    value. (Keras's other MWMS bug, its symbolic build's `strategy.reduce` of a nested batch,
+    is skipped for every strategy by `fit_from`'s `model_without_strategy`.)
     """
     if not isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
         yield
@@ -142,8 +148,7 @@ def _keras_mwms_workaround(model, strategy):
     for name in ("train_step", "test_step"):
         if not getattr(getattr(model, name), "_keras_bert_rank1", False):
             setattr(model, name, _rank1_logs(getattr(model, name)))
-    with model_without_strategy(model):
-        yield
+    yield
 
 
 def _rank1_logs(step_fn):
