@@ -1,7 +1,7 @@
 """BertConfig: the hyper-parameters of one BERT, plus the paper's and Google's presets.
 
 Imports nothing of keras_bert. Field names equal the builder and layer keyword
-arguments (DESIGN.md rule 3).
+arguments (docs/DESIGN.md, rule 3).
 """
 
 import dataclasses

@@ -11,8 +11,9 @@ import sys
 import keras_bert
 
 PACKAGE = os.path.dirname(keras_bert.__file__)
-# DESIGN.md's dependency direction, top to bottom: a part may import its own rank or lower.
-# (export and tasks are one level: a task owns its serving, export asks the task.)
+# docs/DESIGN.md's dependency direction (its table of parts; tests/test_docs.py checks they agree), top to
+# bottom: a part may import its own rank or lower. (export and tasks are one level: a task owns its serving,
+# export asks the task.)
 RANK = {"config": 0, "choices": 0, "errors": 0, "lazy": 0, "layers": 1, "text": 1, "models": 2, "data": 3,
         "checkpoints": 3, "training": 4, "tasks": 5, "export": 5, "cli": 6}
 

@@ -53,7 +53,7 @@ def check_ops(model, allow_contrib=False):
         raise OnnxConversionError(
             f"The ONNX graph contains ops that are not ONNX ops: {dict(bad)}. tf2onnx copied "
             "TensorFlow ops it could not convert; onnxruntime cannot run this file. Rewrite "
-            "those ops in the model (DESIGN.md lists known ones, e.g. Erfc from keras gelu).")
+            "those ops in the model (docs/DESIGN.md's known traps list some, e.g. Erfc from keras gelu).")
 
 
 def _name_dynamic_axes(model):

@@ -31,7 +31,7 @@ INT8_MIN_AGREEMENT = 0.99
 def _convert(functions, module, quantization):
     converter = tf.lite.TFLiteConverter.from_concrete_functions(functions, module)
     # Builtins plus tensorflow-text's TFLite custom ops; no Select-TF (Flex) ops, which the
-    # Python interpreter and most mobile runtimes lack (DESIGN.md, known traps).
+    # Python interpreter and most mobile runtimes lack (docs/DESIGN.md, known traps).
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
     converter.allow_custom_ops = True
     if quantization == "float16":

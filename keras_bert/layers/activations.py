@@ -1,6 +1,6 @@
 """The activations BERT uses, by the names `BertConfig.hidden_act` carries.
 
-GELU has two meanings (DESIGN.md, known traps): "gelu" is the exact erf form
+GELU has two meanings (docs/DESIGN.md, known traps): "gelu" is the exact erf form
 (Hugging Face), "gelu_tanh" the tanh approximation (Google's modeling.py).
 Both are written with `erf`/`tanh` explicitly: Keras's built-in GELU
 lowers to `Erfc` on TensorFlow, which tf2onnx cannot convert.

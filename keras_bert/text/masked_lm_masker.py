@@ -1,7 +1,7 @@
 """Dynamic masked-LM masking (BERT's 15 %, 80/10/10) with stateless random ops.
 
 Why not tensorflow-text's `RandomItemSelector` + `MaskValuesChooser` + `mask_language_model`
-(DESIGN.md rule 9)? Measured with tensorflow-text 2.21.1 (script in the docstring of
+(docs/DESIGN.md, rule 9)? Measured with tensorflow-text 2.21.1 (script in the docstring of
 `tests/text/test_masked_lm_masker.py`):
 
 * Not reproducible: they draw from stateful `tf.random.shuffle` / `tf.random.uniform`. With

@@ -1,4 +1,4 @@
-"""Exporting changes nothing in TensorFlow for the rest of the process (DESIGN.md principle 3).
+"""Exporting changes nothing in TensorFlow for the rest of the process (docs/DESIGN.md, principle 3).
 
 The layers trace as the patterns the converters need (`ops.expand_dims`, a batched matmul +
 bias), so no export patches `tf.Tensor.__getitem__` or `tf.tensordot`, not even for a while.

@@ -1,5 +1,5 @@
 """Bad input to the Python API: one row per case, each refused with one line naming the argument,
-file or value (DESIGN.md principle 4)."""
+file or value (docs/DESIGN.md, principle 4)."""
 
 import bz2
 import functools

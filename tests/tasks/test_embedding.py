@@ -80,7 +80,7 @@ def _tflite_runner(path, signature):
 
 def test_tflite_float32_and_int8_embeddings(exported, reference, texts, expected):
     """float32 from raw text equals sentence-transformers wherever TFLite's fast tokenizer gives
-    the reference ids (FastBertTokenizer normalizes a few rare characters differently: see DESIGN);
+    the reference ids (FastBertTokenizer normalizes a few rare characters differently: docs/DESIGN.md, known traps);
     int8 (dynamic range) keeps cosine >= 0.99."""
     served = _tflite_runner(exported["tflite"]["text_float32"], "serve_text")(text_a=np.array(texts, object))
     same_ids = [i for i, text in enumerate(texts)
