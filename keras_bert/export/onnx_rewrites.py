@@ -6,17 +6,15 @@ the subgraphs PyTorch's exporter writes. tf2onnx writes the same math in other s
 each pass below rewrites one of them into the matched form without changing the
 numbers beyond float rounding (the export's parity check covers it).
 
-Measured on MiniLM-L6 (6 layers; tools/onnx_fusion.py, onnxruntime 1.32, tf2onnx 1.17).
+Measured on MiniLM-L6 (6 layers; tools/bench_onnx_fusion.py, onnxruntime 1.32, tf2onnx 1.17).
 ORT's own TF-aware optimizers do not replace these passes: on tf2onnx's graph without
 them, `model_type="bert"`, `"bert_tf"` and `"bert_keras"` each fuse nothing (6 Softmax,
 6 Erf, 13 LayerNorm subgraphs left); with them, `"bert"` fuses 6 Attention, 12
 SkipLayerNormalization, 6 BiasGelu, 1 EmbedLayerNormalization, and `"bert_tf"` /
 `"bert_keras"` only the 12 SkipLayerNormalization and 6 BiasGelu. Each pass is needed:
 the fused ops lost when only that pass is left out are given with it. Outputs match Keras
-within 2.6e-6 to 3.6e-6 in every variant. Latency (batch 8, seq 128, 2 threads, min of 15
-round-robin runs on a 2-core CPU shared at load ~12): all rewrites + "bert" 3.32 s, no
-rewrites 3.70-3.82 s with any model type, each "all but one" 3.27-3.99 s; the machine's
-noise (~15 %) hides differences between single passes, so the fused-op counts decide.
+within 2.6e-6 to 3.6e-6 in every variant. Latency differences between single passes hide
+in a shared CPU's noise (docs/BENCHMARKS.md, onnx_fusion), so the fused-op counts decide.
 
 1. `gather_indices`: Keras `take` wraps negative ids (`where(ids < 0, ids + n, ids)`);
    ONNX `Gather` already does, so the Gather reads the raw ids.

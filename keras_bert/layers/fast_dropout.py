@@ -2,10 +2,9 @@
 
 Why (tools/bench_train.py, `dropout_probe`): Keras draws masks with
 `tf.random.stateless_uniform`'s default algorithm, which XLA on CPU compiles into a
-slow generator. One [32, 4, 128, 128] float32 mask under `jit_compile=True` on a 2-core
-CPU: Keras 600-1000 ms alone (~16 ms inside the whole pretraining step), alg="philox"
-13-23 ms, alg="threefry" 3-6 ms; re-measured 2026-11-23 on a loaded machine: Keras
-3594 ms, threefry 30 ms (forward). Without XLA TensorFlow's kernels implement only
+slow generator: one [32, 4, 128, 128] float32 mask under `jit_compile=True` on a CPU takes
+Keras's default over 100 times threefry's time alone, several times inside a training step
+(the numbers: docs/BENCHMARKS.md, "dropout masks"). Without XLA TensorFlow's kernels implement only
 Philox and Keras's path is as fast as the alternatives; JAX and PyTorch draw their own
 masks. So the threefry path is taken only on the TensorFlow backend inside XLA.
 """

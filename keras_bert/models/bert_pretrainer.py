@@ -178,10 +178,9 @@ def vocab_cross_entropy(labels, logits):
 
     Keras's sparse cross-entropy, except inside XLA on TensorFlow: there logsumexp minus the true
     token's logit (loss and gradient equal to ~2e-7 relative; tested to 1e-5) makes the
-    pretraining step 2.7 % faster (tools/bench_train.py model, 2-core CPU, same-process A/B:
-    46.4 vs 45.2 seq/s median of 8 rounds), as XLA lowers TF's fused op with an extra one-hot
-    pass over the vocab. Without XLA TF's fused kernel is the faster one (58 vs 72 ms on
-    [640, 30522], forward and backward).
+    pretraining step faster, as XLA lowers TF's fused op with an extra one-hot pass over the
+    vocab. Without XLA TF's fused kernel is the faster one (the A/B numbers: docs/BENCHMARKS.md,
+    train).
     """
     if keras.backend.backend() == "tensorflow" and in_xla_context():
         true_logit = ops.take_along_axis(

@@ -35,13 +35,12 @@ def set_mixed_precision(mode):
 def resolve_jit_compile(mode, strategy=None, compute_dtype=None):
     """Maps "auto"/"on"/"off" to `compile(jit_compile=...)`.
 
-    "auto" turns XLA on for a single-device strategy, on CPU too (on the 2-core
-    CPU machine XLA roughly doubles BERT's training speed, DESIGN.md), and off
+    "auto" turns XLA on for a single-device strategy, on CPU too (on a 2-core
+    CPU XLA roughly doubles BERT's training speed: docs/DESIGN.md, known traps), and off
     under multi-replica tf.distribute strategies, as Keras's own "auto" does. It is
     off for bfloat16 on a CPU: oneDNN's bfloat16 matmuls (AVX512_BF16, AMX) outrun
-    XLA's CPU dots, which do not use them (`tools/bench_train.py --precision bf16`, 2-core
-    AVX512_BF16 machine: a pretraining step at 54-55 seq/s without XLA, 40 with it,
-    float32 with XLA 41-43).
+    XLA's CPU dots, which do not use them (`tools/bench_train.py --precision bf16`; the
+    numbers: docs/BENCHMARKS.md, train).
 
     Args:
         mode: "auto", "on" or "off" (booleans are accepted too).
