@@ -9,7 +9,11 @@
     python tools/benchmark.py embed      # raw text -> sentence embeddings: our SavedModel/TFLite vs SentenceTransformer.encode (tools/bench_embed.py)
     python tools/benchmark.py serve      # raw text -> task answer: our exports vs transformers pipelines (tools/bench_serve.py)
 
-Arguments after the name go to that benchmark (`--help` on each).
+Arguments after the name go to that benchmark (`--help` on each). With `--record`, the run's output
+also rewrites that benchmark's table in docs/BENCHMARKS.md (`--record_file FILE`: another file), with
+the date, the machine and the load:
+
+    python tools/benchmark.py pack --record
 """
 
 import importlib.util
@@ -27,11 +31,16 @@ BENCHMARKS = {"pipeline": "bench_pipeline.py", "train": "bench_train.py", "infer
 
 
 def load(name):
-    """Imports tools/bench_<name>.py (tools/ is a folder of scripts, not a package)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), BENCHMARKS[name])
+    """Imports tools/bench_<name>.py."""
+    return tool_module(BENCHMARKS[name])
+
+
+def tool_module(file):
+    """Imports a script of tools/ by its path (tools/ is a folder of scripts, not a package)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), file)
     if not os.path.exists(path):
         raise SystemExit(f"{path} does not exist (yet).")
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+    spec = importlib.util.spec_from_file_location(file.removesuffix(".py"), path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -41,7 +50,7 @@ def parse_args(argv):
     """The named benchmark's own `parse_args` on the rest: its flags checked, nothing run."""
     if not argv or argv[0] not in BENCHMARKS:
         raise UsageError(f"name a benchmark first: one of {', '.join(BENCHMARKS)} (see --help)")
-    return load(argv[0]).parse_args(argv[1:])
+    return load(argv[0]).parse_args(tool_module("benchmark_record.py").split_flags(argv[1:])[0])
 
 
 def main(argv=None):
@@ -51,7 +60,13 @@ def main(argv=None):
         return None
     if argv[0] not in BENCHMARKS:
         raise UsageError(f"unknown benchmark {argv[0]!r}; choose one of {', '.join(BENCHMARKS)} (see --help)")
-    return load(argv[0]).main(argv[1:])
+    record = tool_module("benchmark_record.py")
+    rest, record_file = record.split_flags(argv[1:])
+    benchmark = load(argv[0])
+    if record_file is None:
+        return benchmark.main(rest)
+    benchmark.parse_args(rest)  # a flag error before the run, not after it
+    return record.run_and_record(argv[0], rest, record_file, benchmark.main)
 
 
 if __name__ == "__main__":
