@@ -106,3 +106,8 @@ def test_docstrings_carry_no_dated_timings():
             if relative.startswith("keras_bert"):
                 dated += [f"{relative}: {m.group(0)}" for m in re.finditer(r"[\d.]+ (?:seq|texts|sentences)/s", text)]
     assert not dated, f"move these to docs/BENCHMARKS.md: {dated}"
+
+
+def test_readme_test_command_is_the_one_ci_runs():
+    readme = [line for line in read("README.md").splitlines() if "python -m pytest" in line]
+    assert len(readme) == 1 and readme[0] in read(os.path.join(".ci", "run")).splitlines(), readme
