@@ -46,10 +46,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
-from bench_common import cpu_load, set_threads, timed  # noqa: E402
-from bench_serve_contestants import (CONTESTANTS, HF_BF16_PEER, LABELS, ORT_PEER, ORT_PEER_OPSET, TAGS,  # noqa: E402
+from _bench_common import cpu_load, set_threads, timed  # noqa: E402
+from _bench_serve_contestants import (CONTESTANTS, HF_BF16_PEER, LABELS, ORT_PEER, ORT_PEER_OPSET, TAGS,  # noqa: E402
                                      hf_model, peer_onnx_path)
-from bench_serve_qa import DOC_STRIDE, HF_INPUTS, QA_SEQ_LENGTH, qa_stage_profile, stage_profile  # noqa: E402
+from _bench_serve_qa import DOC_STRIDE, HF_INPUTS, QA_SEQ_LENGTH, qa_stage_profile, stage_profile  # noqa: E402
 from keras_bert.cli import ArgumentParser, positive_int, run_tool  # noqa: E402
 
 TASKS = ("classification", "ner", "qa")

@@ -6,8 +6,8 @@ import os
 
 import numpy as np
 
-from bench_common import ortx_library
-from bench_serve_qa import HF_INPUTS, QUESTION, decode_answers, qa_windows
+from _bench_common import ortx_library
+from _bench_serve_qa import HF_INPUTS, QUESTION, decode_answers, qa_windows
 
 LABELS = ["negative", "positive"]
 TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]

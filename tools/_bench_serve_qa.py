@@ -62,7 +62,7 @@ def stage_profile(work, texts):
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     import torch  # pylint: disable=import-outside-toplevel
     import transformers  # pylint: disable=import-outside-toplevel
-    from bench_serve_contestants import hf_model  # pylint: disable=import-outside-toplevel (it imports this file)
+    from _bench_serve_contestants import hf_model  # pylint: disable=import-outside-toplevel (it imports this file)
 
     loaded = tf.saved_model.load(os.path.join(work, "classification", "savedmodel", "1"))
     model, tokenizer = hf_model(work, "classification")
@@ -98,7 +98,7 @@ def qa_stage_profile(work, contexts, repeats=3):
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     import tensorflow_text  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
     import torch  # pylint: disable=import-outside-toplevel
-    from bench_serve_contestants import hf_model  # pylint: disable=import-outside-toplevel (it imports this file)
+    from _bench_serve_contestants import hf_model  # pylint: disable=import-outside-toplevel (it imports this file)
 
     loaded = tf.saved_model.load(os.path.join(work, "qa", "savedmodel", "1"))
     model, tokenizer = hf_model(work, "qa")
