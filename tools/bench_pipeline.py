@@ -31,26 +31,19 @@ Example:
 
 import argparse
 import gc
-import json
 import os
 import random
 import re
-import resource
-import subprocess
 import sys
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
+from _bench_common import cpu_seconds  # noqa: E402
+from _bench_pipeline_scale import bench_scale, scale_worker  # noqa: E402
 from keras_bert.choices import NORMALIZATIONS  # noqa: E402
 from keras_bert.cli import ArgumentParser, resolve_file_flag, run_tool  # noqa: E402
-
-
-def _cpu_seconds():
-    """User + system CPU time of this process, all threads (robust to other load on the machine)."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def run_keras_bert(files, vocab_path, seq_length, batch_size, max_predictions, normalization):
@@ -61,7 +54,7 @@ def run_keras_bert(files, vocab_path, seq_length, batch_size, max_predictions, n
     except ImportError:  # until keras_bert/__init__.py re-exports it
         from keras_bert.data.pretraining import pretraining_dataset
 
-    start, cpu = time.perf_counter(), _cpu_seconds()
+    start, cpu = time.perf_counter(), cpu_seconds()
     tokenizer = Tokenizer(vocab_path, normalization=normalization)
     dataset = pretraining_dataset(files, tokenizer, seq_length=seq_length,
                                   max_predictions_per_seq=max_predictions, batch_size=batch_size,
@@ -69,7 +62,7 @@ def run_keras_bert(files, vocab_path, seq_length, batch_size, max_predictions, n
     sequences = 0
     for features, _ in dataset:
         sequences += int(features["input_word_ids"].shape[0])
-    return sequences, time.perf_counter() - start, _cpu_seconds() - cpu
+    return sequences, time.perf_counter() - start, cpu_seconds() - cpu
 
 
 def run_peer(files, model_dir, seq_length, batch_size):
@@ -77,7 +70,7 @@ def run_peer(files, model_dir, seq_length, batch_size):
     from tokenizers import Tokenizer as FastTokenizer
     from transformers import BertTokenizerFast, DataCollatorForLanguageModeling  # not timed
 
-    start, cpu = time.perf_counter(), _cpu_seconds()
+    start, cpu = time.perf_counter(), cpu_seconds()
     tokenizer = FastTokenizer.from_file(os.path.join(model_dir, "tokenizer.json"))
     tokenizer.no_padding()
     tokenizer.no_truncation()
@@ -118,7 +111,7 @@ def run_peer(files, model_dir, seq_length, batch_size):
             })
         batch = collator(features)
         sequences += int(batch["input_ids"].shape[0])
-    return sequences, time.perf_counter() - start, _cpu_seconds() - cpu
+    return sequences, time.perf_counter() - start, cpu_seconds() - cpu
 
 
 def _google_instances(documents, document_index, max_seq_length, short_seq_prob, rng):
@@ -159,79 +152,6 @@ def _google_instances(documents, document_index, max_seq_length, short_seq_prob,
             current_chunk, current_length = [], 0
         i += 1
     return instances
-
-
-def scale_corpus(directory, megabytes, file_megabytes):
-    """`megabytes` of the default corpus's plays (BERT format) reshuffled into files; made once."""
-    from keras_bert.data import shakespeare_bert_files
-
-    folder = os.path.join(directory, f"{megabytes}mb_{file_megabytes:g}mb_files")
-    done = os.path.join(folder, "DONE")
-    if not os.path.exists(done):
-        os.makedirs(folder, exist_ok=True)
-        plays = []
-        for path in shakespeare_bert_files():
-            with open(path, encoding="utf-8") as f:
-                plays.append(f.read().strip() + "\n\n")
-        rng, written, index = random.Random(megabytes), 0, 0
-        while written < megabytes * 1e6:
-            with open(os.path.join(folder, f"part-{index:05d}.txt"), "w", encoding="utf-8") as f:
-                size = 0
-                while size < file_megabytes * 1e6:
-                    for play in rng.sample(plays, len(plays)):
-                        size += f.write(play)
-                        if size >= file_megabytes * 1e6:
-                            break
-            written, index = written + size, index + 1
-        open(done, "w").close()
-    return sorted(os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".txt"))
-
-
-def _memory_kb():
-    """{"VmRSS": kB, "VmHWM": kB} of this process, from /proc/self/status."""
-    with open("/proc/self/status", encoding="ascii") as f:
-        fields = dict(line.split(":", 1) for line in f)
-    return {key: int(fields[key].split()[0]) for key in ("VmRSS", "VmHWM")}
-
-
-def scale_worker(folder, vocab_path, batches):
-    """In a fresh process: `batches` batches of `pretraining_dataset` over `folder`; prints JSON."""
-    from keras_bert import Tokenizer, pretraining_dataset
-
-    files = sorted(os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".txt"))
-    start = time.perf_counter()
-    # A shuffle buffer of ~31 batches, so that most of the timed batches are made while timed.
-    iterator = iter(pretraining_dataset(files, Tokenizer(vocab_path), input_format="bert",
-                                        shuffle_buffer=1000, seed=0))
-    next(iterator)
-    first = time.perf_counter()
-    for _ in range(batches - 1):
-        next(iterator)
-    end = time.perf_counter()
-    print(json.dumps(dict(_memory_kb(), first_batch_s=first - start,
-                          batches_per_s=(batches - 1) / (end - first))))
-
-
-def bench_scale(args):
-    """Pipeline memory and speed on corpora of `args.scale_sizes_mb`, a fresh process each."""
-    vocab_path = os.path.join(args.model_dir, "vocab.txt")
-    results = {}
-    for megabytes in args.scale_sizes_mb:
-        files = scale_corpus(args.scale_dir, megabytes, args.scale_file_mb)
-        command = [sys.executable, os.path.abspath(__file__), "--scale_worker",
-                   os.path.dirname(files[0]), "--scale_batches", str(args.scale_batches),
-                   "--model_dir", args.model_dir]
-        output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-        r = results[megabytes] = json.loads(output.strip().splitlines()[-1])
-        print(f"  {megabytes} MB corpus ({len(files)} files): RSS {r['VmRSS'] / 1024:.0f} MiB "
-              f"(peak {r['VmHWM'] / 1024:.0f} MiB) after {args.scale_batches} batches; "
-              f"{r['batches_per_s']:.1f} batches/s after the first (first batch "
-              f"{r['first_batch_s']:.1f} s); load average {os.getloadavg()[0]:.1f}", flush=True)
-    small, large = results[min(results)], results[max(results)]
-    print(f"{max(results)} MB vs {min(results)} MB: RSS {large['VmRSS'] / small['VmRSS']:.2f}x "
-          f"(peak {large['VmHWM'] / small['VmHWM']:.2f}x; target within 25 %), throughput "
-          f"{large['batches_per_s'] / small['batches_per_s']:.2f}x (target within 20 %)")
-    return results
 
 
 def main(argv=None):

@@ -46,17 +46,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
+from _bench_common import cpu_load, set_threads, timed  # noqa: E402
+from _bench_serve_contestants import (CONTESTANTS, HF_BF16_PEER, LABELS, ORT_PEER, ORT_PEER_OPSET, TAGS,  # noqa: E402
+                                     hf_model, peer_onnx_path)
+from _bench_serve_qa import DOC_STRIDE, HF_INPUTS, QA_SEQ_LENGTH, qa_stage_profile, stage_profile  # noqa: E402
 from keras_bert.cli import ArgumentParser, positive_int, run_tool  # noqa: E402
 
 TASKS = ("classification", "ner", "qa")
-LABELS = ["negative", "positive"]
-TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
-QUESTION = "What does the speaker say about the king?"  # one question: the same windows on both sides
-QA_SEQ_LENGTH, DOC_STRIDE = 384, 128  # SQuAD's and the old transformers QA pipeline's defaults
-HF_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-ORT_PEER, ORT_PEER_OPSET = "onnxruntime + HF tokenizer", 17  # 17: ONNX's LayerNormalization op
-HF_BF16_PEER = "transformers bf16 + numpy"  # QA's second peer: the model in bfloat16 (model.to(torch.bfloat16))
-
 
 def parse_args(argv):
     parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -172,284 +168,9 @@ def export_peer_onnx(work):
                                         "logits": {0: "batch"}}, dynamo=False)
 
 
-def peer_onnx_path(work):
-    return os.path.join(work, "classification", "peer_onnx", "model.onnx")
-
-
-# ----- the contestants (this process: no keras_bert code)
-
-
-def hf_model(work, task):
-    """The task's transformers model on the saved encoder, with the Keras head copied in
-    (whether or not the Hugging Face save wrote it: the same weights either way)."""
-    import torch  # pylint: disable=import-outside-toplevel
-    import transformers  # pylint: disable=import-outside-toplevel
-
-    folder = os.path.join(work, task, "huggingface")
-    kinds = {"classification": (transformers.BertForSequenceClassification, LABELS, "classifier"),
-             "ner": (transformers.BertForTokenClassification, TAGS, "classifier"),
-             "qa": (transformers.BertForQuestionAnswering, ["start", "end"], "qa_outputs")}
-    kind, labels, head_name = kinds[task]
-    model = kind.from_pretrained(folder, num_labels=len(labels), id2label=dict(enumerate(labels)),
-                                 label2id={l: i for i, l in enumerate(labels)}).eval()
-    head = np.load(os.path.join(work, task, "head.npz"))
-    with torch.no_grad():
-        getattr(model, head_name).weight.copy_(torch.from_numpy(head["kernel"].T.copy()))
-        getattr(model, head_name).bias.copy_(torch.from_numpy(head["bias"]))
-    return model, transformers.AutoTokenizer.from_pretrained(folder)
-
-
-def classification_contestants(work, threads):
-    import ai_edge_litert.interpreter as litert  # pylint: disable=import-outside-toplevel
-    import onnxruntime  # pylint: disable=import-outside-toplevel
-    import tensorflow as tf  # pylint: disable=import-outside-toplevel
-    import tensorflow_text  # pylint: disable=import-outside-toplevel
-    import transformers  # pylint: disable=import-outside-toplevel
-
-    saved = tf.saved_model.load(os.path.join(work, "classification", "savedmodel", "1")).signatures["classify"]
-
-    def savedmodel(texts):
-        out = saved(text_a=tf.constant(texts))
-        return [label.decode() for label in out["top_label"].numpy()], out["probabilities"].numpy()
-
-    tflite_path = os.path.join(work, "classification", "tflite", "text_float32.tflite")
-    interpreter = litert.InterpreterWithCustomOps(
-        model_path=tflite_path, custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS,
-        num_threads=threads)
-    runner = interpreter.get_signature_runner("classify")
-
-    def tflite(texts):
-        out = runner(text_a=np.array(texts, object))
-        return [label.decode() for label in out["top_label"]], out["probabilities"]
-
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
-    options.register_custom_ops_library(_ortx_library())
-    session = onnxruntime.InferenceSession(os.path.join(work, "classification", "onnx", "text_model.onnx"),
-                                           options, providers=["CPUExecutionProvider"])
-    empty = np.array([], object)
-
-    def onnx(texts):  # the text model takes one example a call
-        outs = [session.run(["top_label", "probabilities"], {"text_a": np.array([t], object), "text_b": empty})
-                for t in texts]
-        return ([_text(o[0].reshape(-1)[0]) for o in outs], np.concatenate([o[1].reshape(1, -1) for o in outs]))
-
-    model, tokenizer = hf_model(work, "classification")
-    pipe = transformers.pipeline("text-classification", model=model, tokenizer=tokenizer, device=-1, top_k=None)
-
-    def peer(texts):
-        results = pipe(texts, batch_size=len(texts))
-        probabilities = np.array([[{r["label"]: r["score"] for r in result}[label] for label in LABELS]
-                                  for result in results], np.float32)
-        return [LABELS[i] for i in probabilities.argmax(1)], probabilities
-
-    if not os.path.exists(peer_onnx_path(work)):
-        raise ValueError(f"--work_dir {work!r} has no {peer_onnx_path(work)} (exported by an older bench_serve): "
-                         "run without --reuse to export again.")
-    peer_options = onnxruntime.SessionOptions()
-    peer_options.intra_op_num_threads, peer_options.inter_op_num_threads = threads, 1
-    peer_session = onnxruntime.InferenceSession(peer_onnx_path(work), peer_options, providers=["CPUExecutionProvider"])
-
-    def onnxruntime_peer(texts):
-        encoded = tokenizer(texts, padding="longest", truncation=True, return_tensors="np")
-        logits = peer_session.run(["logits"], {name: encoded[name].astype(np.int64) for name in HF_INPUTS})[0]
-        exp = np.exp(logits - logits.max(axis=1, keepdims=True))
-        probabilities = (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)
-        return [LABELS[i] for i in probabilities.argmax(1)], probabilities
-
-    def agree(ours, theirs):
-        same = np.mean([a == b for a, b in zip(ours[0], theirs[0])])
-        return f"top label {same:.0%} equal, probabilities max |diff| {np.abs(ours[1] - theirs[1]).max():.1e}"
-
-    ours = {"SavedModel classify": savedmodel, "TFLite text_float32": tflite, "ONNX text_model": onnx}
-    return ours, {ORT_PEER: onnxruntime_peer, "transformers pipeline": peer}, agree
-
-
-def ner_contestants(work, threads):
-    import tensorflow as tf  # pylint: disable=import-outside-toplevel
-    import tensorflow_text  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
-    import transformers  # pylint: disable=import-outside-toplevel
-
-    saved = tf.saved_model.load(os.path.join(work, "ner", "savedmodel", "1")).signatures["entities"]
-
-    def savedmodel(texts):
-        out = {k: v.numpy() for k, v in saved(text=tf.constant(texts)).items()}
-        return [{(int(s), int(e), lab.decode()) for s, e, lab in
-                 zip(out["start_char"][i][:n], out["end_char"][i][:n], out["entity_label"][i][:n])}
-                for i, n in enumerate(out["num_entities"])]
-
-    model, tokenizer = hf_model(work, "ner")
-    pipe = transformers.pipeline("token-classification", model=model, tokenizer=tokenizer, device=-1,
-                                 aggregation_strategy="first")
-
-    def peer(texts):
-        return [{(r["start"], r["end"], r["entity_group"]) for r in result}
-                for result in pipe(texts, batch_size=len(texts))]
-
-    def agree(ours, theirs):
-        same = np.mean([a == b for a, b in zip(ours, theirs)])
-        found = sum(len(a) for a in ours)
-        return f"entity spans equal in {same:.0%} of texts ({found} entities)"
-
-    return {"SavedModel entities": savedmodel}, {"transformers pipeline": peer}, agree
-
-
-def qa_contestants(work, threads):
-    import tensorflow as tf  # pylint: disable=import-outside-toplevel
-    import tensorflow_text  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
-    import torch  # pylint: disable=import-outside-toplevel
-
-    def savedmodel(folder):
-        saved = tf.saved_model.load(os.path.join(work, "qa", folder, "1")).signatures["answer"]
-
-        def answer(contexts):
-            out = saved(question=tf.constant([QUESTION] * len(contexts)), context=tf.constant(contexts))
-            return [a.decode() for a in out["answer_text"].numpy()]
-        return answer
-
-    def peer(model, tokenizer):
-        def answer(contexts):
-            enc = _qa_windows(tokenizer, contexts)
-            with torch.no_grad():
-                out = model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"],
-                            token_type_ids=enc["token_type_ids"])
-            return _decode_answers(enc, out.start_logits.float().numpy(), out.end_logits.float().numpy(), contexts)
-        return answer
-
-    def agree(ours, theirs):
-        return f"answer text equal for {np.mean([a == b for a, b in zip(ours, theirs)]):.0%} of contexts"
-
-    model, tokenizer = hf_model(work, "qa")
-    model_bf16 = hf_model(work, "qa")[0].to(torch.bfloat16)  # the same weights in bfloat16: like for like
-    return ({"SavedModel answer": savedmodel("savedmodel"), "SavedModel answer, bf16": savedmodel("savedmodel_bf16")},
-            {HF_BF16_PEER: peer(model_bf16, tokenizer), "transformers + numpy": peer(model, tokenizer)}, agree)
-
-
-def _qa_windows(tokenizer, contexts):
-    """The peer's windows of `contexts` (torch tensors): `QUESTION` + context pieces, `DOC_STRIDE` apart."""
-    max_doc = QA_SEQ_LENGTH - 3 - len(tokenizer.tokenize(QUESTION))
-    return tokenizer([QUESTION] * len(contexts), contexts, truncation="only_second", max_length=QA_SEQ_LENGTH,
-                     stride=max_doc - DOC_STRIDE, return_overflowing_tokens=True,
-                     return_offsets_mapping=True, padding="longest", return_tensors="pt")
-
-
-def _decode_answers(enc, start_logits, end_logits, contexts, max_answer_length=30, top=20):
-    """The best context span over each example's windows, as `squad_postprocess` picks it: the
-    `top` best starts and ends of each window, start + end logit, at most `max_answer_length`
-    pieces, a start only in its max-context window (run_squad.py's rule: min(left, right) +
-    0.01 * window length; the first best window wins), the first best window's span."""
-    examples = enc["overflow_to_sample_mapping"].numpy()
-    windows = []  # per window: context mask, piece index of each position, max-context score
-    for window, example in enumerate(examples):
-        context = np.array([s == 1 for s in enc.sequence_ids(window)]) & (enc["attention_mask"][window].numpy() == 1)
-        local = np.cumsum(context) - 1  # position -> index in the window's context
-        length = context.sum()
-        k = int((examples[:window] == example).sum())  # the example's k-th window: pieces k * stride ...
-        score = np.minimum(local, length - 1 - local) + 0.01 * length
-        windows.append((context, k * DOC_STRIDE + local, score))
-    best_window = {}  # (example, piece) -> its max-context window (the first best)
-    for window, (context, piece, score) in enumerate(windows):
-        for p, sc in zip(piece[context], score[context]):
-            key = (examples[window], p)
-            if key not in best_window or sc > best_window[key][0]:
-                best_window[key] = (sc, window)
-    best = [(-np.inf, "") for _ in contexts]
-    for window, (context, piece, _) in enumerate(windows):
-        example = examples[window]
-        start_ok = np.array([ok and best_window[(example, p)][1] == window for ok, p in zip(context, piece)])
-        start = np.where(start_ok, start_logits[window], -np.inf)
-        end = np.where(context, end_logits[window], -np.inf)
-        starts, ends = np.argsort(-start_logits[window], kind="stable")[:top], np.argsort(-end_logits[window], kind="stable")[:top]
-        offsets = enc["offset_mapping"][window].numpy()
-        for s in starts:
-            for e in ends:
-                score = start[s] + end[e]
-                if e >= s and e - s + 1 <= max_answer_length and score > best[example][0]:
-                    best[example] = (score, contexts[example][offsets[s][0]:offsets[e][1]])
-    return [answer for _, answer in best]
-
-
-def stage_profile(work, texts):
-    """Batch-1 milliseconds (median) of each stage: ours = the `classify` signature and `serve_ids` on
-    the same ids (model + head; the rest is tokenization, packing and labels, in the graph); the
-    peer's = its tokenizer, its model's forward pass and the pipeline around them."""
-    import tensorflow as tf  # pylint: disable=import-outside-toplevel
-    import torch  # pylint: disable=import-outside-toplevel
-    import transformers  # pylint: disable=import-outside-toplevel
-
-    loaded = tf.saved_model.load(os.path.join(work, "classification", "savedmodel", "1"))
-    model, tokenizer = hf_model(work, "classification")
-    pipe = transformers.pipeline("text-classification", model=model, tokenizer=tokenizer, device=-1, top_k=None)
-    names = ("input_ids", "attention_mask", "token_type_ids")
-
-    def ids(text):
-        encoded = tokenizer([text], return_tensors="np")
-        return {ours: tf.constant(encoded[theirs], tf.int32) for ours, theirs in
-                zip(("input_word_ids", "input_mask", "input_type_ids"), names)}
-
-    def forward(text):
-        with torch.no_grad():
-            model(**{n: tokenizer([text], return_tensors="pt")[n] for n in names})
-
-    stages = {"ours: classify signature": lambda t: loaded.signatures["classify"](text_a=tf.constant([t])),
-              "ours: serve_ids (model + head)": lambda t: loaded.signatures["serve_ids"](**ids(t)),
-              "peer: pipeline": lambda t: pipe([t]), "peer: tokenizer": lambda t: tokenizer([t], return_tensors="pt"),
-              "peer: tokenizer + forward": forward}
-    times = {name: [] for name in stages}
-    for text in texts:
-        for name, function in stages.items():
-            start = time.perf_counter()
-            function(text)
-            times[name].append(time.perf_counter() - start)
-    print("stages at batch 1 (median ms): " + ", ".join(f"{n} {np.median(t[1:]) * 1e3:.1f}" for n, t in times.items()))
-
-
-def qa_stage_profile(work, contexts, repeats=3):
-    """One `answer` batch split (median ms of `repeats`): ours = the signature and `serve_ids` on the
-    same windows (the model: the rest is tokenization, windows and span picking, in the graph); the
-    peer's = its tokenizer (windows), its forward pass and the numpy decode."""
-    import tensorflow as tf  # pylint: disable=import-outside-toplevel
-    import tensorflow_text  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
-    import torch  # pylint: disable=import-outside-toplevel
-
-    loaded = tf.saved_model.load(os.path.join(work, "qa", "savedmodel", "1"))
-    model, tokenizer = hf_model(work, "qa")
-    enc = _qa_windows(tokenizer, contexts)
-    ids = {ours: tf.constant(enc[theirs].numpy(), tf.int32) for ours, theirs in
-           zip(("input_word_ids", "input_mask", "input_type_ids"), HF_INPUTS)}
-
-    def forward():
-        with torch.no_grad():
-            return model(**{name: enc[name] for name in HF_INPUTS})
-
-    out = forward()
-    stages = {"ours: answer signature": lambda: loaded.signatures["answer"](
-                  question=tf.constant([QUESTION] * len(contexts)), context=tf.constant(contexts)),
-              "ours: serve_ids on the same windows": lambda: loaded.signatures["serve_ids"](**ids),
-              "peer: tokenizer (windows)": lambda: _qa_windows(tokenizer, contexts), "peer: forward": forward,
-              "peer: decode": lambda: _decode_answers(enc, out.start_logits.numpy(), out.end_logits.numpy(), contexts)}
-    times = {name: [] for name in stages}
-    for _ in range(repeats + 1):  # the first round warms up
-        for name, function in stages.items():
-            start = time.perf_counter()
-            function()
-            times[name].append(time.perf_counter() - start)
-    windows, width = ids["input_word_ids"].shape
-    print(f"stages of one batch of {len(contexts)} contexts ({windows} windows of {width}; median ms): "
-          + ", ".join(f"{n} {np.median(t[1:]) * 1e3:.0f}" for n, t in times.items()))
-
-
-CONTESTANTS = {"classification": classification_contestants, "ner": ner_contestants, "qa": qa_contestants}
 
 
 # ----- timing
-
-
-def timed(function, texts):
-    """(result, wall seconds, process CPU seconds) of one call."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = function(texts)
-    return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
 def measure(functions, texts, latency_texts, batch_size):
@@ -513,21 +234,6 @@ def _short(peer):
     return {ORT_PEER: "ORT", HF_BF16_PEER: "HF-bf16"}.get(peer, peer.split()[0])
 
 
-def set_threads(threads):
-    """The same thread count for TensorFlow (before its first op) and torch."""
-    import tensorflow as tf  # pylint: disable=import-outside-toplevel
-    import torch  # pylint: disable=import-outside-toplevel
-
-    tf.config.threading.set_intra_op_parallelism_threads(threads)
-    tf.config.threading.set_inter_op_parallelism_threads(threads)
-    torch.set_num_threads(threads)
-
-
-def _cpu_load():
-    load = os.getloadavg()
-    return f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs"
-
-
 def run(args):
     if args.build:
         return build(args)
@@ -542,7 +248,7 @@ def run(args):
     with open(os.path.join(work, "texts.json"), encoding="utf-8") as f:
         texts = json.load(f)
     set_threads(args.threads)
-    print(f"CPU at the start: {_cpu_load()}; {args.threads} thread(s) per runtime")
+    print(f"CPU at the start: {cpu_load()}; {args.threads} thread(s) per runtime")
     results = {}
     for task in args.tasks:
         ours, peers, agree = CONTESTANTS[task](work, args.threads)
@@ -554,22 +260,10 @@ def run(args):
             qa_stage_profile(work, texts[task][:8])
     loaded = sorted(m for m in set(sys.modules) - loaded_at_start if m.startswith("keras_bert"))
     print(f"\nkeras_bert modules loaded while serving: {loaded or 'none (tensorflow + tensorflow_text only)'}")
-    print(f"CPU at the end: {_cpu_load()}; this process used {time.process_time():.0f} CPU-s")
+    print(f"CPU at the end: {cpu_load()}; this process used {time.process_time():.0f} CPU-s")
     print(f"batch {args.batch_size}, batch-1 latency over {args.latency_texts} texts; goal met for "
           f"{sum(results.values())} of {len(results)} tasks")
     return 0
-
-
-def _ortx_library():
-    import glob  # pylint: disable=import-outside-toplevel
-    import importlib.util  # pylint: disable=import-outside-toplevel
-
-    spec = importlib.util.find_spec("onnxruntime_extensions")
-    return glob.glob(os.path.join(spec.submodule_search_locations[0], "_extensions_pydll*.so"))[0]
-
-
-def _text(value):
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def main(argv=None):

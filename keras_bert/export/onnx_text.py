@@ -34,31 +34,16 @@ The op takes one example (it has no batch axis), and ignores its `model_max_leng
 the trimming to `seq_length` is ours and keeps what `RoundRobinTrimmer` keeps.
 """
 
-import glob
-import importlib.util
-import os
-
 import numpy as np
 import tensorflow as tf
 
-from keras_bert.compat import tf2onnx_bounded_memory
+from keras_bert.compat import ortx_library, tf2onnx_bounded_memory
 from keras_bert.export import verify
 from keras_bert.export.onnx import TOLERANCE, check_ops, ids_task_outputs
 from keras_bert.export.serving_module import ServingModule
 
 DOMAIN = "ai.onnx.contrib"
 _TOKENIZER_OUTPUTS = ("tokenizer_ids", "tokenizer_type_ids", "tokenizer_mask", "tokenizer_offsets")
-
-
-def ortx_library():
-    """Path of onnxruntime-extensions' custom-op library (without importing the package, which
-    imports torch and transformers), or a one-line error saying what to install."""
-    spec = importlib.util.find_spec("onnxruntime_extensions")
-    found = glob.glob(os.path.join(spec.submodule_search_locations[0], "_extensions_pydll*.so")) if spec else []
-    if not found:
-        raise ImportError("The raw-text ONNX model needs onnxruntime-extensions: pip install "
-                          "onnxruntime-extensions (the keras_bert[export] extra).")
-    return found[0]
 
 
 def tokenizer_model(tokenizer, opset=17):

@@ -17,7 +17,8 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TOOLS = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(ROOT, "tools", "*.py")))
+# A tool is tools/<name>.py; tools/_<name>.py are parts the benchmarks share, not run on their own.
+TOOLS = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(ROOT, "tools", "[!_]*.py")))
 NOISE = re.compile(r"I0000|E0000|W0000|absl::InitializeLog|cuInit|cuda drivers|cudart|cpu_feature_guard"
                    r"|oneDNN|TensorRT|rebuild TensorFlow")
 HEAVY = ("tensorflow", "keras", "tensorflow_text", "tf_keras")

@@ -1,0 +1,47 @@
+"""build_vocab_once: a run folder's learnt vocab.txt, built on the first run and reused on resume."""
+
+import json
+import os
+
+from keras_bert.text.vocab import build_vocab
+
+VOCAB_NAME = "vocab.txt"
+SETTINGS_NAME = "vocab_settings.json"
+
+
+def build_vocab_once(folder, files, vocab_size, lower_case=True, learn_params=None, folder_flag="folder"):
+    """`folder/vocab.txt`, learnt from `files` by `build_vocab` unless an earlier run did so with
+    the same settings; one built with other settings is refused in one line.
+
+    The settings are recorded beside it in `vocab_settings.json` under the names of
+    tools/pretrain.py's flags (`build_vocab`, `cased`, `files`), so the error names the flag
+    that changed.
+
+    Args:
+        folder: the run folder (created if needed).
+        files: the text files the vocabulary is learnt from.
+        vocab_size, lower_case, learn_params: as for `build_vocab`.
+        folder_flag: how the error names `folder` (e.g. "--output_dir").
+
+    Example:
+        >>> vocab_path = build_vocab_once("runs/demo", ["a.txt"], 4000)  # doctest: +SKIP
+    """
+    os.makedirs(folder, exist_ok=True)
+    vocab = os.path.join(folder, VOCAB_NAME)
+    record = os.path.join(folder, SETTINGS_NAME)
+    settings = {"build_vocab": vocab_size, "cased": not lower_case, "files": [os.path.abspath(f) for f in files]}
+    if os.path.exists(vocab):
+        old = {}
+        if os.path.exists(record):
+            with open(record, encoding="utf-8") as f:
+                old = json.load(f)
+        changed = [f"--{k} {old.get(k)!r} -> {v!r}" if k != "files" else "--files"
+                   for k, v in settings.items() if old.get(k) != v]
+        if changed:
+            raise ValueError(f"{vocab} was built with other settings ({', '.join(changed)}); pass a new "
+                             f"{folder_flag}, or delete that folder to start fresh.")
+        return vocab
+    build_vocab(files, vocab_size, lower_case=lower_case, output=vocab, learn_params=learn_params)
+    with open(record, "w", encoding="utf-8") as f:
+        json.dump(settings, f, indent=2)
+    return vocab

@@ -1,0 +1,41 @@
+"""What every benchmark shares: the machine's load, CPU seconds, thread counts, timing a call,
+and the onnxruntime-extensions library (`keras_bert.compat.ortx_library`). Imports nothing heavy
+at module level: the benchmarks' `--help` loads no TensorFlow."""
+
+import os
+import resource
+import time
+
+from keras_bert.compat import ortx_library  # noqa: F401  (re-exported for the benchmarks)
+
+
+def cpu_load():
+    """The 1, 5 and 15-minute load averages and the core count, as one phrase for a report."""
+    load = os.getloadavg()
+    return f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs"
+
+
+def cpu_seconds():
+    """User + system CPU time of this process, every thread (robust to other load on the machine)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(function, *args):
+    """(result, wall seconds, process CPU seconds) of one call."""
+    wall, cpu = time.perf_counter(), cpu_seconds()
+    result = function(*args)
+    return result, time.perf_counter() - wall, cpu_seconds() - cpu
+
+
+def set_threads(threads, tensorflow=True, torch=True):
+    """The same thread count for TensorFlow (before its first op) and torch."""
+    if tensorflow:
+        import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(threads)
+    if torch:
+        import torch as torch_module  # pylint: disable=import-outside-toplevel
+
+        torch_module.set_num_threads(threads)

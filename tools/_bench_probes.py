@@ -1,0 +1,65 @@
+"""Probes the training benchmark prints beside its contestants: this machine's float32 matmul peak
+(the denominator of MFU) and what a dropout mask costs under XLA. See tools/bench_train.py."""
+
+import time
+
+
+def matmul_peak_flops(size=2048, repeats=10):
+    """float32 matmul FLOP/s on this machine (XLA-compiled, best of a few runs)."""
+    import tensorflow as tf
+
+    a = tf.random.normal((size, size))
+    b = tf.random.normal((size, size))
+    @tf.function(jit_compile=True, autograph=False)
+    def matmul(x, y):
+        return tf.matmul(x, y)
+
+    matmul(a, b).numpy()
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(repeats):
+            result = matmul(a, b)
+        result.numpy()
+        best = min(best, (time.perf_counter() - start) / repeats)
+    return 2 * size ** 3 / best
+
+
+def dropout_probe(shape=(32, 4, 128, 128), repeats=3):
+    """ms for Keras Dropout vs keras_bert FastDropout on one attention-sized tensor, both XLA-compiled.
+
+    Returns {(layer, "forward" | "train"): ms}. "forward" only applies the dropout; "train"
+    also takes the gradient. Keras draws masks with `tf.random.stateless_uniform`'s default
+    algorithm, which XLA on CPU fuses into the consumer loop here and runs at ~1 s per mask;
+    inside the whole pretraining step XLA happens to emit it as a separate call, ~16 ms per
+    mask (keras-hub's profile: 211 ms for 13 masks, FastDropout's threefry 48 ms).
+    FastDropout: a few ms either way.
+    """
+    import keras
+    import tensorflow as tf
+
+    from keras_bert.layers import FastDropout
+
+    x = tf.random.uniform(shape)
+    times = {}
+    for name, layer in (("keras Dropout", keras.layers.Dropout(0.1)), ("FastDropout", FastDropout(0.1))):
+        @tf.function(jit_compile=True, autograph=False)
+        def forward():
+            return layer(x, training=True)
+
+        @tf.function(jit_compile=True, autograph=False)
+        def train():
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                loss = tf.reduce_sum(tf.square(layer(x, training=True)))
+            return tape.gradient(loss, x)
+
+        for mode, fn in (("forward", forward), ("train", train)):
+            fn().numpy()
+            best = float("inf")
+            for _ in range(repeats):
+                start = time.perf_counter()
+                fn().numpy()
+                best = min(best, time.perf_counter() - start)
+            times[(name, mode)] = 1000 * best
+    return times
