@@ -50,7 +50,7 @@ def parse_args(argv):
     """The named benchmark's own `parse_args` on the rest: its flags checked, nothing run."""
     if not argv or argv[0] not in BENCHMARKS:
         raise UsageError(f"name a benchmark first: one of {', '.join(BENCHMARKS)} (see --help)")
-    return load(argv[0]).parse_args(tool_module("benchmark_record.py").split_flags(argv[1:])[0])
+    return load(argv[0]).parse_args(tool_module("_benchmark_record.py").split_flags(argv[1:])[0])
 
 
 def main(argv=None):
@@ -60,7 +60,7 @@ def main(argv=None):
         return None
     if argv[0] not in BENCHMARKS:
         raise UsageError(f"unknown benchmark {argv[0]!r}; choose one of {', '.join(BENCHMARKS)} (see --help)")
-    record = tool_module("benchmark_record.py")
+    record = tool_module("_benchmark_record.py")
     rest, record_file = record.split_flags(argv[1:])
     benchmark = load(argv[0])
     if record_file is None:

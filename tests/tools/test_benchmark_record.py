@@ -82,10 +82,10 @@ def test_every_benchmark_has_its_section_in_docs():
 
 
 def _record_module():
-    """tools/benchmark_record.py (imports nothing that changes this process)."""
+    """tools/_benchmark_record.py (imports nothing that changes this process)."""
     import importlib.util
 
-    path = os.path.join(ROOT, "tools", "benchmark_record.py")
+    path = os.path.join(ROOT, "tools", "_benchmark_record.py")
     spec = importlib.util.spec_from_file_location("benchmark_record", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
