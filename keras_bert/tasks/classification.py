@@ -149,6 +149,11 @@ class ClassificationTask(Task):
         super().__init__(tokenizer, seq_length, batch_size, seed)
         if padding not in PADDINGS:
             raise ValueError(f"padding={padding!r} (--padding) is not one of {PADDINGS}.")
+        if labels is not None:  # the one label-name rule; names stripped as the reader strips the file's
+            from keras_bert.label_names import label_vocabulary_names
+
+            label_vocabulary_names(labels)
+            labels = [name.strip() if isinstance(name, str) else name for name in labels]
         self.text_a, self.label, self.labels, self.padding = text_a, label, labels, padding
         self.doc_stride, self.aggregate = check_window_options(doc_stride, aggregate), aggregate
         self.text_b = None  # PairClassificationTask reads a second text

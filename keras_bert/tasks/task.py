@@ -181,8 +181,13 @@ def check_classes(path, column, label_ids, labels):
 
 
 def check_labels(labels, num_outputs, task):
-    """`labels` as a list of `num_outputs` distinct strings, or a one-line error."""
+    """`labels` as a list of `num_outputs` distinct strings, or a one-line error (also for a name
+    that breaks the label-name rule, `keras_bert.label_names`: a model saved before the rule)."""
+    from keras_bert.label_names import label_name
+
     labels = [str(label) for label in labels]
+    for label in labels:
+        label_name(label, f"labels= of the {task} (--labels)")
     if len(labels) != num_outputs:
         raise ValueError(
             f"labels= has {len(labels)} names but the {task} has {num_outputs} outputs; pass the "

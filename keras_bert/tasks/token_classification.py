@@ -24,7 +24,9 @@ class TokenClassificationTask(Task):
 
     def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, labels: list = None):
         super().__init__(tokenizer, seq_length, batch_size, seed)
-        self.labels = labels
+        from keras_bert.label_names import label_vocabulary_names
+
+        self.labels = None if labels is None else label_vocabulary_names(labels)
 
     def read(self, path, training):
         from keras_bert.data.token_classification import token_classification_dataset
