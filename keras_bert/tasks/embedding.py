@@ -97,6 +97,8 @@ class EmbeddingTask(Task):
         from keras_bert.text.preprocessor import Preprocessor
 
         anchors, positives, _ = read_text_rows(path, self.text_a, self.text_b, None)
+        if not training:
+            self._scores(path)  # a bad score is refused now, not after training
         if training and len(anchors) < 2:
             raise ValueError(f"{path} has {len(anchors)} pair; in-batch negatives need at least 2 pairs.")
         preprocessor = Preprocessor(self.tokenizer, self.seq_length)
@@ -152,14 +154,20 @@ class EmbeddingTask(Task):
         return metrics
 
     def _scores(self, path):
-        """The eval file's similarity scores (float `[n]`), or None when it has no `label` column."""
+        """The eval file's similarity scores (float `[n]`), or None when it has no `label` column
+        (only the default, `score`, may be missing: a column the user named must be there)."""
         from keras_bert.data.classification import _read_rows, read_text_rows
         from keras_bert.tasks.regression import _targets
 
-        if not self.label or self.label not in _read_rows(path, "auto")[0]:
+        columns = list(_read_rows(path, "auto")[0])
+        if self.label and self.label not in columns and self.label != self.options()["label"][1]:
+            raise ValueError(f"Column {self.label!r} (--label) not found in {path!r}; available columns: "
+                             f"{columns}. Pass --label one of them, or leave it out (no Spearman score).")
+        if not self.label or self.label not in columns:
             return None
-        values = read_text_rows(path, self.text_a, self.text_b, self.label)[2]
-        return _targets(path, self.label, values)[:, 0]
+        lines = []
+        values = read_text_rows(path, self.text_a, self.text_b, self.label, lines=lines)[2]
+        return _targets(path, self.label, values, self.name, lines)[:, 0]
 
     def identity(self):
         return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, pooling=self.pooling,
