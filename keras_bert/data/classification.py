@@ -101,6 +101,7 @@ def text_dataset(preprocessor, texts_a, texts_b, targets, batch_size=32, shuffle
     Example:
         >>> dataset = text_dataset(Preprocessor(tokenizer, 128), texts, None, np.float32(scores))
     """
+    check_text_room(preprocessor.seq_length, texts_b is not None)
     if doc_stride is not None:
         from keras_bert.data.text_windows import window_dataset
 
@@ -125,6 +126,14 @@ def text_dataset(preprocessor, texts_a, texts_b, targets, batch_size=32, shuffle
         dataset = dataset.map(lambda features, y: (trim_padding(features), y),
                               num_parallel_calls=tf.data.AUTOTUNE)
     return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def check_text_room(seq_length, pairs=False):
+    """Refuses a `seq_length` that leaves a text no piece: [CLS] and [SEP] take 2 (a pair's 3, and each
+    of its texts needs one), so the model would train on no text at all."""
+    if seq_length < (5 if pairs else 3):
+        raise ValueError(f"seq_length={seq_length} (--seq_length) leaves no room for text ([CLS] and [SEP] take 2 "
+                         f"positions, a pair's 3); use --seq_length >= {5 if pairs else 3}, e.g. 128.")
 
 
 def _length_grouped(dataset, preprocess, size, batch_size, group_batches, seed, drop_remainder):

@@ -93,14 +93,17 @@ class EmbeddingTask(Task):
         """Batches of interleaved pairs `[a0, p0, a1, p1, ...]` (ids `[2 * pairs, longest]`), dummy targets."""
         import tensorflow as tf
 
-        from keras_bert.data.classification import read_text_rows
+        from keras_bert.data.classification import check_text_room, read_text_rows
         from keras_bert.text.preprocessor import Preprocessor
 
+        check_text_room(self.seq_length)
         anchors, positives, _ = read_text_rows(path, self.text_a, self.text_b, None)
         if not training:
             self._scores(path)  # a bad score is refused now, not after training
-        if training and len(anchors) < 2:
-            raise ValueError(f"{path} has {len(anchors)} pair; in-batch negatives need at least 2 pairs.")
+        if len(anchors) < 2:
+            raise ValueError(f"{path} has {len(anchors)} pair; " + (
+                "in-batch negatives need at least 2 pairs." if training else "retrieval ranks each anchor's "
+                "positive among the file's positives: an evaluation file needs at least 2 pairs (one scores 1.0)."))
         preprocessor = Preprocessor(self.tokenizer, self.seq_length)
         dataset = tf.data.Dataset.from_tensor_slices((anchors, positives))
         if training:

@@ -25,15 +25,16 @@ def _jsonl(tmp, name, rows):
 TOPICS_JSONL = [{"sentence": "goal match", "topics": ["sports|arts"]}, {"sentence": "vote", "topics": ["politics"]}]
 TOPICS_CSV = "sentence,topics\ngoal match,sports\nvote,politics\nsong,music|sports\n"
 PAIRS_CSV = "anchor,positive\na cat,a kitten\na dog,a puppy\nthe sun,the moon\nred,blue\n"
+SENTIMENT_CSV = "sentence,label\na fine film,pos\na dull film,neg\n"
 NAN_SCORES_CSV = "anchor,positive,score\na cat,a kitten,0.9\na dog,a puppy,nan\n"
 
 
-def _read(task, path_of, training=True, **options):
+def _read(task, path_of, training=True, seq_length=16, **options):
     """A call reading `path_of(tmp)` with task `task` (a name in TASKS) and `options`."""
     def call(tmp, tokenizer):
         from keras_bert.tasks import TASKS
 
-        runner = TASKS[task](tokenizer, 16, 2, **options)
+        runner = TASKS[task](tokenizer, seq_length, 2, **options)
         if task == "embedding":
             runner.pooling, runner.normalize = "mean", True
         return lambda: runner.read(path_of(tmp), training=training)
@@ -101,6 +102,23 @@ API_CASES = [
     ("regression score whose squared error overflows",
      _read("regression", lambda tmp: _file(tmp, "big.csv", "sentence,score\na,1\nb,3e20\n"), label="score"),
      ["big.csv", "line 3", "'3e20'"]),
+    # Our own: --seq_length 2 left no piece of text ([CLS] [SEP]: trained on nothing); with --doc_stride a raw
+    # TF "Integer division by zero"; a pair at --seq_length 4 dropped its second text.
+    ("classification --seq_length 2",
+     _read("classification", lambda tmp: _file(tmp, "s.csv", SENTIMENT_CSV), seq_length=2),
+     ["seq_length=2 (--seq_length)", "no room for text", ">= 3"]),
+    ("classification --seq_length 2 --doc_stride 1",
+     _read("classification", lambda tmp: _file(tmp, "s.csv", SENTIMENT_CSV), seq_length=2, doc_stride=1),
+     ["seq_length=2 (--seq_length)", "no room for text"]),
+    ("regression pair --seq_length 4",
+     _read("regression", lambda tmp: _file(tmp, "p.csv", "a,b,score\nx y,z w,1\nu,v,2\n"), text_a="a", text_b="b",
+           label="score", seq_length=4), ["seq_length=4 (--seq_length)", ">= 5"]),
+    ("embedding --seq_length 2", _read("embedding", lambda tmp: _file(tmp, "pairs.csv", PAIRS_CSV), seq_length=2),
+     ["seq_length=2 (--seq_length)", "no room for text"]),
+    # Our own: a one-pair evaluation file scored recall@1 = MRR = 1.0 whatever the model.
+    ("embedding eval file of one pair",
+     _read("embedding", lambda tmp: _file(tmp, "dev.csv", "anchor,positive\na cat,a kitten\n"), False),
+     ["dev.csv", "has 1 pair", "evaluation file needs at least 2 pairs"]),
     # Our own: an embedding --label naming no column of the eval file silently dropped the Spearman score.
     ("embedding --label not in the eval file",
      _read("embedding", lambda tmp: _file(tmp, "dev.csv", "anchor,positive,similarity\na,b,1\nc,d,0\n"), False,
