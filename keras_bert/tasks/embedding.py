@@ -3,7 +3,7 @@
 import numpy as np
 
 from keras_bert.tasks.regression import regression_metrics
-from keras_bert.tasks.task import Task
+from keras_bert.tasks.task import Task, freeze_pooler
 
 RECALL_AT = (1, 5, 10)
 
@@ -132,8 +132,9 @@ class EmbeddingTask(Task):
     def build_head(self, encoder, task_config):
         from keras_bert.models.builders import build_embedder
 
-        return build_embedder(encoder, self.pooling or "mean", True if self.normalize is None else self.normalize,
-                              task_config=task_config)
+        # Pooled from the token vectors: the pooler gets no gradient (frozen, so Keras does not warn on stderr).
+        return freeze_pooler(build_embedder(encoder, self.pooling or "mean",
+                                            True if self.normalize is None else self.normalize, task_config=task_config))
 
     def model_options(self):
         return dict(super().model_options(), text_a=self.text_a, text_b=self.text_b, label=self.label,

@@ -142,6 +142,28 @@ def test_label_names_are_stripped_and_kept_when_valid(tmp_path, tokenizer):
     assert task.labels == ["music", "politics", "sports"]
 
 
+def test_embedding_fine_tune_warns_nothing(tmp_path, tokenizer):
+    """Our own: every embedding fine-tune printed Keras's 'Gradients do not exist for variables
+    ['pooler/dense/kernel', ...]' on stderr, --quiet too (the embedder pools token vectors, never the pooler)."""
+    import warnings
+
+    import keras
+
+    import keras_bert
+    from keras_bert.tasks import EmbeddingTask
+
+    task = EmbeddingTask(tokenizer, 16, 2)
+    task.pooling, task.normalize = "mean", True
+    model = task.build_model(keras_bert.build_encoder(keras_bert.BertConfig(
+        vocab_size=tokenizer.vocab_size, hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
+        max_position_embeddings=64)))
+    model.compile(optimizer=keras.optimizers.SGD(0.01), **task.compile_kwargs())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(task.read(_file(tmp_path, "pairs.csv", PAIRS_CSV), training=True), epochs=1, verbose=0)
+    assert not [w for w in caught if "Gradients do not exist" in str(w.message)], [str(w.message) for w in caught]
+
+
 FINETUNE = ["--checkpoint", "{checkpoint}", "--epochs", "1", "--batch_size", "2", "--seq_length", "16",
             "--strategy", "default", "--quiet", "--output_dir", "{tmp}/run"]
 TOOL_CASES = [
