@@ -17,6 +17,9 @@ def check_window_options(doc_stride, aggregate, text_b=None, task=""):
     if aggregate not in AGGREGATES:
         raise ValueError(f"aggregate={aggregate!r} (--aggregate) is not one of {AGGREGATES}.")
     if doc_stride is None:
+        if aggregate != AGGREGATES[0]:  # an explicit --aggregate max would do nothing
+            raise ValueError(f"aggregate={aggregate!r} (--aggregate) combines the windows of --doc_stride; without "
+                             "--doc_stride a text is truncated to one window. Pass --doc_stride or drop --aggregate.")
         return None
     if isinstance(doc_stride, bool) or not isinstance(doc_stride, int) or doc_stride < 1:
         raise ValueError(f"doc_stride={doc_stride!r} (--doc_stride) must be a whole number of pieces >= 1, "

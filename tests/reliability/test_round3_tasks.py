@@ -115,6 +115,11 @@ API_CASES = [
            label="score", seq_length=4), ["seq_length=4 (--seq_length)", ">= 5"]),
     ("embedding --seq_length 2", _read("embedding", lambda tmp: _file(tmp, "pairs.csv", PAIRS_CSV), seq_length=2),
      ["seq_length=2 (--seq_length)", "no room for text"]),
+    # Our own: --aggregate max without --doc_stride was accepted and did nothing.
+    ("classification --aggregate max without --doc_stride", _options("classification", aggregate="max"),
+     ["aggregate='max' (--aggregate)", "Pass --doc_stride"]),
+    ("regression --aggregate max without --doc_stride", _options("regression", aggregate="max"),
+     ["aggregate='max' (--aggregate)", "Pass --doc_stride"]),
     # Our own: a one-pair evaluation file scored recall@1 = MRR = 1.0 whatever the model.
     ("embedding eval file of one pair",
      _read("embedding", lambda tmp: _file(tmp, "dev.csv", "anchor,positive\na cat,a kitten\n"), False),
