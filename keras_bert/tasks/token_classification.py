@@ -35,7 +35,7 @@ class TokenClassificationTask(Task):
             path, self.tokenizer, self.seq_length, labels=self.labels, batch_size=self.batch_size,
             shuffle=training, seed=self.seed)
         if training:
-            check_classes(path, "tag", collect(dataset, 1)[collect(dataset, 2) > 0], labels)
+            check_classes(path, "tag", collect(dataset, 1)[collect(dataset, 2) > 0], labels, tagger=True)
         self.labels = labels
         return dataset
 

@@ -115,6 +115,10 @@ API_CASES = [
            label="score", seq_length=4), ["seq_length=4 (--seq_length)", ">= 5"]),
     ("embedding --seq_length 2", _read("embedding", lambda tmp: _file(tmp, "pairs.csv", PAIRS_CSV), seq_length=2),
      ["seq_length=2 (--seq_length)", "no room for text"]),
+    # Our own: a one-tag CoNLL file was refused naming --label, a flag token_classification does not take.
+    ("token classification file of one tag",
+     _read("token_classification", lambda tmp: _file(tmp, "o.conll", "EU O\nrejects O\n\nx O\n")),
+     ["o.conll", "every training word has the tag 'O'", "at least two tags"]),
     # Our own: --aggregate max without --doc_stride was accepted and did nothing.
     ("classification --aggregate max without --doc_stride", _options("classification", aggregate="max"),
      ["aggregate='max' (--aggregate)", "Pass --doc_stride"]),
