@@ -13,7 +13,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from keras_bert.label_names import label_name, label_vocabulary_names
+from keras_bert.text.label_names import label_name, label_vocabulary_names
 from keras_bert.text.packer import trim_padding
 
 _FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl"}

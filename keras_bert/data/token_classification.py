@@ -10,7 +10,7 @@ import os
 
 import tensorflow as tf
 
-from keras_bert.label_names import label_name, label_vocabulary_names
+from keras_bert.text.label_names import label_name, label_vocabulary_names
 from keras_bert.text.packer import pack_segments
 from keras_bert.text.ragged_rows import join_rows
 

@@ -153,7 +153,7 @@ class ClassificationTask(Task):
         if padding not in PADDINGS:
             raise ValueError(f"padding={padding!r} (--padding) is not one of {PADDINGS}.")
         if labels is not None:  # the one label-name rule; names stripped as the reader strips the file's
-            from keras_bert.label_names import label_vocabulary_names
+            from keras_bert.text.label_names import label_vocabulary_names
 
             label_vocabulary_names(labels)
             labels = [name.strip() if isinstance(name, str) else name for name in labels]

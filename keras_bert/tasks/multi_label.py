@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from keras_bert.label_names import label_vocabulary_names
+from keras_bert.text.label_names import label_vocabulary_names
 from keras_bert.tasks.regression import text_signature
 from keras_bert.tasks.task import Task, collect
 
@@ -130,7 +130,7 @@ class MultiLabelTask(Task):
         """Each row's label names, or a one-line error naming the file, line and label. One rule for
         the CSV form, JSONL lists and --labels (`label_name`): a list element is one label, so one
         holding the separator ("sports|arts") is refused, as --labels refuses it."""
-        from keras_bert.label_names import label_name
+        from keras_bert.text.label_names import label_name
 
         sets = []
         for line, value in zip(lines, values):

@@ -186,8 +186,8 @@ def check_classes(path, column, label_ids, labels, tagger=False):
 
 def check_labels(labels, num_outputs, task):
     """`labels` as a list of `num_outputs` distinct strings, or a one-line error (also for a name
-    that breaks the label-name rule, `keras_bert.label_names`: a model saved before the rule)."""
-    from keras_bert.label_names import label_name
+    that breaks the label-name rule, `keras_bert.text.label_names`: a model saved before the rule)."""
+    from keras_bert.text.label_names import label_name
 
     labels = [str(label) for label in labels]
     for label in labels:

@@ -24,7 +24,7 @@ class TokenClassificationTask(Task):
 
     def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, labels: list = None):
         super().__init__(tokenizer, seq_length, batch_size, seed)
-        from keras_bert.label_names import label_vocabulary_names
+        from keras_bert.text.label_names import label_vocabulary_names
 
         self.labels = None if labels is None else label_vocabulary_names(labels)
 

@@ -1,6 +1,6 @@
 """Issue 30, the tasks side: bad labels, scores and degenerate sets in the newest tasks (multi-label,
 regression, embeddings, token classification), each refused in one line naming the file, line, flag or
-label (the one label-name rule: keras_bert/label_names.py). API rows read with the task's own reader;
+label (the one label-name rule: keras_bert/text/label_names.py). API rows read with the task's own reader;
 tool rows run `python tools/<tool>.py` in a fresh process, as a user does."""
 
 import json
