@@ -13,6 +13,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from keras_bert.text.label_names import label_name, label_vocabulary_names
 from keras_bert.text.packer import trim_padding
 
 _FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl"}
@@ -62,22 +63,24 @@ def classification_dataset(path, preprocessor, text_a="sentence", text_b=None, l
         >>> ds, labels = classification_dataset("train.csv", preprocessor, labels=["neg", "pos"])
         >>> model.fit(ds, epochs=3)
     """
-    texts_a, texts_b, raw_labels = read_text_rows(path, text_a, text_b, label, format)
-    label_ids, labels = _label_ids(path, raw_labels, labels)
+    lines = []
+    texts_a, texts_b, raw_labels = read_text_rows(path, text_a, text_b, label, format, lines)
+    label_ids, labels = _label_ids(path, raw_labels, labels, lines, label)
     dataset = text_dataset(preprocessor, texts_a, texts_b, label_ids, batch_size, shuffle, seed,
                            drop_remainder, dynamic_padding, length_group_batches, doc_stride)
     return dataset, labels
 
 
-def read_text_rows(path, text_a, text_b, label, format="auto"):  # pylint: disable=redefined-builtin
+def read_text_rows(path, text_a, text_b, label, format="auto", lines=None):  # pylint: disable=redefined-builtin
     """`(texts_a, texts_b or None, raw label values)` of a CSV / TSV / JSONL file, its columns
     checked (one-line errors naming the file, column and row). Every text task reads with it.
-    `label=None`: a file without a label column (the values are None).
+    `label=None`: a file without a label column (the values are None). `lines` (a list) gets each
+    row's line number in the file, for messages about a row's values.
 
     Example:
         >>> texts, _, scores = read_text_rows("train.csv", "sentence", None, "score")
     """
-    lines = []
+    lines = [] if lines is None else lines
     rows = _read_rows(path, format, lines)
     columns = [c for c in (text_a, text_b, label) if c is not None]
     _check_columns(path, rows, columns, text_a, text_b, label, lines)
@@ -98,6 +101,7 @@ def text_dataset(preprocessor, texts_a, texts_b, targets, batch_size=32, shuffle
     Example:
         >>> dataset = text_dataset(Preprocessor(tokenizer, 128), texts, None, np.float32(scores))
     """
+    check_text_room(preprocessor.seq_length, texts_b is not None)
     if doc_stride is not None:
         from keras_bert.data.text_windows import window_dataset
 
@@ -122,6 +126,14 @@ def text_dataset(preprocessor, texts_a, texts_b, targets, batch_size=32, shuffle
         dataset = dataset.map(lambda features, y: (trim_padding(features), y),
                               num_parallel_calls=tf.data.AUTOTUNE)
     return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def check_text_room(seq_length, pairs=False):
+    """Refuses a `seq_length` that leaves a text no piece: [CLS] and [SEP] take 2 (a pair's 3, and each
+    of its texts needs one), so the model would train on no text at all."""
+    if seq_length < (5 if pairs else 3):
+        raise ValueError(f"seq_length={seq_length} (--seq_length) leaves no room for text ([CLS] and [SEP] take 2 "
+                         f"positions, a pair's 3); use --seq_length >= {5 if pairs else 3}, e.g. 128.")
 
 
 def _length_grouped(dataset, preprocess, size, batch_size, group_batches, seed, drop_remainder):
@@ -238,9 +250,18 @@ def num_classes(labels, path):
     return len(labels)
 
 
-def _label_ids(path, values, labels):
-    """Maps raw label values to class ids through the label vocabulary; returns `(ids, vocabulary)`."""
-    if labels is None:
+def _label_ids(path, values, labels, lines, column):
+    """Maps raw label values to class ids through the label vocabulary; returns `(ids, vocabulary)`.
+    Each value is one label (`label_name`'s rule when the vocabulary comes from the file)."""
+    for line, value in zip(lines, values):
+        if isinstance(value, (list, dict)) or value is None:
+            raise ValueError(f"Line {line} of {path!r}: label column {column!r} holds {value!r}; a classification "
+                             "example has one label (a set of labels is task multi_label).")
+    if labels is not None:
+        label_vocabulary_names(labels, "labels= (--labels)")
+    else:
+        for line, value in zip(lines, values):
+            label_name(value, f"Line {line} of {path!r} ({column})")
         labels = label_vocabulary(values)
         if labels is None:  # regression targets
             return np.asarray([_number(_label_key(v)) for v in values], np.float32), None

@@ -10,6 +10,7 @@ import os
 
 import tensorflow as tf
 
+from keras_bert.text.label_names import label_name, label_vocabulary_names
 from keras_bert.text.packer import pack_segments
 from keras_bert.text.ragged_rows import join_rows
 
@@ -46,7 +47,7 @@ def read_conll(path):
                 raise ValueError(f"Line {line_number} of {path!r} has one column ({line.strip()!r}); "
                                  "expected the word first and its label in the last column.")
             words.append(columns[0])
-            labels.append(columns[-1])
+            labels.append(label_name(columns[-1], f"Line {line_number} of {path!r}"))
     if words:
         sentences.append(words)
         tags.append(labels)
@@ -83,7 +84,7 @@ def token_classification_dataset(path, tokenizer, seq_length=128, labels=None, b
     sentences, tags = read_conll(path)
     if labels is None:
         labels = sorted({tag for sentence_tags in tags for tag in sentence_tags})
-    labels = list(labels)
+    labels = label_vocabulary_names(labels)
     index = {name: i for i, name in enumerate(labels)}
     tag_ids = []
     for sentence_number, sentence_tags in enumerate(tags, start=1):

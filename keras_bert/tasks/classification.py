@@ -17,6 +17,9 @@ def check_window_options(doc_stride, aggregate, text_b=None, task=""):
     if aggregate not in AGGREGATES:
         raise ValueError(f"aggregate={aggregate!r} (--aggregate) is not one of {AGGREGATES}.")
     if doc_stride is None:
+        if aggregate != AGGREGATES[0]:  # an explicit --aggregate max would do nothing
+            raise ValueError(f"aggregate={aggregate!r} (--aggregate) combines the windows of --doc_stride; without "
+                             "--doc_stride a text is truncated to one window. Pass --doc_stride or drop --aggregate.")
         return None
     if isinstance(doc_stride, bool) or not isinstance(doc_stride, int) or doc_stride < 1:
         raise ValueError(f"doc_stride={doc_stride!r} (--doc_stride) must be a whole number of pieces >= 1, "
@@ -149,6 +152,11 @@ class ClassificationTask(Task):
         super().__init__(tokenizer, seq_length, batch_size, seed)
         if padding not in PADDINGS:
             raise ValueError(f"padding={padding!r} (--padding) is not one of {PADDINGS}.")
+        if labels is not None:  # the one label-name rule; names stripped as the reader strips the file's
+            from keras_bert.text.label_names import label_vocabulary_names
+
+            label_vocabulary_names(labels)
+            labels = [name.strip() if isinstance(name, str) else name for name in labels]
         self.text_a, self.label, self.labels, self.padding = text_a, label, labels, padding
         self.doc_stride, self.aggregate = check_window_options(doc_stride, aggregate), aggregate
         self.text_b = None  # PairClassificationTask reads a second text

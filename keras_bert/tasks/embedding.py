@@ -3,7 +3,7 @@
 import numpy as np
 
 from keras_bert.tasks.regression import regression_metrics
-from keras_bert.tasks.task import Task
+from keras_bert.tasks.task import Task, freeze_pooler
 
 RECALL_AT = (1, 5, 10)
 
@@ -93,12 +93,17 @@ class EmbeddingTask(Task):
         """Batches of interleaved pairs `[a0, p0, a1, p1, ...]` (ids `[2 * pairs, longest]`), dummy targets."""
         import tensorflow as tf
 
-        from keras_bert.data.classification import read_text_rows
+        from keras_bert.data.classification import check_text_room, read_text_rows
         from keras_bert.text.preprocessor import Preprocessor
 
+        check_text_room(self.seq_length)
         anchors, positives, _ = read_text_rows(path, self.text_a, self.text_b, None)
-        if training and len(anchors) < 2:
-            raise ValueError(f"{path} has {len(anchors)} pair; in-batch negatives need at least 2 pairs.")
+        if not training:
+            self._scores(path)  # a bad score is refused now, not after training
+        if len(anchors) < 2:
+            raise ValueError(f"{path} has {len(anchors)} pair; " + (
+                "in-batch negatives need at least 2 pairs." if training else "retrieval ranks each anchor's "
+                "positive among the file's positives: an evaluation file needs at least 2 pairs (one scores 1.0)."))
         preprocessor = Preprocessor(self.tokenizer, self.seq_length)
         dataset = tf.data.Dataset.from_tensor_slices((anchors, positives))
         if training:
@@ -127,8 +132,9 @@ class EmbeddingTask(Task):
     def build_head(self, encoder, task_config):
         from keras_bert.models.builders import build_embedder
 
-        return build_embedder(encoder, self.pooling or "mean", True if self.normalize is None else self.normalize,
-                              task_config=task_config)
+        # Pooled from the token vectors: the pooler gets no gradient (frozen, so Keras does not warn on stderr).
+        return freeze_pooler(build_embedder(encoder, self.pooling or "mean",
+                                            True if self.normalize is None else self.normalize, task_config=task_config))
 
     def model_options(self):
         return dict(super().model_options(), text_a=self.text_a, text_b=self.text_b, label=self.label,
@@ -152,14 +158,20 @@ class EmbeddingTask(Task):
         return metrics
 
     def _scores(self, path):
-        """The eval file's similarity scores (float `[n]`), or None when it has no `label` column."""
+        """The eval file's similarity scores (float `[n]`), or None when it has no `label` column
+        (only the default, `score`, may be missing: a column the user named must be there)."""
         from keras_bert.data.classification import _read_rows, read_text_rows
         from keras_bert.tasks.regression import _targets
 
-        if not self.label or self.label not in _read_rows(path, "auto")[0]:
+        columns = list(_read_rows(path, "auto")[0])
+        if self.label and self.label not in columns and self.label != self.options()["label"][1]:
+            raise ValueError(f"Column {self.label!r} (--label) not found in {path!r}; available columns: "
+                             f"{columns}. Pass --label one of them, or leave it out (no Spearman score).")
+        if not self.label or self.label not in columns:
             return None
-        values = read_text_rows(path, self.text_a, self.text_b, self.label)[2]
-        return _targets(path, self.label, values)[:, 0]
+        lines = []
+        values = read_text_rows(path, self.text_a, self.text_b, self.label, lines=lines)[2]
+        return _targets(path, self.label, values, self.name, lines)[:, 0]
 
     def identity(self):
         return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, pooling=self.pooling,

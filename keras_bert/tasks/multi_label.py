@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from keras_bert.text.label_names import label_vocabulary_names
 from keras_bert.tasks.regression import text_signature
 from keras_bert.tasks.task import Task, collect
 
@@ -123,33 +124,45 @@ class MultiLabelTask(Task):
                              "between 0 and 1, e.g. 0.5.")
         self.text_a, self.text_b, self.label = text_a, text_b or None, label
         self.separator, self.threshold = separator, threshold
-        self.labels = None if labels is None else _checked_vocabulary(labels, separator)
+        self.labels = None if labels is None else label_vocabulary_names(labels, separator=separator)
 
-    def _label_sets(self, path, values):
-        """Each row's label names, or a one-line error naming the row."""
+    def _label_sets(self, path, values, lines):
+        """Each row's label names, or a one-line error naming the file, line and label. One rule for
+        the CSV form, JSONL lists and --labels (`label_name`): a list element is one label, so one
+        holding the separator ("sports|arts") is refused, as --labels refuses it."""
+        from keras_bert.text.label_names import label_name
+
         sets = []
-        for row_number, value in enumerate(values, start=1):
+        for line, value in zip(lines, values):
+            where = f"Line {line} of {path!r} ({self.label})"
             if isinstance(value, list):
-                names = [str(v).strip() for v in value]
+                names = value
             elif isinstance(value, (str, int)) and not isinstance(value, bool):
-                names = [name.strip() for name in str(value).split(self.separator)]
+                names = str(value).split(self.separator)
             else:
-                raise ValueError(f"Row {row_number} of {path!r} has {self.label} {value!r}; expected "
-                                 f"labels joined by {self.separator!r} (--separator) or a JSON list.")
-            sets.append(sorted({name for name in names if name}))
+                names = [value]
+            if any(isinstance(name, bool) or not isinstance(name, (str, int)) for name in names):
+                raise ValueError(f"{where} has {self.label} {value!r}; expected labels joined by "
+                                 f"{self.separator!r} (--separator) or a JSON list of label names.")
+            sets.append(sorted({label_name(name, where, self.separator) for name in names if str(name).strip()}))
         return sets
 
     def read(self, path, training):
         from keras_bert.data.classification import read_text_rows, text_dataset
         from keras_bert.text.preprocessor import Preprocessor
 
-        texts_a, texts_b, values = read_text_rows(path, self.text_a, self.text_b, self.label)
-        sets = self._label_sets(path, values)
+        lines = []
+        texts_a, texts_b, values = read_text_rows(path, self.text_a, self.text_b, self.label, lines=lines)
+        sets = self._label_sets(path, values, lines)
         if training and self.labels is None:  # the one label vocabulary, train and eval
             self.labels = sorted({name for names in sets for name in names})
         if not self.labels:
             raise ValueError(f"{path}: no example has a label in column {self.label!r} (--label); "
                              f"label sets are joined by {self.separator!r} (--separator).")
+        if training and all(names == sets[0] for names in sets):
+            raise ValueError(f"{path}: every training example ({len(sets)}) has the label set {sets[0]} "
+                             f"(--label {self.label}); a multi-label classifier needs examples whose label "
+                             "sets differ.")
         index = {name: i for i, name in enumerate(self.labels)}
         targets = np.zeros([len(sets), len(self.labels)], np.float32)
         for row_number, names in enumerate(sets, start=1):
@@ -220,15 +233,3 @@ class MultiLabelTask(Task):
         if labels is None:
             return {}
         return label_sets(outputs["probabilities"], labels, task_config.get("threshold", 0.5))
-
-
-def _checked_vocabulary(labels, separator):
-    """`labels` as distinct, non-empty strings without the separator, or a one-line error."""
-    names = [str(name).strip() for name in labels]
-    bad = [name for name in names if not name or separator in name]
-    if bad:
-        raise ValueError(f"labels= (--labels) holds {bad!r}: a label name must be non-empty and must not "
-                         f"contain the separator {separator!r}.")
-    if len(set(names)) != len(names):
-        raise ValueError(f"labels= (--labels) lists a name twice: {names}; every label must appear once.")
-    return names

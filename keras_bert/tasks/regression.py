@@ -71,17 +71,25 @@ def text_signature(module, task_config, name, answer):
     return {name: tf.function(function, input_signature=specs)}
 
 
-def _targets(path, label, values):
-    """The label column as float32 `[n, 1]`, or a one-line error naming the row."""
+_LARGEST_TARGET = math.sqrt(float(np.finfo(np.float32).max))  # about 1.8e19
+
+
+def _targets(path, label, values, task="regression", lines=None):
+    """The label column as float32 `[n, 1]`, or a one-line error naming the row (and its line in the
+    file, given `lines`) and `task`, the task that reads the column."""
     targets = []
     for row_number, value in enumerate(values, start=1):
+        where = f"Row {row_number} of {path!r}" + (f" (line {lines[row_number - 1]})" if lines else "")
         try:
             number = float(value.strip() if isinstance(value, str) else value)
         except (TypeError, ValueError):
             number = None
         if isinstance(value, bool) or number is None or not math.isfinite(number):
-            raise ValueError(f"Row {row_number} of {path!r} has {label} {value!r} (--label {label}); "
-                             "task 'regression' needs a finite number in every row.")
+            raise ValueError(f"{where} has {label} {value!r} (--label {label}); "
+                             f"task {task!r} needs a finite number in every row.")
+        if abs(number) >= _LARGEST_TARGET:  # float32 would make it (or its squared error) inf
+            raise ValueError(f"{where} has {label} {value!r} (--label {label}): beyond what float32 training "
+                             f"holds (|score| < {_LARGEST_TARGET:.3g}, its squared error finite); rescale the scores.")
         targets.append(number)
     return np.asarray(targets, np.float32)[:, np.newaxis]
 
@@ -128,8 +136,9 @@ class RegressionTask(Task):
         from keras_bert.data.classification import read_text_rows, text_dataset
         from keras_bert.text.preprocessor import Preprocessor
 
-        texts_a, texts_b, values = read_text_rows(path, self.text_a, self.text_b, self.label)
-        targets = _targets(path, self.label, values)
+        lines = []
+        texts_a, texts_b, values = read_text_rows(path, self.text_a, self.text_b, self.label, lines=lines)
+        targets = _targets(path, self.label, values, self.name, lines)
         if training and np.all(targets == targets[0]):
             raise ValueError(f"{path}: every training example has the {self.label} {float(targets[0, 0])!r}; "
                              "a regression needs targets that vary.")

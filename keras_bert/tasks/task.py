@@ -170,19 +170,28 @@ def collect(dataset, index):
     return np.concatenate([np.asarray(p) for p in parts])
 
 
-def check_classes(path, column, label_ids, labels):
-    """Refuses training data of one class: any model scores 100 % on it and learns nothing."""
+def check_classes(path, column, label_ids, labels, tagger=False):
+    """Refuses training data of one class: any model scores 100 % on it and learns nothing.
+    `tagger`: the classes are a CoNLL file's word tags (no --label column to name)."""
     classes = np.unique(np.asarray(label_ids))
     if np.issubdtype(classes.dtype, np.integer) and len(classes) < 2:
         name = labels[int(classes[0])] if labels and len(classes) else "?"
+        if tagger:
+            raise ValueError(f"{path}: every training word has the {column} {name!r}; a tagger needs words of at "
+                             "least two tags (e.g. O and B-PER).")
         raise ValueError(f"{path}: every training example has the {column} {name!r} "
                          f"(--label / label= {column!r}); a classifier needs examples of at least "
                          "two classes.")
 
 
 def check_labels(labels, num_outputs, task):
-    """`labels` as a list of `num_outputs` distinct strings, or a one-line error."""
+    """`labels` as a list of `num_outputs` distinct strings, or a one-line error (also for a name
+    that breaks the label-name rule, `keras_bert.text.label_names`: a model saved before the rule)."""
+    from keras_bert.text.label_names import label_name
+
     labels = [str(label) for label in labels]
+    for label in labels:
+        label_name(label, f"labels= of the {task} (--labels)")
     if len(labels) != num_outputs:
         raise ValueError(
             f"labels= has {len(labels)} names but the {task} has {num_outputs} outputs; pass the "

@@ -24,7 +24,9 @@ class TokenClassificationTask(Task):
 
     def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, labels: list = None):
         super().__init__(tokenizer, seq_length, batch_size, seed)
-        self.labels = labels
+        from keras_bert.text.label_names import label_vocabulary_names
+
+        self.labels = None if labels is None else label_vocabulary_names(labels)
 
     def read(self, path, training):
         from keras_bert.data.token_classification import token_classification_dataset
@@ -33,7 +35,7 @@ class TokenClassificationTask(Task):
             path, self.tokenizer, self.seq_length, labels=self.labels, batch_size=self.batch_size,
             shuffle=training, seed=self.seed)
         if training:
-            check_classes(path, "tag", collect(dataset, 1)[collect(dataset, 2) > 0], labels)
+            check_classes(path, "tag", collect(dataset, 1)[collect(dataset, 2) > 0], labels, tagger=True)
         self.labels = labels
         return dataset
 
