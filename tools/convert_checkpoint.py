@@ -156,9 +156,10 @@ def bert_model(args):
     kind = args.model
     if kind == "auto" and contents.embedding:  # the formats written are BERT checkpoints: the folder's Transformer
         kind = "encoder"
-        print(f"{args.input} is a sentence-transformers folder: converting its BERT encoder; its pooling "
+        what = "a sentence-transformers folder" if os.path.isdir(args.input) else "an embedding model"
+        print(f"{args.input} is {what}: converting its BERT encoder; its pooling "
               f"({contents.embedding['pooling']}, normalize={contents.embedding['normalize']}) has no place in a "
-              "BERT checkpoint (load_checkpoint(folder) gives the embedder)")
+              "BERT checkpoint (load_checkpoint(input) gives the embedder; --format sentence_transformers keeps it)")
     return keras_bert.checkpoints.model_from_contents(contents, kind), kind
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
 from keras_bert.config import BertConfig, read_json
+from keras_bert.checkpoints.task_fields import check_task_fields
 from keras_bert.text.text_config import find_text_config
 
 CONFIG_NAME = "config.json"
@@ -214,6 +215,7 @@ def read_huggingface_checkpoint(path):
 def _read_task(raw_config, config_file, text_config):
     """(task, task_config, head dropout) of a fine-tuned folder's config.json (its `architectures`),
     or (None, None, None) for `BertModel` / `BertForPreTraining` / `BertForMaskedLM`."""
+    check_task_fields(raw_config, config_file, TASK_KEY)
     architectures = raw_config.get("architectures") or []
     architecture = next((a for a in architectures if a in {a for a, _ in TASK_ARCHITECTURES.values()}), None)
     if architecture is None:

@@ -8,6 +8,7 @@ import keras
 from keras_bert.choices import CHECKPOINT_MODELS as MODELS
 from keras_bert.checkpoints import (google_checkpoint, huggingface_checkpoint, keras_checkpoint,
                                    keras_hub_checkpoint, sentence_transformers_checkpoint)
+from keras_bert.checkpoints.checkpoint_contents import check_text_length
 from keras_bert.checkpoints.vocab_file import check_vocab
 from keras_bert.checkpoints.weight_map import MLM, NSP, assign_weights
 from keras_bert.models.bert_encoder import BertEncoder
@@ -130,7 +131,7 @@ def read_checkpoint(path):
     rows = contents.weights.get("bert/embeddings/word_embeddings")
     if contents.vocab_file and rows is not None:
         check_vocab(contents.vocab_file, rows.shape[0], contents.source)
-    return contents
+    return check_text_length(contents)  # a max_seq_length beyond the positions fails here, not at a long text
 
 
 def model_from_contents(contents, model="encoder", dtype=None):

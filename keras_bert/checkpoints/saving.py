@@ -25,7 +25,8 @@ CHECKPOINT_FILES = ("bert_config.json", "bert_model.ckpt.*", "checkpoint", "conf
                     "model.safetensors", "model.safetensors.index.json", "model-*-of-*.safetensors",
                     "keras_bert_config.json", "encoder.weights.h5", "pretrainer.weights.h5",
                     "vocab.txt", "text_config.json", "tokenizer_config.json", "special_tokens_map.json",
-                    "tokenizer.json")
+                    "tokenizer.json", "modules.json", "sentence_bert_config.json",
+                    "config_sentence_transformers.json", "1_Pooling/config.json")
 
 
 def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=None):
@@ -47,6 +48,8 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
       loads: an embedding model (task "embedding") with its pooling, normalization and
       `seq_length` as `max_seq_length`, or a bare encoder with mean pooling (see
       `sentence_transformers_checkpoint.write_sentence_transformers_checkpoint`).
+      An embedding model saved as "huggingface" is written so (the folder is a Hugging Face BERT
+      folder too); in "google", "keras" and "keras_hub" its pooling is dropped with a warning.
 
     A folder that already holds a checkpoint (of any format) is replaced cleanly: its
     checkpoint files (`CHECKPOINT_FILES`) are removed first; other files stay.
@@ -89,6 +92,9 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
     path = os.fspath(path)
     encoder = find_encoder(model)
     text_config = _text_config(model, encoder, vocab_file, text_config)
+    embedder = isinstance(model, BertTaskModel) and model.task == "embedding"
+    if format == "huggingface" and embedder:
+        format = ST_FORMAT  # a Hugging Face folder plus modules.json and the pooling: loads back as the embedder
     if format == ST_FORMAT:  # a sentence embedder's folder (its pooling too), not a BERT checkpoint
         _clear_old_checkpoint(make_dir(path, "checkpoint path"), text_config.vocab_file if text_config else None)
         return write_sentence_transformers_checkpoint(path, model, text_config)
@@ -111,7 +117,13 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
     target = model if (isinstance(model, BertPretrainer) and format != "keras_hub") or head else encoder
     if not head and (not isinstance(model, (BertEncoder, BertPretrainer)) or target is not model):
         extra = [layer.name for layer in model.layers if layer is not encoder and layer.weights]
-        if extra:
+        if embedder and not extra:
+            warnings.warn(
+                f"{model.name}: writing only its BERT encoder; its pooling ({model.task_config.get('pooling')}, "
+                f"normalize={model.task_config.get('normalize')}) has no place in a {format} BERT checkpoint and "
+                "is dropped. Use format='st' (a sentence-transformers folder) or model.save('model.keras') to "
+                "keep the embedder.", UserWarning, stacklevel=2)
+        elif extra:
             warnings.warn(
                 f"{model.name}: writing only its BERT encoder; the weights of {extra} are not part "
                 f"of a {format} BERT checkpoint and are dropped. Use model.save('model.keras') to "

@@ -48,6 +48,7 @@ def read_sentence_transformers_checkpoint(path):
     path = os.fspath(path)
     modules_file = os.path.join(path, MODULES_NAME)
     modules = read_json(modules_file, "a sentence-transformers modules.json")
+    _check_modules(modules, modules_file)
     kinds = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in modules]
     unsupported = [m.get("type") for m, kind in zip(modules, kinds) if kind not in ("Transformer", "Pooling", "Normalize")]
     if unsupported or kinds[:2] != ["Transformer", "Pooling"] or kinds.count("Normalize") > 1:
@@ -57,20 +58,60 @@ def read_sentence_transformers_checkpoint(path):
     transformer = os.path.join(path, modules[0].get("path", ""))
     contents = read_huggingface_checkpoint(transformer)
     pooling = _pooling(os.path.join(path, modules[1].get("path", ""), "config.json"), contents.config.hidden_size)
-    st_config = _read_optional_json(os.path.join(transformer, ST_CONFIG_NAME))
-    seq_length = int(st_config.get("max_seq_length") or contents.config.max_position_embeddings)
+    st_file = os.path.join(transformer, ST_CONFIG_NAME)
+    st_config = _read_optional_json(st_file)
+    if not isinstance(st_config, dict):
+        raise ValueError(f"{st_file} holds a JSON {type(st_config).__name__}; expected an object such as "
+                         '{"max_seq_length": 256, "do_lower_case": false}.')
+    seq_length = _max_seq_length(st_config.get("max_seq_length"), st_file, contents.config.max_position_embeddings)
     if contents.text_config is not None and st_config.get("do_lower_case") and not contents.text_config.lower_case:
         contents.text_config = contents.text_config.replace(lower_case=True)  # the module lowercases text first
     contents.embedding = {"pooling": pooling, "normalize": "Normalize" in kinds, "seq_length": seq_length}
     return contents
 
 
+def _check_modules(modules, modules_file):
+    """A one-line error unless modules.json is a list of module objects with string `type` and `path`."""
+    if not isinstance(modules, list):
+        raise ValueError(f"{modules_file} holds a JSON {type(modules).__name__}; expected a list of modules "
+                         '([{"idx": 0, "type": "sentence_transformers.models.Transformer", "path": ""}, ...]).')
+    for i, module in enumerate(modules):
+        bad = (f"is {module!r}" if not isinstance(module, dict) else next(
+            (f"has {key}={module[key]!r}" for key in ("type", "path")
+             if key in module and not isinstance(module[key], str)), None))
+        if bad:
+            raise ValueError(f"{modules_file}: module {i} {bad}; expected an object whose type and path are strings.")
+
+
+def _max_seq_length(value, st_file, limit):
+    """sentence_bert_config.json's `max_seq_length` (default: the model's positions), or a one-line error."""
+    if value is None:
+        return limit
+    try:
+        number = float(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
+    except ValueError:
+        number = None
+    if number is None or number != number or not 2 <= number < float("inf") or number != int(number):
+        raise ValueError(f"{st_file}: max_seq_length is {value!r}; expected a whole number >= 2 such as 256.")
+    value = int(number)
+    if limit and value > limit:
+        raise ValueError(f"{st_file}: max_seq_length is {value}, more than the model's {limit} positions "
+                         f"(max_position_embeddings); set it to {limit} or less.")
+    return value
+
+
 def _pooling(config_file, hidden_size):
     """The pooling modes of `1_Pooling/config.json` as "mean" / "cls,mean", or a one-line error."""
     raw = read_json(config_file, "a sentence-transformers pooling config")
+    if not isinstance(raw, dict):
+        raise ValueError(f"{config_file} holds a JSON {type(raw).__name__}; expected an object such as "
+                         '{"word_embedding_dimension": 384, "pooling_mode_mean_tokens": true}.')
     modes = raw.get("pooling_mode")
     if modes is None:
         modes = [mode for key, mode in _POOLING_KEYS.items() if raw.get(key)]
+    if not (isinstance(modes, str) or isinstance(modes, list) and all(isinstance(m, str) for m in modes)):
+        raise ValueError(f"{config_file}: pooling_mode is {modes!r}; expected a mode name or a list of them "
+                         f"(one of {_SUPPORTED_MODES}), e.g. \"mean\".")
     modes = [modes] if isinstance(modes, str) else list(modes)
     bad = [m for m in modes if m not in _SUPPORTED_MODES]
     if bad or not modes:
@@ -78,7 +119,7 @@ def _pooling(config_file, hidden_size):
                          f"{_SUPPORTED_MODES} (not weightedmean or lasttoken).")
     dimension = raw.get("word_embedding_dimension", raw.get("embedding_dimension", hidden_size))
     if dimension != hidden_size:
-        raise ValueError(f"{config_file} has word_embedding_dimension {dimension} but the "
+        raise ValueError(f"{config_file} has word_embedding_dimension {dimension!r} but the "
                          f"Transformer's hidden size is {hidden_size}.")
     if raw.get("include_prompt") is False:
         raise ValueError(f"{config_file} sets include_prompt=false (prompt tokens left out of pooling); "

@@ -51,6 +51,7 @@ def answer(module, question, context, options):
     `null_score` (float32 `[b]`, the smallest `[CLS]` start + end logit over the windows).
     """
     seq_length = module.seq_length
+    question, context = _one_context_per_question(question, context)
     query = module.tokenizer.tokenize(question)[:, :options.max_query_length]  # [b, (q)]
     ids, starts, ends = (join_rows(t.row_splits, t.values)  # [b, (p)]
                          for t in module.tokenizer.tokenize_with_offsets(context))
@@ -109,6 +110,16 @@ def answer(module, question, context, options):
                                     tf.cast(end_char - start_char, tf.int32), unit="UTF8_CHAR")
     return {"answer_text": tf.where(found, answer_text, ""), "start_char": start_char,
             "end_char": end_char, "score": tf.where(found, best, 0.0), "null_score": null_score}
+
+
+def _one_context_per_question(question, context):
+    """`question`, `context` once they have the same length; else one assertion naming both lengths."""
+    questions, contexts = tf.shape(question)[0], tf.shape(context)[0]
+    check = tf.debugging.Assert(tf.equal(questions, contexts), [
+        "answer: question has", questions, "texts and context has", contexts,
+        "texts; pass one context per question (the same number of each)"])
+    with tf.control_dependencies([check]):  # nothing reads them before the check
+        return tf.identity(question), tf.identity(context)
 
 
 def _max_context(local, window_length, flat_piece, num_pieces):

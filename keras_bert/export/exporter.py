@@ -12,7 +12,8 @@ from keras_bert.export.saved_model import export_saved_model
 from keras_bert.export.serving_config import write_models_config
 from keras_bert.export.tflite import export_tflite
 from keras_bert.export.hub import export_tfhub
-from keras_bert.export.mediapipe import check_mediapipe_tokenizer, export_mediapipe, mediapipe_task
+from keras_bert.export.mediapipe import (check_mediapipe_labels, check_mediapipe_tokenizer, export_mediapipe,
+                                         mediapipe_task)
 from keras_bert.errors import make_dir
 
 # The folder an export writes into before its files are renamed into place: <name>/.tmp-<version>.
@@ -110,6 +111,7 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
     if "mediapipe" in formats:  # refused before any format is written
         mediapipe_task(model)
         check_mediapipe_tokenizer(tokenizer)
+        check_mediapipe_labels(labels or (getattr(model, "task_config", None) or {}).get("labels"))
     make_dir(base_dir, "base_dir (--base_dir)")
     model_dir = make_dir(os.path.join(base_dir, name), "base_dir (--base_dir)")
     if version is not None and int(version) < 1:
@@ -125,10 +127,24 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
             reports[fmt].path = paths[fmt]
             reports[fmt].extra = _relocated(reports[fmt].extra, staged[fmt], paths[fmt])
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        _remove_staging(staging)
     if "savedmodel" in formats:
         write_models_config(base_dir)
     return reports
+
+
+def _remove_staging(staging):
+    """Removes the staging folder, also while Ctrl-C repeats (`keras_bert.cli.ctrl_c` raises KeyboardInterrupt
+    every second until the tool stops): an interrupted removal goes on, then the interrupt does."""
+    interrupted = None
+    for _ in range(20):
+        try:
+            shutil.rmtree(staging, ignore_errors=True)
+            break
+        except KeyboardInterrupt as error:
+            interrupted = error
+    if interrupted is not None:
+        raise interrupted
 
 
 def _relocated(value, staged, final):

@@ -59,8 +59,16 @@ class HubEncoder(tf.train.Checkpoint):  # not tf.Module: its read-only `variable
 
     @tf.function
     def __call__(self, inputs, training=False):
-        outputs = self._encoder({name: inputs[name] for name in ("input_word_ids", "input_mask",
-                                                                  "input_type_ids")}, training=training)
+        inputs = {name: inputs[name] for name in ("input_word_ids", "input_mask", "input_type_ids")}
+        limit = self._encoder.config.max_position_embeddings
+        if limit:  # a longer input fails as one line naming the limit, not as a shape error deep inside
+            length = tf.shape(inputs["input_word_ids"])[1]
+            check = tf.debugging.Assert(length <= limit, [
+                "TF Hub encoder: the inputs have", length, f"positions (seq_length), more than the encoder "
+                f"maximum of {limit} (max_position_embeddings); pack them with seq_length <= {limit}"])
+            with tf.control_dependencies([check]):  # unknown static length: the check runs first
+                inputs = {k: tf.compat.v1.placeholder_with_default(v, [None, None]) for k, v in inputs.items()}
+        outputs = self._encoder(inputs, training=training)
         return {"pooled_output": outputs["pooled_output"], "default": outputs["pooled_output"],
                 "sequence_output": outputs["sequence_output"],
                 "encoder_outputs": list(outputs["encoder_outputs"])}
@@ -93,9 +101,10 @@ class HubTokenize(tf.Module):
 class HubPackInputs(tf.Module):
     """The preprocessor's `bert_pack_inputs`: 1 or 2 ragged id tensors (ragged rank 1 or 2) -> encoder inputs."""
 
-    def __init__(self, preprocessor):
+    def __init__(self, preprocessor, max_seq_length=None):
         super().__init__(name="bert_pack_inputs")
         self._preprocessor = preprocessor
+        self._max_seq_length = max_seq_length  # the encoder's max_position_embeddings
         for ragged_rank in (1, 2):
             for num_segments in (1, 2):
                 segments = [tf.RaggedTensorSpec([None] * (ragged_rank + 1), tf.int32)] * num_segments
@@ -108,8 +117,25 @@ class HubPackInputs(tf.Module):
         if seq_length is None:
             return self._preprocessor.pack(flat)
         tokenizer = self._preprocessor.tokenizer  # the one packer, at the caller's length
+        seq_length = tf.convert_to_tensor(seq_length, tf.int32)
+        with tf.control_dependencies(self._seq_length_checks(seq_length, len(flat))):
+            seq_length = tf.identity(seq_length)
         return pack_segments(flat, seq_length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id,
                              self._preprocessor.truncation)
+
+    def _seq_length_checks(self, seq_length, num_segments):
+        """`seq_length` leaves a piece of each text ([CLS], one [SEP] and a piece per segment) and fits the encoder."""
+        least = 2 * num_segments + 1
+        layout = "[CLS] A [SEP] B [SEP]" if num_segments == 2 else "[CLS] A [SEP]"
+        checks = [tf.debugging.Assert(seq_length >= least, [
+            "bert_pack_inputs: seq_length", seq_length, f"leaves no room for the text of {layout}; "
+            f"pass seq_length >= {least}"])]
+        if self._max_seq_length:
+            checks.append(tf.debugging.Assert(seq_length <= self._max_seq_length, [
+                "bert_pack_inputs: seq_length", seq_length, f"is more than the encoder maximum of "
+                f"{self._max_seq_length} positions (max_position_embeddings); pass seq_length <= "
+                f"{self._max_seq_length}"]))
+        return checks
 
 
 class HubPreprocessor(tf.Module):
@@ -118,16 +144,22 @@ class HubPreprocessor(tf.Module):
     Args:
         tokenizer: a `keras_bert.text.Tokenizer` (its vocab becomes an asset).
         seq_length: the root call's packed length and `bert_pack_inputs`' default.
+        max_seq_length: the encoder's `max_position_embeddings`: `bert_pack_inputs` refuses a
+            longer `seq_length` in one line (as it refuses one that leaves no room for the texts).
 
     Example:
         >>> tf.saved_model.save(HubPreprocessor(tokenizer, 128), "/tmp/hub/preprocessor")  # doctest: +SKIP
     """
 
-    def __init__(self, tokenizer, seq_length=128):
+    def __init__(self, tokenizer, seq_length=128, max_seq_length=None):
         super().__init__(name="hub_preprocessor")
+        if max_seq_length and seq_length > max_seq_length:
+            raise ValueError(f"seq_length={seq_length} (--seq_length) is more than the encoder's maximum of "
+                             f"{max_seq_length} positions (max_position_embeddings); use seq_length <= "
+                             f"{max_seq_length}.")
         self._preprocessor = Preprocessor(tokenizer, seq_length=seq_length)
         self.tokenize = HubTokenize(tokenizer)
-        self.bert_pack_inputs = HubPackInputs(self._preprocessor)
+        self.bert_pack_inputs = HubPackInputs(self._preprocessor, max_seq_length)
         self.vocab_file = tokenizer.vocab_asset
         self.do_lower_case = tf.Variable(tokenizer.lower_case, trainable=False, name="do_lower_case")
 
@@ -187,7 +219,8 @@ def export_tfhub(model, export_dir, tokenizer=None, seq_length=128, overwrite=Fa
     lower_case = tokenizer.lower_case if tokenizer is not None else None
     tf.saved_model.save(HubEncoder(encoder, vocab, lower_case).trace(), paths["encoder"])
     if tokenizer is not None:
-        tf.saved_model.save(HubPreprocessor(tokenizer, seq_length), paths["preprocessor"])
+        tf.saved_model.save(HubPreprocessor(tokenizer, seq_length, encoder.config.max_position_embeddings),
+                            paths["preprocessor"])
     report = verify.ExportReport(export_dir, extra=dict(paths))
     if verify_export:
         report.rows += check_tfhub(encoder, tokenizer, paths, sample_texts)

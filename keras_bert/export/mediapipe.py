@@ -97,6 +97,15 @@ def check_mediapipe_tokenizer(tokenizer):
             "trained on. Export a cased model with --formats savedmodel,tflite,onnx.")
 
 
+def check_mediapipe_labels(labels):
+    """Raises unless every label fits one line of MediaPipe's labels.txt (a line break shifts every later
+    label onto the wrong output; MediaPipe's own check only fires at load, with a traceback)."""
+    for i, name in enumerate(labels or ()):
+        if not str(name).strip() or any(c in str(name) for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
+            raise ValueError(f"label {i} ({str(name)!r}) is empty or holds a line break, but MediaPipe's labels.txt "
+                             "holds one label per line; rename it (--labels a,b,...) or leave mediapipe out of --formats.")
+
+
 def export_mediapipe(model, output_dir, tokenizer, seq_length=128, overwrite=False, sample_texts=None,
                      verify_export=True, raise_on_failure=True, labels=None):
     """Writes `model.tflite` for MediaPipe Tasks (`TextClassifier` or `TextEmbedder`) and a README.
@@ -138,6 +147,7 @@ def export_mediapipe(model, output_dir, tokenizer, seq_length=128, overwrite=Fal
     verify.prepare_output_dir(output_dir, files.values(), overwrite)
     output = "probabilities" if task == "classifier" else EMBEDDER_OUTPUTS[module.task]
     names = list(module.labels or range(_num_outputs(module, output))) if task == "classifier" else None
+    check_mediapipe_labels(names)
     content = _convert(module, output, module.seq_length)
     content = with_metadata(content, task, output, tokenizer.vocab_path, [str(n) for n in names or []])
     with open(files["model"], "wb") as f:

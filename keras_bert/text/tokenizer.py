@@ -11,7 +11,7 @@ from keras_bert.text.normalization import (NORMALIZATIONS, SPECIAL_TOKENS_PATTER
                                            pad_punctuation, split_words_reference)
 from keras_bert.text.offsets import bytes_to_chars, reference_pieces_with_offsets
 from keras_bert.text.ragged_rows import join_rows
-from keras_bert.text.vocab import load_vocab, special_token_ids
+from keras_bert.text.vocab import load_vocab, reachable_vocab, special_token_ids
 
 # Printable ASCII and \t \n \r: `tokenize`'s fast path (see `Tokenizer.__init__`).
 _PLAIN_ASCII = r"[\t\n\r -~]*"
@@ -98,12 +98,14 @@ class Tokenizer(tf.Module):
             # (whitespace, BERT's punctuation) splits them as the reference does, in one op at
             # 1/4 of the CPU time of the regex ops (tools/bench_pipeline.py); byte = character.
             self._plain_wordpiece = text.FastWordpieceTokenizer(
-                vocab=self._vocab, suffix_indicator="##",
+                vocab=reachable_vocab(self._vocab)[0], suffix_indicator="##",
                 max_bytes_per_word=self.max_chars_per_word, token_out_type=tf.int32,
                 unknown_token="[UNK]", no_pretokenization=False)
-        else:
+        else:  # a token holding whitespace is hidden from the trie, shown again by `detokenize`
+            fast_vocab, hidden = reachable_vocab(self._vocab)
+            self._hidden_tokens = types.MappingProxyType(hidden)
             self._wordpiece = text.FastBertTokenizer(
-                vocab=self._vocab, suffix_indicator="##",
+                vocab=fast_vocab, suffix_indicator="##",
                 max_bytes_per_word=self.max_chars_per_word, token_out_type=tf.int32,
                 unknown_token="[UNK]", support_detokenization=True,
                 lower_case_nfd_strip_accents=self.lower_case)
@@ -222,7 +224,10 @@ class Tokenizer(tf.Module):
         ids = self._checked_ids(ids)
         ids = tf.ragged.boolean_mask(ids, tf.not_equal(ids, self.pad_id))
         # FastWordpiece detokenizes one word per row: [b, (p)] in -> [b] strings out.
-        return self._wordpiece.detokenize(ids)
+        texts = self._wordpiece.detokenize(ids)
+        for placeholder, token in getattr(self, "_hidden_tokens", {}).items():
+            texts = tf.strings.regex_replace(texts, placeholder, token.replace("\\", "\\\\"))
+        return texts
 
     def _checked_ids(self, ids):
         """`ids` if all are in `[0, vocab_size)`; the WordPiece kernel would read out of bounds."""

@@ -1,6 +1,7 @@
 """WordPiece vocabularies: read and validate a `vocab.txt`, build one from text files."""
 
 import os
+import unicodedata
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
@@ -74,6 +75,26 @@ def special_token_ids(vocab, vocab_path="the vocabulary"):
             f"needs all of {', '.join(SPECIAL_TOKENS)} (one per line); add the missing ones or "
             "use the vocab.txt that belongs to the checkpoint.")
     return {token: index[token] for token in SPECIAL_TOKENS}
+
+
+def reachable_vocab(vocab):
+    """`vocab` for a tf-text tokenizer that splits words itself, and the tokens it had to hide.
+
+    BERT's reference splits text on whitespace before WordPiece, so a token holding whitespace
+    (`new york` in a renamed `[unusedN]` slot) never matches; tf-text's trie matches it across
+    the space (`new` then becomes `[UNK]`). Each such token is replaced by `\\x01<id>\\x01`,
+    which no normalized text holds (control characters are dropped or become spaces); ids keep
+    their numbers.
+
+    Returns:
+        `(tokens, hidden)`: the tuple to give tf-text and `{placeholder: token}`.
+    """
+    tokens, hidden = list(vocab), {}
+    for i, token in enumerate(tokens):
+        if any(c.isspace() or unicodedata.category(c) == "Zs" for c in token):
+            tokens[i] = f"\x01{i}\x01"
+            hidden[tokens[i]] = token
+    return tuple(tokens), hidden
 
 
 def write_vocab(vocab, path):
