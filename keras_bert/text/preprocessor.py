@@ -3,6 +3,7 @@
 import tensorflow as tf
 
 from keras_bert.text.packer import check_padding, check_truncation, pack_segments
+from keras_bert.text.string_inputs import as_strings
 
 
 class Preprocessor(tf.Module):
@@ -47,7 +48,7 @@ class Preprocessor(tf.Module):
         Scalar strings give `[seq_length]` outputs (handy in an unbatched `tf.data.Dataset.map`).
         """
         texts = [text_a] if text_b is None else [text_a, text_b]
-        texts = [_as_strings(t, name) for t, name in zip(texts, ("text_a", "text_b"))]
+        texts = [as_strings(t, name) for t, name in zip(texts, ("text_a", "text_b"))]
         if len(texts) == 2 and texts[0].shape.rank != texts[1].shape.rank:
             raise ValueError(
                 f"text_a has shape {texts[0].shape} but text_b has shape {texts[1].shape}; pass "
@@ -69,16 +70,3 @@ class Preprocessor(tf.Module):
         """
         return pack_segments(segments, self.seq_length, self.tokenizer.cls_id,
                              self.tokenizer.sep_id, self.tokenizer.pad_id, self.truncation, self.padding)
-
-
-def _as_strings(texts, name):
-    """`texts` as a rank 0 or 1 tf.string tensor, or a one-line error naming the argument."""
-    if isinstance(texts, tf.RaggedTensor):
-        raise ValueError(f"{name} must be a dense tf.string tensor of rank 0 or 1, got a RaggedTensor.")
-    texts = tf.convert_to_tensor(texts, dtype_hint=tf.string)
-    if texts.dtype != tf.string:
-        raise ValueError(f"{name} must hold strings, got dtype {texts.dtype.name}.")
-    if texts.shape.rank not in (0, 1):
-        raise ValueError(f"{name} must be a string or a [batch] vector of strings, got shape "
-                         f"{texts.shape}; reshape to [-1] first.")
-    return texts

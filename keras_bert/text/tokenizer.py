@@ -1,6 +1,5 @@
 """In-graph BERT WordPiece tokenizer (tensorflow-text), matching Hugging Face's BertTokenizerFast."""
 
-import functools
 import os
 import types
 
@@ -11,22 +10,11 @@ from keras_bert.text.normalization import (NORMALIZATIONS, SPECIAL_TOKENS_PATTER
                                            pad_punctuation, split_words_reference)
 from keras_bert.text.offsets import bytes_to_chars, reference_pieces_with_offsets
 from keras_bert.text.ragged_rows import join_rows
-from keras_bert.text.vocab import load_vocab, reachable_vocab, special_token_ids
+from keras_bert.text.string_inputs import strings_or_string
+from keras_bert.text.vocab import check_unique, load_vocab, reachable_vocab, special_token_ids
 
 # Printable ASCII and \t \n \r: `tokenize`'s fast path (see `Tokenizer.__init__`).
 _PLAIN_ASCII = r"[\t\n\r -~]*"
-
-
-def _strings_or_string(method):
-    """Checks a tokenize method's text and lets it, written for `[batch]` strings, take a scalar too."""
-    @functools.wraps(method)
-    def call(self, texts):
-        texts = self._as_strings(texts)
-        if texts.shape.rank == 0:
-            outputs = method(self, texts[tf.newaxis])
-            return tuple(t[0] for t in outputs) if isinstance(outputs, tuple) else outputs[0]
-        return method(self, texts)
-    return call
 
 
 class Tokenizer(tf.Module):
@@ -75,7 +63,7 @@ class Tokenizer(tf.Module):
         # track every one of their ~30,000 entries (most of this constructor's CPU time).
         self._vocab = tuple(load_vocab(self.vocab_path))
         ids = special_token_ids(self._vocab, f"Vocabulary file {self.vocab_path!r}")
-        self._check_duplicates()
+        check_unique(self._vocab, self.vocab_path)
         self.vocab_size = len(self._vocab)
         self.lower_case = bool(lower_case)
         self.normalization = normalization
@@ -127,16 +115,7 @@ class Tokenizer(tf.Module):
                           split_special_tokens=self.split_special_tokens,
                           max_chars_per_word=self.max_chars_per_word)
 
-    def _check_duplicates(self):
-        seen = {}
-        for i, token in enumerate(self._vocab):
-            if token in seen:
-                raise ValueError(
-                    f"Vocabulary file {self.vocab_path!r} lists {token!r} twice (lines "
-                    f"{seen[token] + 1} and {i + 1}); every token must appear once.")
-            seen[token] = i
-
-    @_strings_or_string
+    @strings_or_string
     def tokenize(self, texts):
         """Text to WordPiece ids: `[batch]` strings -> int32 `[batch, (pieces)]`; scalar -> `[(pieces)]`.
 
@@ -161,7 +140,7 @@ class Tokenizer(tf.Module):
         # Back to the input order: row k of `pieces` is text (plain_index ++ other_index)[k].
         return tf.gather(pieces, tf.math.invert_permutation(tf.concat([plain_index, other_index], 0)))
 
-    @_strings_or_string
+    @strings_or_string
     def tokenize_words(self, texts):
         """Text to ids grouped by word: `[batch]` -> int32 `[batch, (words), (pieces)]`.
 
@@ -259,26 +238,9 @@ class Tokenizer(tf.Module):
                 f"Token id {id} is out of range; the vocabulary has {self.vocab_size} tokens.")
         return self._vocab[id]
 
-    @staticmethod
-    def _as_strings(texts):
-        if texts is None:
-            raise ValueError("Tokenizer got None instead of text; pass a string, a list of strings "
-                             "or a tf.string tensor of rank 0 or 1.")
-        if isinstance(texts, tf.RaggedTensor):
-            raise ValueError(
-                "Tokenizer expects a dense tf.string tensor of rank 0 or 1, got a RaggedTensor.")
-        texts = tf.convert_to_tensor(texts, dtype_hint=tf.string)
-        if texts.dtype != tf.string:
-            raise ValueError(f"Tokenizer expects tf.string text, got dtype {texts.dtype.name}.")
-        if texts.shape.rank not in (0, 1):
-            raise ValueError(
-                f"Tokenizer expects a scalar string or a [batch] vector of strings, got shape "
-                f"{texts.shape}; reshape to [-1] first.")
-        return texts
-
     # ----- tokenize_with_offsets (offsets come from the same ops as the ids)
 
-    @_strings_or_string
+    @strings_or_string
     def tokenize_with_offsets(self, texts):
         """Text to ids grouped by word, with every piece's character span in the text.
 

@@ -51,6 +51,16 @@ def load_vocab(vocab_path):
     return vocab
 
 
+def check_unique(vocab, vocab_path):
+    """Refuses a vocabulary that lists a token twice (its ids would be ambiguous), naming both lines."""
+    seen = {}
+    for i, token in enumerate(vocab):
+        if token in seen:
+            raise ValueError(f"Vocabulary file {vocab_path!r} lists {token!r} twice (lines {seen[token] + 1} and "
+                             f"{i + 1}); every token must appear once.")
+        seen[token] = i
+
+
 def special_token_ids(vocab, vocab_path="the vocabulary"):
     """Returns `{"[PAD]": id, "[UNK]": id, ...}` for the five BERT special tokens.
 

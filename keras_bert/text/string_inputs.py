@@ -1,0 +1,41 @@
+"""Text going into the in-graph tokenizer and packer: a rank 0 or 1 `tf.string` tensor, or one line
+naming the argument."""
+
+import functools
+
+import tensorflow as tf
+
+
+def as_strings(texts, name):
+    """`texts` (a str, a list of str or a `tf.string` tensor) as a rank 0 or 1 `tf.string` tensor,
+    or a one-line `ValueError` naming `name` (e.g. "text_a", "Tokenizer").
+
+    Example:
+        >>> as_strings(["a b", "c"], "text_a").shape
+        TensorShape([2])
+    """
+    if texts is None:
+        raise ValueError(f"{name} got None instead of text; pass a string, a list of strings or a tf.string "
+                         "tensor of rank 0 or 1.")
+    if isinstance(texts, tf.RaggedTensor):
+        raise ValueError(f"{name} must be a dense tf.string tensor of rank 0 or 1, got a RaggedTensor.")
+    texts = tf.convert_to_tensor(texts, dtype_hint=tf.string)
+    if texts.dtype != tf.string:
+        raise ValueError(f"{name} must hold strings, got dtype {texts.dtype.name}.")
+    if texts.shape.rank not in (0, 1):
+        raise ValueError(f"{name} must be a string or a [batch] vector of strings, got shape {texts.shape}; "
+                         "pass a scalar string or a [batch] vector (reshape to [-1] first).")
+    return texts
+
+
+def strings_or_string(method):
+    """Checks a tokenize method's text (`as_strings`) and lets it, written for `[batch]` strings,
+    take a scalar too (the outputs then drop the batch dimension)."""
+    @functools.wraps(method)
+    def call(self, texts):
+        texts = as_strings(texts, type(self).__name__)
+        if texts.shape.rank == 0:
+            outputs = method(self, texts[tf.newaxis])
+            return tuple(t[0] for t in outputs) if isinstance(outputs, tuple) else outputs[0]
+        return method(self, texts)
+    return call
