@@ -21,7 +21,7 @@ def as_strings(texts, name):
         raise ValueError(f"{name} must be a dense tf.string tensor of rank 0 or 1, got a RaggedTensor.")
     texts = tf.convert_to_tensor(texts, dtype_hint=tf.string)
     if texts.dtype != tf.string:
-        raise ValueError(f"{name} must hold strings, got dtype {texts.dtype.name}.")
+        raise ValueError(f"{name} must hold strings (tf.string), got dtype {texts.dtype.name}.")
     if texts.shape.rank not in (0, 1):
         raise ValueError(f"{name} must be a string or a [batch] vector of strings, got shape {texts.shape}; "
                          "pass a scalar string or a [batch] vector (reshape to [-1] first).")

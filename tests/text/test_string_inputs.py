@@ -9,7 +9,7 @@ from keras_bert.text.string_inputs import as_strings, strings_or_string
 @pytest.mark.parametrize("texts, message", [
     (None, "text_a got None instead of text"),
     (tf.ragged.constant([["a"], ["b", "c"]]), "text_a must be a dense tf.string tensor"),
-    ([1, 2], "text_a must hold strings, got dtype int32"),
+    ([1, 2], r"text_a must hold strings \(tf.string\), got dtype int32"),
     ([["a"], ["b"]], r"text_a must be a string or a \[batch\] vector of strings, got shape \(2, 1\)"),
 ])
 def test_as_strings_refuses_in_one_line_naming_the_argument(texts, message):
