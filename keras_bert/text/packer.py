@@ -23,7 +23,8 @@ def round_robin_lengths(lengths, budget):
     if len(lengths) == 1:
         return [tf.minimum(lengths[0], budget)]
     len_a, len_b = lengths
-    keep_b = tf.minimum(len_b, tf.maximum(budget // 2, budget - len_a))
+    # A's operand first: a TFLite pair of mismatched batches then fails naming shapes [len(A)] and [len(B)].
+    keep_b = tf.minimum(tf.maximum(budget // 2, budget - len_a), len_b)
     return [tf.minimum(len_a, budget - keep_b), keep_b]
 
 

@@ -73,3 +73,27 @@ def test_trimming_uses_no_tensorflow_text_op(tokenizer):
     graph = tf.function(lambda a, b: preprocessor.pack([a, b])).get_concrete_function(spec, spec).graph
     ops = {node.op for node in graph.as_graph_def().node}
     assert not {op for op in ops if op.startswith("TFText>") or "Trim" in op}, sorted(ops)
+
+
+def test_packing_runs_in_tflite_with_builtins_only(tokenizer, shakespeare_lines):
+    """The fast tokenizer + packer converted as the TFLite text model is: no Flex op, no trimmer
+    custom op, and the interpreter's truncated pairs equal the Python packer's."""
+    from ai_edge_litert.interpreter import InterpreterWithCustomOps
+
+    from keras_bert.export.tflite import _convert, fast_tokenizer
+
+    preprocessor = Preprocessor(fast_tokenizer(tokenizer), seq_length=16, padding="longest")
+    module = tf.Module()
+    module.pack = tf.function(lambda text_a, text_b: preprocessor(text_a, text_b),
+                              input_signature=[tf.TensorSpec([None], tf.string, name=n) for n in ("text_a", "text_b")])
+    content = _convert([module.pack.get_concrete_function()], module, "float32")
+    interpreter = InterpreterWithCustomOps(model_content=content,
+                                           custom_op_registerers=text.tflite_registrar.SELECT_TFTEXT_OPS)
+    ops = {op["op_name"] for op in interpreter._get_ops_details()}  # pylint: disable=protected-access
+    assert not [op for op in ops if op.startswith("Flex") or "Trim" in op], sorted(ops)
+    a = np.array(shakespeare_lines[:40] + [" ".join(shakespeare_lines[:9]), ""], object)
+    b = np.array(shakespeare_lines[40:80] + ["short", " ".join(shakespeare_lines[9:20])], object)
+    got = interpreter.get_signature_runner()(text_a=a, text_b=b)
+    want = preprocessor(tf.constant(list(a)), tf.constant(list(b)))
+    for name in ("input_word_ids", "input_type_ids", "input_mask"):
+        np.testing.assert_array_equal(got[name], want[name].numpy())
