@@ -11,10 +11,8 @@ optionally on `--texts` (one text a line), then every assigned code point that c
 """
 
 import argparse
-import collections
 import random
 import sys
-import unicodedata
 
 # Written as people type online: each (name, probability, change) applies to a line independently.
 _DECORATIONS = (
@@ -94,23 +92,10 @@ def main(argv=None):
         differ = fast_parity.differing_texts(tokenizer, changed)
         print(f"    {name}: {len(differ)} of {len(changed)} changed lines differ")
     if not args.no_characters:
-        report_characters(fast_parity.differing_characters(tokenizer))
+        summary, *ranges = fast_parity.describe_characters(fast_parity.differing_characters(tokenizer))
+        print(summary)  # then the ranges, as in tests/data/fixtures/fast_normalization_characters.txt
+        print("\n".join(f"    {line}" for line in ranges))
 
-
-def report_characters(points):
-    """Counts by Unicode category, then every differing range outside private use (Co)."""
-    by_category = collections.Counter(unicodedata.category(chr(p)) for p in points)
-    print(f"assigned code points whose ids differ: {len(points)} "
-          f"({', '.join(f'{c} {n}' for c, n in by_category.most_common())})")
-    ranges = []
-    for point in (p for p in points if unicodedata.category(chr(p)) != "Co"):
-        if ranges and ranges[-1][1] == point - 1:
-            ranges[-1][1] = point
-        else:
-            ranges.append([point, point])
-    for first, last in ranges:
-        span = f"U+{first:04X}" + (f"..U+{last:04X} ({last - first + 1})" if last > first else "")
-        print(f"    {span} {chr(first)!r} {unicodedata.category(chr(first))} {unicodedata.name(chr(first), '?')}")
 
 if __name__ == "__main__":
     main()

@@ -1,6 +1,7 @@
 """Where `normalization="fast"` (FastBertTokenizer's NFKC case folding: the TFLite text model's
 tokenizer) gives other ids than BERT's reference normalization: texts and single characters."""
 
+import collections
 import sys
 import unicodedata
 
@@ -36,3 +37,21 @@ def differing_characters(tokenizer, code_points=None):
                        if unicodedata.category(chr(c)) not in ("Cn", "Cs")]
     texts = [f"a{chr(c)}b {chr(c)}" for c in code_points]
     return [code_points[i] for i in differing_texts(tokenizer, texts)]
+
+
+def describe_characters(points):
+    """Lines for `points` (sorted code points): counts by Unicode category, then every range of
+    consecutive points outside private use (Co), with its first character's category and name."""
+    by_category = collections.Counter(unicodedata.category(chr(p)) for p in points)
+    lines = [f"assigned code points whose ids differ: {len(points)} "
+             f"({', '.join(f'{c} {n}' for c, n in by_category.most_common())})"]
+    ranges = []
+    for point in (p for p in points if unicodedata.category(chr(p)) != "Co"):
+        if ranges and ranges[-1][1] == point - 1:
+            ranges[-1][1] = point
+        else:
+            ranges.append([point, point])
+    for first, last in ranges:
+        span = f"U+{first:04X}" + (f"..U+{last:04X} ({last - first + 1})" if last > first else "")
+        lines.append(f"{span} {chr(first)!r} {unicodedata.category(chr(first))} {unicodedata.name(chr(first), '?')}")
+    return lines

@@ -1,10 +1,13 @@
 """Where the TFLite text model's tokenizer (`normalization="fast"`) departs from BERT's reference
 normalization: the measuring functions and the tool that publishes the numbers."""
 
+import pytest
 import tensorflow as tf
 
-from keras_bert.text.fast_parity import differing_characters, differing_texts, fast_twin
+from keras_bert.text.fast_parity import describe_characters, differing_characters, differing_texts, fast_twin
 from tests.conftest import run_tool
+
+CHARACTERS = "tests/data/fixtures/fast_normalization_characters.txt"
 
 
 def test_differing_texts_finds_the_documented_classes(tokenizer):
@@ -36,3 +39,13 @@ def test_tool_reports_rates_and_refuses_bad_flags(tmp_path):
     bad = run_tool("fast_normalization_report", "--corpus_every", "0", "--no_characters")
     assert bad.returncode != 0 and "--corpus_every 0: must be 1 or more." in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+@pytest.mark.slow
+def test_every_differing_code_point_is_the_published_list(tokenizer):
+    """All assigned code points (~1 min): exactly the published list (tests/data/fixtures), so a
+    tensorflow-text or vocabulary change that moves it shows here."""
+    with open(CHARACTERS, encoding="utf-8") as f:
+        published = [line.rstrip("\n") for line in f if not line.startswith("# ") or "ids differ" in line]
+    published[0] = published[0][2:]  # the "# assigned code points ..." summary line
+    assert describe_characters(differing_characters(tokenizer)) == published
