@@ -41,6 +41,7 @@ from keras_bert.compat import ortx_library, tf2onnx_bounded_memory
 from keras_bert.export import verify
 from keras_bert.export.onnx import TOLERANCE, check_ops, ids_task_outputs
 from keras_bert.export.serving_module import ServingModule
+from keras_bert.text.packer import round_robin_lengths
 
 DOMAIN = "ai.onnx.contrib"
 _TOKENIZER_OUTPUTS = ("tokenizer_ids", "tokenizer_type_ids", "tokenizer_mask", "tokenizer_offsets")
@@ -69,16 +70,15 @@ def trim_and_batch(ids, type_ids, seq_length, pad=False):
     example is its own longest: no padding, as the packer's `padding="longest"`); `pad`: right-padded
     to `[1, seq_length]` (SQuAD: squad_postprocess's n-best sees the padding positions too).
 
-    Keeps what `RoundRobinTrimmer` keeps: a short segment whole, two long ones sharing the budget
-    (A takes the odd piece).
+    Keeps what the packer keeps (`packer.round_robin_lengths`): a short segment whole, two long
+    ones sharing the budget (A takes the odd piece).
     """
     ids, type_ids = tf.cast(ids, tf.int32), tf.cast(type_ids, tf.int32)
     len_a = tf.reduce_sum(tf.cast(tf.equal(type_ids, 0), tf.int32)) - 2
     has_b = tf.cast(tf.reduce_any(tf.equal(type_ids, 1)), tf.int32)
     len_b = tf.maximum(tf.reduce_sum(type_ids) - 1, 0)
     budget = seq_length - 2 - has_b
-    keep_b = tf.minimum(len_b, tf.maximum(budget // 2, budget - len_a))
-    keep_a = tf.minimum(len_a, budget - keep_b)
+    keep_a, keep_b = round_robin_lengths([len_a, len_b], budget)  # len_b = 0 without B: A keeps min(len_a, budget)
     tail = tf.concat([tf.range(len_a + 2, len_a + 2 + keep_b), [len_a + 2 + len_b]], 0)[:has_b * (keep_b + 1)]
     index = tf.concat([tf.range(keep_a + 1), [len_a + 1], tail], 0)  # [m] kept positions
     padding = [[0, seq_length - tf.size(index) if pad else 0]]

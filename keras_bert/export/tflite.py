@@ -193,6 +193,20 @@ def _write(path, content):
         f.write(content)
 
 
+def _reference_ids_row(module, label, segments, fast_ids):
+    """Report-only row: on which sample rows the text model's ids (FastBertTokenizer's NFKC
+    folding) differ from BERT's reference normalization (`module`'s tokenizer, as the SavedModel)."""
+    want = module.preprocessor(*[tf.constant(s) for s in segments])["input_word_ids"].numpy()
+    got = fast_ids["input_word_ids"]
+    width = max(want.shape[1], got.shape[1])  # each batch is padded to its own longest row
+    want, got = (np.pad(ids, [(0, 0), (0, width - ids.shape[1])]) for ids in (want, got))
+    differ = [i for i in range(len(want)) if (want[i] != got[i]).any()]
+    note = ("report only: " + (f"differs on rows {differ}, e.g. {segments[0][differ[0]][:40]!r}" if differ else
+                               "equal on every row") + " (tools/fast_normalization_report.py)")
+    return verify.ParityRow("tflite_text_float32", f"serve_text[{label}]", "ids == reference tokenizer",
+                            agreement=1 - len(differ) / max(len(want), 1), note=note)
+
+
 def check_tflite(module, files, sample_texts=None, text_module=None):
     """Each TFLite file in a fresh process against Keras; the text model's ids against Python's tokenizer."""
     ids = sample_ids(module, sample_texts)
@@ -213,6 +227,7 @@ def check_tflite(module, files, sample_texts=None, text_module=None):
             pair = "text_b" in texts
             segments = [texts["text_a"]] + ([texts["text_b"]] if pair else [])
             ref_ids = {k: v.numpy() for k, v in python_preprocessor(*[tf.constant(s) for s in segments]).items()}
+            rows.append(_reference_ids_row(module, label, segments, ref_ids))
             reference = dict(keras_outputs(module, ref_ids, tokens=False), **ref_ids)
             calls.append(("serve_text_pair" if pair else "serve_text", texts))
             references.append((f"serve_text[{label}]", reference, ref_ids["input_mask"]))

@@ -1,19 +1,48 @@
 """The one packer: 1 or 2 segments -> `[CLS] A [SEP] B [SEP]`, type ids, mask, right padding.
 
 Used by the `Preprocessor`, NSP pretraining, token classification, SQuAD and fill-mask, so
-every path lays out encoder inputs the same way. Dense ops only, so it converts to TFLite.
+every path lays out encoder inputs the same way. Dense core ops only, so it converts to TFLite
+and runs in every TF Serving release that links the tokenizer's ops (no tf-text trimmer kernel).
 """
 
 import tensorflow as tf
-import tensorflow_text as text
 
-# Round robin (one piece from A, one from B, ...) keeps exactly what BERT's `truncate_seq_pair`
-# keeps (pop from the longer segment, ties from B), hence also the "longest_first" name; its
-# trimmer converts to TFLite, the others (UnsortedSegmentSum) do not.
+
+def round_robin_lengths(lengths, budget):
+    """Pieces each of 1 or 2 segments keeps when `budget` pieces are dealt one at a time, A, B,
+    A, ...: what tf-text's `RoundRobinTrimmer` keeps (a short segment whole, two long ones
+    sharing the budget, A taking the odd piece) and BERT's `truncate_seq_pair` (pop from the
+    longer, ties from B). `lengths`: int32 tensors of any equal shape (a batch, or one example).
+
+    Core TF ops on purpose, not the trimmer: since tf-text 2.13 it is the `TFText>RoundRobinTrim`
+    kernel, which TF Serving 2.12 to 2.19.1 lack (they link tf-text 2.12.1: `Op type not
+    registered`); this converts to TFLite builtins. Tested equal to `RoundRobinTrimmer`
+    (tests/text/test_trimming.py).
+    """
+    budget = tf.maximum(budget, 0)
+    if len(lengths) == 1:
+        return [tf.minimum(lengths[0], budget)]
+    len_a, len_b = lengths
+    # A's operand first: a TFLite pair of mismatched batches then fails naming shapes [len(A)] and [len(B)].
+    keep_b = tf.minimum(tf.maximum(budget // 2, budget - len_a), len_b)
+    return [tf.minimum(len_a, budget - keep_b), keep_b]
+
+
+def waterfall_lengths(lengths, budget):
+    """Pieces each segment keeps when A keeps all it can and B gets what is left (tf-text's
+    `WaterfallTrimmer`; core ops, as `round_robin_lengths`)."""
+    budget, kept = tf.maximum(budget, 0), []
+    for length in lengths:
+        kept.append(tf.minimum(length, budget))
+        budget = budget - kept[-1]
+    return kept
+
+
+# Round robin keeps exactly what BERT's `truncate_seq_pair` keeps, hence also the "longest_first" name.
 TRUNCATIONS = {
-    "round_robin": text.RoundRobinTrimmer,
-    "longest_first": text.RoundRobinTrimmer,
-    "waterfall": text.WaterfallTrimmer,  # A keeps all it can, B gets what is left
+    "round_robin": round_robin_lengths,
+    "longest_first": round_robin_lengths,
+    "waterfall": waterfall_lengths,  # A keeps all it can, B gets what is left
 }
 
 
@@ -72,14 +101,15 @@ def pack_segments(segments, seq_length, cls_id, sep_id, pad_id=0, truncation="ro
     segments = [s if isinstance(s, tf.RaggedTensor) else tf.RaggedTensor.from_tensor(s)
                 for s in segments]
     segments = _same_batch_size([tf.cast(s, tf.int32) for s in segments])
+    lengths = [tf.cast(s.row_lengths(), tf.int32) for s in segments]  # (batch,) each
     if truncation is not None:
         check_truncation(truncation)
         budget = seq_length - len(segments) - 1  # room left after [CLS] and one [SEP] each
-        segments = TRUNCATIONS[truncation](budget).trim(segments)
+        lengths = TRUNCATIONS[truncation](lengths, budget)  # pieces kept: a prefix of each row
     check_padding(padding)
     if padding == "longest":
-        seq_length = _longest(segments, seq_length)
-    return _combine(segments, seq_length, cls_id, sep_id, pad_id)
+        seq_length = _longest(lengths, seq_length)
+    return _combine(segments, lengths, seq_length, cls_id, sep_id, pad_id)
 
 
 def trim_padding(features, keep=()):
@@ -90,11 +120,11 @@ def trim_padding(features, keep=()):
     return {k: v if k in keep else v[:, :length] for k, v in features.items()}
 
 
-def _longest(segments, seq_length):
-    """The longest packed row: pieces of every segment, `[CLS]` and one `[SEP]` each (a scalar
-    tensor, at most `seq_length`; the minimal layout for an empty batch)."""
-    lengths = sum(tf.cast(s.row_lengths(), tf.int32) for s in segments) + len(segments) + 1  # (batch,)
-    longest = tf.reduce_max(tf.concat([lengths, [len(segments) + 1]], axis=0))
+def _longest(lengths, seq_length):
+    """The longest packed row: kept pieces of every segment, `[CLS]` and one `[SEP]` each (a
+    scalar tensor, at most `seq_length`; the minimal layout for an empty batch)."""
+    packed = sum(lengths) + len(lengths) + 1  # (batch,)
+    longest = tf.reduce_max(tf.concat([packed, [len(lengths) + 1]], axis=0))
     return tf.minimum(longest, seq_length)
 
 
@@ -117,11 +147,12 @@ def _same_batch_size(segments):
                                                 validate=False) for s in segments]
 
 
-def _combine(segments, seq_length, cls_id, sep_id, pad_id):
+def _combine(segments, lengths, seq_length, cls_id, sep_id, pad_id):
     # Does what `text.combine_segments` + `RaggedTensor.to_tensor` do, with dense ops only:
     # combine_segments concatenates ragged tensors, which lowers to RaggedGather, an op that
     # TFLite cannot run (measured: the converted model fails to prepare). Checked equal to
-    # combine_segments in tests/text/test_preprocessor.py.
+    # combine_segments in tests/text/test_preprocessor.py. Row i of a segment keeps its first
+    # lengths[i] pieces (the trimming).
     position = tf.range(seq_length, dtype=tf.int32)[tf.newaxis, :]  # (1, seq)
     batch = segments[0].nrows(out_type=tf.int32)
     word_ids = tf.fill([batch, seq_length], tf.constant(pad_id, tf.int32))
@@ -129,8 +160,8 @@ def _combine(segments, seq_length, cls_id, sep_id, pad_id):
     type_ids = tf.zeros_like(word_ids)
     start = tf.ones([batch, 1], tf.int32)  # where the current segment begins
     width = [None, seq_length] if isinstance(seq_length, int) else tf.stack([-1, seq_length])
-    for type_id, segment in enumerate(segments):
-        length = tf.cast(segment.row_lengths(), tf.int32)[:, tf.newaxis]  # (batch, 1)
+    for type_id, (segment, kept) in enumerate(zip(segments, lengths)):
+        length = kept[:, tf.newaxis]  # (batch, 1)
         dense = segment.to_tensor(shape=width)  # (batch, seq)
         index = tf.clip_by_value(position - start, 0, seq_length - 1)  # (batch, seq)
         pieces = tf.gather(dense, index, batch_dims=1)  # (batch, seq): piece at position

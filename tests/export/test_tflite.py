@@ -116,3 +116,11 @@ def test_pretrainer_fill_mask_converts_and_matches_keras(tiny_config, tokenizer,
                            sample_texts=["the [MASK] is dead .", ""])
     assert report.ok, report.table()
     assert {r.output for r in report.rows} >= {"top_k_ids", "top_k_probabilities"}
+
+
+def test_parity_table_reports_where_text_ids_differ_from_the_reference(tflite_export):
+    # Report-only rows (FastBertTokenizer's NFKC folding vs BERT's reference); these samples fold nothing.
+    rows = [r for r in tflite_export.rows if r.output == "ids == reference tokenizer"]
+    assert {r.signature for r in rows} == {"serve_text[text_a]", "serve_text[text_a+text_b]"}
+    assert all(r.ok and r.agreement == 1.0 and r.note.startswith("report only: equal") for r in rows)
+    assert "ids == reference tokenizer" in tflite_export.table()
