@@ -26,6 +26,7 @@ is refused.
 """
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -103,15 +104,13 @@ def _flag_type(kind):
 
 
 def _run_flags(parser, task):
-    """The flags every task shares: data, sizes and the run (`RunConfig`)."""
-    import inspect
-
-    seq_default = inspect.signature(task.__init__).parameters["seq_length"].default
+    """The flags every task shares: data, sizes (defaults: the task's `Options`) and the run (`RunConfig`)."""
+    defaults = {field.name: field.default for field in dataclasses.fields(task.Options)}
     parser.add_argument("--checkpoint", required=True, help="checkpoint folder or file")
     parser.add_argument("--train_file", required=True)
     parser.add_argument("--eval_file")
-    parser.add_argument("--seq_length", type=positive_int, default=seq_default)
-    parser.add_argument("--batch_size", type=positive_int, default=32)
+    parser.add_argument("--seq_length", type=positive_int, default=defaults["seq_length"])
+    parser.add_argument("--batch_size", type=positive_int, default=defaults["batch_size"])
     parser.add_argument("--epochs", type=positive_int, default=3)
     parser.add_argument("--learning_rate", type=positive_float, default=3e-5)
     parser.add_argument("--eval_every_epoch", action="store_true",
@@ -130,7 +129,6 @@ def main(argv=None):
     from keras_bert.tasks import finetune_task
     from keras_bert.training import RunConfig, get_strategy
 
-    options = {k: (v == "on" if v in ("on", "off") else v) for k, v in args.options.items()}
     run = RunConfig(output_dir=args.output_dir, strategy=get_strategy(args.strategy),
                     mixed_precision=args.mixed_precision, jit_compile=args.jit_compile, seed=args.seed,
                     gradient_accumulation_steps=args.gradient_accumulation_steps,
@@ -140,7 +138,7 @@ def main(argv=None):
     result = finetune_task(args.task, args.checkpoint, args.train_file, args.eval_file,
                            seq_length=args.seq_length, batch_size=args.batch_size, epochs=args.epochs,
                            learning_rate=args.learning_rate, eval_every_epoch=args.eval_every_epoch,
-                           run=run, **options)
+                           run=run, **args.options)  # on / off: read as bools by the task's options
     path = os.path.join(args.output_dir, "metrics.json")
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         json.dump(result["metrics"], f, indent=2)

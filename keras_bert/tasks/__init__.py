@@ -1,12 +1,14 @@
-"""keras_bert.tasks: one module per fine-tuning task (reader, head, loss, metrics, post-processing).
+"""keras_bert.tasks: one module per fine-tuning task (options, reader, head, loss, metrics, post-processing).
 
-Adding a task is one new module with a `Task` subclass, listed in `TASKS` (tasks/finetune.py).
+Adding a task is one new module with a `Task` subclass and its `Options` (a `TaskOptions` dataclass:
+flags, task_config, run identity and help in one declaration), listed in `TASKS` (tasks/finetune.py).
 """
 
 from keras_bert.tasks.classification import ClassificationTask, classification_metrics
 from keras_bert.tasks.embedding import EmbeddingTask, retrieval_metrics
 from keras_bert.tasks.finetune import TASKS, finetune_task
 from keras_bert.tasks.multi_label import MultiLabelTask, multi_label_metrics
+from keras_bert.tasks.options import TaskOptions
 from keras_bert.tasks.pair_classification import PairClassificationTask
 from keras_bert.tasks.regression import RegressionTask, regression_metrics
 from keras_bert.tasks.squad import SquadTask

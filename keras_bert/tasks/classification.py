@@ -1,8 +1,11 @@
 """Sentence classification: a CSV/TSV/JSONL column of text -> one label; accuracy and macro-F1."""
 
+import dataclasses
+
 import numpy as np
 
-from keras_bert.tasks.task import Task, check_classes, collect
+from keras_bert.tasks.options import TaskOptions, option
+from keras_bert.tasks.task import Task, check_classes, collect, fitted_labels
 
 PADDINGS = ("dynamic", "full")
 AGGREGATES = ("mean", "max")  # what keras_bert.data.text_windows.aggregate_windows does
@@ -12,27 +15,26 @@ WINDOW_HELP = {"doc_stride": "long documents: windows of --seq_length whose star
                "aggregate": "with --doc_stride: how a document's window outputs are combined"}
 
 
-def check_window_options(doc_stride, aggregate, text_b=None, task=""):
-    """`doc_stride` (None or an int >= 1), or a one-line error naming the flag (see `WINDOW_HELP`)."""
-    if aggregate not in AGGREGATES:
-        raise ValueError(f"aggregate={aggregate!r} (--aggregate) is not one of {AGGREGATES}.")
+def check_window_options(doc_stride, text_b=None, task="", aggregate=AGGREGATES[0]):
+    """Refuses, in one line naming the flag, a `doc_stride` below 1 or given for pairs, or an `aggregate`
+    other than the default without `doc_stride` (it would do nothing; see `WINDOW_HELP`)."""
     if doc_stride is None:
-        if aggregate != AGGREGATES[0]:  # an explicit --aggregate max would do nothing
+        if aggregate != AGGREGATES[0]:
             raise ValueError(f"aggregate={aggregate!r} (--aggregate) combines the windows of --doc_stride; without "
                              "--doc_stride a text is truncated to one window. Pass --doc_stride or drop --aggregate.")
-        return None
-    if isinstance(doc_stride, bool) or not isinstance(doc_stride, int) or doc_stride < 1:
+        return
+    if doc_stride < 1:
         raise ValueError(f"doc_stride={doc_stride!r} (--doc_stride) must be a whole number of pieces >= 1, "
                          "e.g. half of --seq_length.")
     if text_b:
         raise ValueError(f"doc_stride={doc_stride} (--doc_stride) windows single texts; task {task!r} "
                          f"reads pairs (text_b={text_b!r}). Drop --doc_stride (pairs are truncated).")
-    return doc_stride
 
 
-def window_options(task):
-    """The window options a model (`task_config`) and a run (`identity`) carry: none without `doc_stride`."""
-    return {} if task.doc_stride is None else {"doc_stride": task.doc_stride, "aggregate": task.aggregate}
+def window_fields():
+    """`doc_stride` and `aggregate`, the window options of a task's `Options` (carried only with `doc_stride`)."""
+    return (option(None, WINDOW_HELP["doc_stride"], when="doc_stride"),
+            option("mean", WINDOW_HELP["aggregate"], choices=AGGREGATES, when="doc_stride"))
 
 
 def training_windows(dataset, training, doc_stride):
@@ -62,27 +64,28 @@ def document_predictions(model, evaluation, task):
             np.asarray(aggregate_windows(outputs, document, num_documents, task.aggregate)))
 
 
-def serves_windows(module, task_config):
-    """Whether export's `module` serves long texts in windows: a model trained with `doc_stride`, in
-    the SavedModel. Other exports truncate to `seq_length`: their modules have no `runtime_checks`
-    (TFLite, ONNX, MediaPipe), and the windows need RaggedRange, which has no TFLite kernel."""
-    return task_config.get("doc_stride") is not None and module.runtime_checks
+def serves_windows(module, options):
+    """Whether export's `module` serves long texts in windows: a model trained with `doc_stride`
+    (`options`: its `Options`), in the SavedModel. Other exports truncate to `seq_length`: their
+    modules have no `runtime_checks` (TFLite, ONNX, MediaPipe), and the windows need RaggedRange,
+    which has no TFLite kernel."""
+    return options.doc_stride is not None and module.runtime_checks
 
 
-def serve_windows(module, text_a, task_config, output):
+def serve_windows(module, text_a, options, output):
     """The served `output` (`logits`, `score`) of `[b]` texts: with the model's `doc_stride`, each
     text windowed as in training and its windows' outputs aggregated (`aggregate`), `[b, ...]`;
     None where texts are truncated instead (see `serves_windows`).
     """
-    if not serves_windows(module, task_config):
+    if not serves_windows(module, options):
         return None
     import tensorflow as tf
 
     from keras_bert.data.text_windows import aggregate_windows, pack_windows
 
-    features, document = pack_windows(module.tokenizer, text_a, module.seq_length, task_config["doc_stride"])
+    features, document = pack_windows(module.tokenizer, text_a, module.seq_length, options.doc_stride)
     values = module.outputs_from_ids(features)[output]  # (windows, ...)
-    return aggregate_windows(values, document, tf.shape(text_a)[0], task_config.get("aggregate", "mean"))
+    return aggregate_windows(values, document, tf.shape(text_a)[0], options.aggregate)
 
 
 def classification_metrics(labels, logits):
@@ -118,13 +121,36 @@ def classification_metrics(labels, logits):
             "majority_baseline": float(np.bincount(labels).max() / len(labels))}
 
 
+@dataclasses.dataclass(frozen=True)
+class ClassificationOptions(TaskOptions):
+    """`ClassificationTask`'s options (see its Args)."""
+
+    task_name = "classification"  # errors name the task
+    text_a: str = option("sentence", "column of the (first) text")
+    label: str = option("label", "column of the label")
+    labels: list = option(None, "label vocabulary, in id order (default: sorted from the training file)")
+    padding: str = option("dynamic", "dynamic: pad each batch to its longest example and group training "
+                          "batches by length; full: pad to --seq_length", model=False, choices=PADDINGS)
+    doc_stride: int = window_fields()[0]
+    aggregate: str = window_fields()[1]
+    # A single-text task reads no second text; its runs' identity says so (pair_classification's flag).
+    text_b: str = option(None, "column of the second text", model=False, flag=False)
+
+    def check(self):
+        check_window_options(self.doc_stride, self.text_b, self.task_name, self.aggregate)
+        if self.labels is not None:  # the one label-name rule (keras_bert.text.label_names), names stripped
+            from keras_bert.text.label_names import label_vocabulary_names
+
+            self._set("labels", label_vocabulary_names(self.labels))
+
+
 class ClassificationTask(Task):
     """One text -> one of `labels` (`text_b` set: a pair of texts, see `PairClassificationTask`).
 
     Args:
         tokenizer, seq_length, batch_size, seed: see `Task`.
         text_a, label: the file's columns.
-        labels: the label vocabulary, in id order (None: from the training file).
+        labels: the label vocabulary, in id order (None: fitted from the training file, `fit_options`).
         padding: "dynamic": each batch padded to its longest example, training batches
             grouped by length (`classification_dataset(dynamic_padding=True)`; the same
             predictions, a fraction of the work on short texts); "full": to `seq_length`.
@@ -140,50 +166,35 @@ class ClassificationTask(Task):
     """
 
     name = "classification"
-    OPTION_HELP = {"text_a": "column of the (first) text", "label": "column of the label",
-                   "labels": "label vocabulary, in id order (default: sorted from the training file)",
-                   "padding": "dynamic: pad each batch to its longest example and group training "
-                              "batches by length; full: pad to --seq_length"}
-    OPTION_HELP.update(WINDOW_HELP)
+    Options = ClassificationOptions
 
-    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_a: str = "sentence",
-                 label: str = "label", labels: list = None, padding: PADDINGS = "dynamic",
-                 doc_stride: int = None, aggregate: AGGREGATES = "mean"):
-        super().__init__(tokenizer, seq_length, batch_size, seed)
-        if padding not in PADDINGS:
-            raise ValueError(f"padding={padding!r} (--padding) is not one of {PADDINGS}.")
-        if labels is not None:  # the one label-name rule; names stripped as the reader strips the file's
-            from keras_bert.text.label_names import label_vocabulary_names
+    def fit_options(self, path):
+        """The label vocabulary of the training file `path` (`label_vocabulary`), unless `labels` was given."""
+        if self.labels is None:
+            from keras_bert.data.classification import label_vocabulary, num_classes, read_text_rows
 
-            label_vocabulary_names(labels)
-            labels = [name.strip() if isinstance(name, str) else name for name in labels]
-        self.text_a, self.label, self.labels, self.padding = text_a, label, labels, padding
-        self.doc_stride, self.aggregate = check_window_options(doc_stride, aggregate), aggregate
-        self.text_b = None  # PairClassificationTask reads a second text
+            labels = label_vocabulary(read_text_rows(path, self.text_a, self.text_b, self.label)[2])
+            num_classes(labels, path)  # refuses float labels (a regression target)
+            self.options = self.options.replace(labels=labels)
+        return self.options
 
     def read(self, path, training):
-        from keras_bert.data.classification import classification_dataset, num_classes
+        from keras_bert.data.classification import classification_dataset
         from keras_bert.text.preprocessor import Preprocessor
 
         dataset, labels = classification_dataset(
             path, Preprocessor(self.tokenizer, self.seq_length), text_a=self.text_a,
-            text_b=self.text_b, label=self.label, labels=self.labels, batch_size=self.batch_size,
+            text_b=self.text_b, label=self.label, labels=fitted_labels(self), batch_size=self.batch_size,
             shuffle=training, seed=self.seed, dynamic_padding=self.padding == "dynamic",
             doc_stride=self.doc_stride)
-        if training:  # the one label vocabulary, train and eval
+        if training:
             check_classes(path, self.label, collect(dataset, 1), labels)
-            num_classes(labels, path)  # refuses float labels (a regression target)
-            self.labels = labels
         return training_windows(dataset, training, self.doc_stride)
 
     def build_head(self, encoder, task_config):
         from keras_bert.models.builders import build_classifier
 
-        return build_classifier(encoder, len(self.labels), task=self.name, task_config=task_config)
-
-    def model_options(self):
-        return dict(super().model_options(), labels=self.labels, text_a=self.text_a, label=self.label,
-                    **window_options(self))
+        return build_classifier(encoder, len(fitted_labels(self)), task=self.name, task_config=task_config)
 
     def validation_data(self, evaluation):
         return evaluation if self.doc_stride is None else without_document(evaluation)
@@ -191,34 +202,31 @@ class ClassificationTask(Task):
     def evaluate(self, model, evaluation, path):
         return classification_metrics(*document_predictions(model, evaluation, self))
 
-    def identity(self):
-        return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, label=self.label,
-                    labels=self.labels, padding=self.padding, **window_options(self))
-
     tflite_signatures = ("classify",)
 
     @classmethod
     def text_signatures(cls, module, task_config):
         """`classify` (with label names): `labels`, `probabilities`, `top_label`; it takes `text_a`,
-        and `text_b` too for a model trained on pairs (`task_config["text_b"]`). A model trained
+        and `text_b` too for a model trained on pairs (its `text_b` option). A model trained
         with `doc_stride`: the SavedModel's `classify` windows long texts and takes the softmax of
         the aggregated window logits (`serve_windows`); TFLite's truncates to `seq_length`."""
         import tensorflow as tf
 
         from keras_bert.export import task_signatures
 
-        labels = task_config.get("labels")
+        options = cls.options_of(task_config)
+        labels = options.labels
         if labels is None:
             return {}
         text = lambda name: tf.TensorSpec([None], tf.string, name=name)  # noqa: E731
-        if task_config.get("text_b"):
+        if options.text_b:
             def classify(text_a, text_b):  # pylint: disable=function-redefined
                 return task_signatures.classify(module.serve_text(text_a, text_b)["probabilities"], labels)
 
             return {"classify": tf.function(classify, input_signature=[text("text_a"), text("text_b")])}
 
         def classify(text_a):  # the function's name is the TFLite signature's
-            logits = serve_windows(module, text_a, task_config, "logits")  # long texts: doc_stride windows
+            logits = serve_windows(module, text_a, options, "logits")  # long texts: doc_stride windows
             if logits is not None:
                 return task_signatures.classify(tf.nn.softmax(logits, axis=-1), labels)
             empty = tf.zeros([0], tf.string)
@@ -230,5 +238,6 @@ class ClassificationTask(Task):
     def onnx_outputs(cls, module, inputs, outputs, task_config):
         from keras_bert.export import task_signatures
 
-        labels = task_config.get("labels")
+        labels = cls.options_of(task_config).labels
         return {} if labels is None else task_signatures.classify(outputs["probabilities"], labels)
+

@@ -1,7 +1,10 @@
 """Sentence embeddings: (anchor, positive) pairs, in-batch negatives; retrieval and Spearman scores."""
 
+import dataclasses
+
 import numpy as np
 
+from keras_bert.tasks.options import TaskOptions, option
 from keras_bert.tasks.regression import regression_metrics
 from keras_bert.tasks.task import Task, freeze_pooler
 
@@ -30,6 +33,31 @@ def retrieval_metrics(anchors, positives):
     return dict(metrics, mrr=float(np.mean(1.0 / ranks)), random_mrr=float(np.mean(1.0 / np.arange(1, n + 1))))
 
 
+@dataclasses.dataclass(frozen=True)
+class EmbeddingOptions(TaskOptions):
+    """`EmbeddingTask`'s options (see its Args)."""
+
+    text_a: str = option("anchor", "column of the anchor text")
+    text_b: str = option("positive", "column of the positive text")
+    label: str = option("score", "column of a similarity score in the eval file (Spearman; used where present)",
+                        identity=False)
+    pooling: str = option(None, "mean, cls, max, mean_sqrt_len_tokens or a comma-separated list "
+                          "(default: the checkpoint's sentence-transformers pooling, else mean)")
+    normalize: bool = option(None, "L2-normalize the embeddings (default: the checkpoint's, else on)")
+    scale: float = option(20.0, "similarity scale of the in-batch loss (default 20)")
+
+    def check(self):
+        from keras_bert.layers.sentence_pooling import pooling_modes
+
+        for name in ("text_a", "text_b"):
+            if not getattr(self, name):
+                raise ValueError(f"{name}={getattr(self, name)!r} (--{name}) must name a column of the pairs file.")
+        if self.pooling is not None:
+            self._set("pooling", ",".join(pooling_modes(self.pooling)))
+        if not self.scale > 0:
+            raise ValueError(f"scale={self.scale!r} (--scale) must be positive (sentence-transformers uses 20).")
+
+
 class EmbeddingTask(Task):
     """Texts -> sentence embeddings (encoder + `SentencePooling`), as sentence-transformers computes them.
 
@@ -56,36 +84,13 @@ class EmbeddingTask(Task):
     """
 
     name = "embedding"
-    OPTION_HELP = {"text_a": "column of the anchor text", "text_b": "column of the positive text",
-                   "label": "column of a similarity score in the eval file (Spearman; used where present)",
-                   "pooling": "mean, cls, max, mean_sqrt_len_tokens or a comma-separated list "
-                              "(default: the checkpoint's sentence-transformers pooling, else mean)",
-                   "normalize": "L2-normalize the embeddings (default: the checkpoint's, else on)",
-                   "scale": "similarity scale of the in-batch loss (default 20)"}
+    Options = EmbeddingOptions
 
-    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_a: str = "anchor",
-                 text_b: str = "positive", label: str = "score", pooling: str = None, normalize: bool = None,
-                 scale: float = 20.0):
-        super().__init__(tokenizer, seq_length, batch_size, seed)
-        from keras_bert.layers.sentence_pooling import pooling_modes
-
-        for option, value in (("text_a", text_a), ("text_b", text_b)):
-            if not value or not isinstance(value, str):
-                raise ValueError(f"{option}={value!r} (--{option}) must name a column of the pairs file.")
-        if pooling is not None:
-            pooling = ",".join(pooling_modes(pooling))
-        if not float(scale) > 0:
-            raise ValueError(f"scale={scale!r} (--scale) must be positive (sentence-transformers uses 20).")
-        self.text_a, self.text_b, self.label = text_a, text_b, label
-        self.pooling, self.normalize, self.scale = pooling, _on(normalize), float(scale)
-
-    def use_checkpoint(self, contents):
-        super().use_checkpoint(contents)
+    @classmethod
+    def checkpoint_options(cls, contents):
+        """A sentence-transformers checkpoint's pooling and normalization (else mean pooling, normalized)."""
         found = contents.embedding or {}
-        if self.pooling is None:
-            self.pooling = found.get("pooling", "mean")
-        if self.normalize is None:
-            self.normalize = found.get("normalize", True)
+        return {"pooling": found.get("pooling", "mean"), "normalize": found.get("normalize", True)}
 
     # ----- data
 
@@ -136,10 +141,6 @@ class EmbeddingTask(Task):
         return freeze_pooler(build_embedder(encoder, self.pooling or "mean",
                                             True if self.normalize is None else self.normalize, task_config=task_config))
 
-    def model_options(self):
-        return dict(super().model_options(), text_a=self.text_a, text_b=self.text_b, label=self.label,
-                    scale=self.scale)
-
     def compile_kwargs(self):
         from keras_bert.models.multiple_negatives_ranking_loss import MultipleNegativesRankingLoss
 
@@ -164,7 +165,7 @@ class EmbeddingTask(Task):
         from keras_bert.tasks.regression import _targets
 
         columns = list(_read_rows(path, "auto")[0])
-        if self.label and self.label not in columns and self.label != self.options()["label"][1]:
+        if self.label and self.label not in columns and self.label != type(self).options()["label"][1]:
             raise ValueError(f"Column {self.label!r} (--label) not found in {path!r}; available columns: "
                              f"{columns}. Pass --label one of them, or leave it out (no Spearman score).")
         if not self.label or self.label not in columns:
@@ -173,16 +174,13 @@ class EmbeddingTask(Task):
         values = read_text_rows(path, self.text_a, self.text_b, self.label, lines=lines)[2]
         return _targets(path, self.label, values, self.name, lines)[:, 0]
 
-    def identity(self):
-        return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, pooling=self.pooling,
-                    normalize=self.normalize, scale=self.scale)
-
     # ----- Serving: `embeddings` everywhere (ids and text in SavedModel, TFLite and ONNX).
 
     tflite_signatures = ("embed",)
 
     @classmethod
     def check_serving(cls, model, task_config):
+        super().check_serving(model, task_config)  # the options, checked
         if len(model.output.shape) != 2:
             raise ValueError(f"Model {model.name!r} is an 'embedding' model with outputs of shape "
                              f"{model.output.shape}; an embedder outputs [batch, dim].")
@@ -205,13 +203,3 @@ class EmbeddingTask(Task):
 def _unit(x):
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
-
-def _on(value):
-    """A bool option from Python (True/False/None) or a flag ("on"/"off")."""
-    if value is None or isinstance(value, bool):
-        return value
-    if str(value).lower() in ("on", "true", "1"):
-        return True
-    if str(value).lower() in ("off", "false", "0"):
-        return False
-    raise ValueError(f"normalize={value!r} (--normalize) must be on or off.")

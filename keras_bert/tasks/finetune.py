@@ -59,13 +59,14 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
     if task_class is None:
         raise ValueError(f"Unknown task {task!r}; expected one of {tuple(TASKS)}.")
     task_class.check_options(options, TASKS.values())
-    runner = task_class(None, seq_length, batch_size, run.seed, **options)
+    task_class.Options(seq_length=seq_length, batch_size=batch_size, seed=run.seed, **options)  # before loading
     contents = read_checkpoint(checkpoint)  # once: the model is built from it in the strategy's scope
     check_batch_memory(contents.config, batch_size, seq_length, mixed_precision=run.mixed_precision)
     if contents.text_config is None:
         raise ValueError(f"{checkpoint} has no vocab.txt next to it; fine-tuning needs the "
                          "checkpoint's own vocabulary.")
-    runner.use_checkpoint(contents)  # the tokenizer; after the task has checked its options
+    runner = task_class.from_checkpoint(contents, seq_length, batch_size, run.seed, **options)
+    runner.fit_options(train_file)  # the label vocabulary (SQuAD: v2), before reading and building
     train = runner.read(train_file, training=True)
     evaluation = runner.read(eval_file, training=False) if eval_file else None
     # What a resumed run must share with the interrupted one (run_config.json).
@@ -79,6 +80,6 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
     metrics = runner.evaluate(model, evaluation, eval_file) if evaluation is not None else {}
     result = {"model": model, "history": history, "metrics": metrics,
               "start_step": history.start_step, "step": int(model.optimizer.iterations.numpy())}
-    if getattr(runner, "labels", None) is not None:
+    if getattr(runner.options, "labels", None) is not None:
         result["labels"] = runner.labels
     return result

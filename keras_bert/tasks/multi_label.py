@@ -1,12 +1,14 @@
 """Multi-label classification: a text (or pair) -> a set of labels; a sigmoid per label, F1 and exact match."""
 
+import dataclasses
 import math
 
 import numpy as np
 
+from keras_bert.tasks.options import TaskOptions, option
 from keras_bert.text.label_names import label_vocabulary_names
 from keras_bert.tasks.regression import text_signature
-from keras_bert.tasks.task import Task, collect
+from keras_bert.tasks.task import Task, collect, fitted_labels
 
 
 def _f1(tp, fp, fn):
@@ -77,6 +79,29 @@ def label_sets(probabilities, labels, threshold):
             "predicted": predicted, "predicted_labels": padded, "num_predicted": num_predicted}
 
 
+@dataclasses.dataclass(frozen=True)
+class MultiLabelOptions(TaskOptions):
+    """`MultiLabelTask`'s options (see its Args)."""
+
+    text_a: str = option("sentence", "column of the (first) text")
+    text_b: str = option(None, "column of the second text of a pair (default: single texts)")
+    label: str = option("label", "column of each example's labels, joined by --separator (empty: none)")
+    labels: list = option(None, "label vocabulary, in output order (default: sorted from the training file)")
+    separator: str = option("|", "what joins one example's labels in the label column")
+    threshold: float = option(0.5, "probability at which a label is predicted, in (0, 1)")
+
+    def check(self):
+        for name in ("text_a", "label", "separator"):
+            if not getattr(self, name):
+                raise ValueError(f"{name}={getattr(self, name)!r} (--{name}) must be a non-empty string.")
+        if not 0 < self.threshold < 1:
+            raise ValueError(f"threshold={self.threshold} (--threshold) must be a probability strictly "
+                             "between 0 and 1, e.g. 0.5.")
+        self._set("text_b", self.text_b or None)
+        if self.labels is not None:  # the one label-name rule (keras_bert.text.label_names)
+            self._set("labels", label_vocabulary_names(self.labels, separator=self.separator))
+
+
 class MultiLabelTask(Task):
     """One text (or text pair) -> any subset of `labels` (topics, tags); a sigmoid per label.
 
@@ -90,41 +115,19 @@ class MultiLabelTask(Task):
         tokenizer, seq_length, batch_size, seed: see `Task`.
         text_a, text_b: the file's text columns (`text_b` None: single texts).
         label: column of the label sets.
-        labels: the label vocabulary, in output order (None: the training file's, sorted).
+        labels: the label vocabulary, in output order (None: the training file's, sorted: `fit_options`).
         separator: what joins the labels of one example in the label column.
         threshold: probability at which a label is predicted, in (0, 1); saved with the model,
             so serving and evaluation use the same one.
 
     Example:
         >>> task = MultiLabelTask(tokenizer, 128, 32, label="topics", threshold=0.4)
+        >>> task.fit_options("train.csv")  # the label vocabulary
         >>> train = task.read("train.csv", training=True)
     """
 
     name = "multi_label"
-    OPTION_HELP = {"text_a": "column of the (first) text",
-                   "text_b": "column of the second text of a pair (default: single texts)",
-                   "label": "column of each example's labels, joined by --separator (empty: none)",
-                   "labels": "label vocabulary, in output order (default: sorted from the training file)",
-                   "separator": "what joins one example's labels in the label column",
-                   "threshold": "probability at which a label is predicted, in (0, 1)"}
-
-    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_a: str = "sentence",
-                 text_b: str = None, label: str = "label", labels: list = None, separator: str = "|",
-                 threshold: float = 0.5):
-        super().__init__(tokenizer, seq_length, batch_size, seed)
-        for option, value in (("text_a", text_a), ("label", label), ("separator", separator)):
-            if not value or not isinstance(value, str):
-                raise ValueError(f"{option}={value!r} (--{option}) must be a non-empty string.")
-        try:
-            threshold = float(threshold)
-        except (TypeError, ValueError):
-            threshold = math.nan
-        if not 0 < threshold < 1:
-            raise ValueError(f"threshold={threshold} (--threshold) must be a probability strictly "
-                             "between 0 and 1, e.g. 0.5.")
-        self.text_a, self.text_b, self.label = text_a, text_b or None, label
-        self.separator, self.threshold = separator, threshold
-        self.labels = None if labels is None else label_vocabulary_names(labels, separator=separator)
+    Options = MultiLabelOptions
 
     def _label_sets(self, path, values, lines):
         """Each row's label names, or a one-line error naming the file, line and label. One rule for
@@ -147,23 +150,34 @@ class MultiLabelTask(Task):
             sets.append(sorted({label_name(name, where, self.separator) for name in names if str(name).strip()}))
         return sets
 
-    def read(self, path, training):
-        from keras_bert.data.classification import read_text_rows, text_dataset
-        from keras_bert.text.preprocessor import Preprocessor
+    def _read_sets(self, path):
+        """`(texts_a, texts_b, label sets)` of the file `path`."""
+        from keras_bert.data.classification import read_text_rows
 
         lines = []
         texts_a, texts_b, values = read_text_rows(path, self.text_a, self.text_b, self.label, lines=lines)
-        sets = self._label_sets(path, values, lines)
-        if training and self.labels is None:  # the one label vocabulary, train and eval
-            self.labels = sorted({name for names in sets for name in names})
-        if not self.labels:
-            raise ValueError(f"{path}: no example has a label in column {self.label!r} (--label); "
-                             f"label sets are joined by {self.separator!r} (--separator).")
+        return texts_a, texts_b, self._label_sets(path, values, lines)
+
+    def fit_options(self, path):
+        """The label vocabulary of the training file `path` (its label names, sorted), unless `labels` was given."""
+        if self.labels is None:
+            labels = sorted({name for names in self._read_sets(path)[2] for name in names})
+            if not labels:
+                raise ValueError(f"{path}: no example has a label in column {self.label!r} (--label); "
+                                 f"label sets are joined by {self.separator!r} (--separator).")
+            self.options = self.options.replace(labels=labels)
+        return self.options
+
+    def read(self, path, training):
+        from keras_bert.data.classification import text_dataset
+        from keras_bert.text.preprocessor import Preprocessor
+
+        texts_a, texts_b, sets = self._read_sets(path)
+        index = {name: i for i, name in enumerate(fitted_labels(self))}
         if training and all(names == sets[0] for names in sets):
             raise ValueError(f"{path}: every training example ({len(sets)}) has the label set {sets[0]} "
                              f"(--label {self.label}); a multi-label classifier needs examples whose label "
                              "sets differ.")
-        index = {name: i for i, name in enumerate(self.labels)}
         targets = np.zeros([len(sets), len(self.labels)], np.float32)
         for row_number, names in enumerate(sets, start=1):
             unknown = [name for name in names if name not in index]
@@ -177,12 +191,8 @@ class MultiLabelTask(Task):
     def build_head(self, encoder, task_config):
         from keras_bert.models.builders import build_classifier
 
-        return build_classifier(encoder, len(self.labels), name="bert_multi_label_classifier", task=self.name,
+        return build_classifier(encoder, len(fitted_labels(self)), name="bert_multi_label_classifier", task=self.name,
                                 task_config=task_config)
-
-    def model_options(self):
-        return dict(super().model_options(), labels=self.labels, text_a=self.text_a, text_b=self.text_b,
-                    label=self.label, separator=self.separator, threshold=self.threshold)
 
     def compile_kwargs(self):
         import keras  # here, not at the top: `finetune.py TASK --help` loads no Keras
@@ -194,21 +204,13 @@ class MultiLabelTask(Task):
     def evaluate(self, model, evaluation, path):
         return multi_label_metrics(collect(evaluation, 1), model.predict(evaluation, verbose=0), self.threshold)
 
-    def identity(self):
-        return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, label=self.label,
-                    labels=self.labels, separator=self.separator, threshold=self.threshold)
-
     # ----- Serving: sigmoid probabilities from ids; the label set from text (SavedModel, TFLite) and ids (ONNX).
 
     tflite_signatures = ("classify_multi_label",)
 
     @classmethod
     def check_serving(cls, model, task_config):
-        super().check_serving(model, task_config)  # one label name per output
-        threshold = task_config.get("threshold", 0.5)
-        if not 0 < threshold < 1:
-            raise ValueError(f"Model {model.name!r} carries threshold={threshold}; a multi-label "
-                             "threshold is a probability strictly between 0 and 1.")
+        super().check_serving(model, task_config)  # the options (threshold in (0, 1)); one label name per output
 
     @classmethod
     def serving_outputs(cls, outputs, task_config):
@@ -220,16 +222,15 @@ class MultiLabelTask(Task):
     def text_signatures(cls, module, task_config):
         """`classify_multi_label` (with label names): `text_a` (and `text_b` for a pair model) ->
         `label_sets`' outputs."""
-        labels = task_config.get("labels")
-        if labels is None:
+        options = cls.options_of(task_config)
+        if options.labels is None:
             return {}
-        threshold = task_config.get("threshold", 0.5)
-        return text_signature(module, task_config, "classify_multi_label",
-                              lambda outputs: label_sets(outputs["probabilities"], labels, threshold))
+        return text_signature(module, options, "classify_multi_label",
+                              lambda outputs: label_sets(outputs["probabilities"], options.labels, options.threshold))
 
     @classmethod
     def onnx_outputs(cls, module, inputs, outputs, task_config):
-        labels = task_config.get("labels")
-        if labels is None:
+        options = cls.options_of(task_config)
+        if options.labels is None:
             return {}
-        return label_sets(outputs["probabilities"], labels, task_config.get("threshold", 0.5))
+        return label_sets(outputs["probabilities"], options.labels, options.threshold)

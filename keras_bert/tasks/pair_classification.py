@@ -1,6 +1,22 @@
 """Sentence-pair classification (entailment, paraphrase): two text columns -> one label."""
 
-from keras_bert.tasks.classification import ClassificationTask, check_window_options
+import dataclasses
+
+from keras_bert.tasks.classification import ClassificationOptions, ClassificationTask
+from keras_bert.tasks.options import option
+
+
+@dataclasses.dataclass(frozen=True)
+class PairClassificationOptions(ClassificationOptions):
+    """`PairClassificationTask`'s options: classification's and the required `text_b`."""
+
+    task_name = "pair_classification"
+    text_b: str = option(None, "column of the second text (required)")
+
+    def check(self):
+        if not self.text_b:
+            raise ValueError("task 'pair_classification' needs text_b (--text_b: the second text's column).")
+        super().check()
 
 
 class PairClassificationTask(ClassificationTask):
@@ -11,14 +27,4 @@ class PairClassificationTask(ClassificationTask):
     """
 
     name = "pair_classification"
-    OPTION_HELP = {"text_b": "column of the second text (required)"}
-
-    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_b: str = None, **options):
-        if not text_b:
-            raise ValueError("task 'pair_classification' needs text_b (--text_b: the second text's column).")
-        check_window_options(options.get("doc_stride"), options.get("aggregate", "mean"), text_b, self.name)
-        super().__init__(tokenizer, seq_length, batch_size, seed, **options)
-        self.text_b = text_b
-
-    def model_options(self):
-        return dict(super().model_options(), text_b=self.text_b)
+    Options = PairClassificationOptions

@@ -1,12 +1,13 @@
 """Regression: a CSV/TSV/JSONL text (or text pair) -> one float; MSE, Pearson and Spearman."""
 
+import dataclasses
 import math
 
 import numpy as np
 
-from keras_bert.tasks.classification import (AGGREGATES, WINDOW_HELP, check_window_options, document_predictions,
-                                             serve_windows, serves_windows, training_windows, window_options,
-                                             without_document)
+from keras_bert.tasks.classification import (check_window_options, document_predictions, serve_windows,
+                                             serves_windows, training_windows, window_fields, without_document)
+from keras_bert.tasks.options import TaskOptions, option
 from keras_bert.tasks.task import Task
 
 
@@ -55,13 +56,13 @@ def regression_metrics(targets, predictions):
             "mean_baseline_mse": float(np.var(targets))}
 
 
-def text_signature(module, task_config, name, answer):
+def text_signature(module, options, name, answer):
     """`{name: tf.function}`: raw text in, `answer(module.serve_text(...))` out. It takes `text_a`, and
-    `text_b` too for a model trained on pairs (`task_config["text_b"]`), as `classify` does."""
+    `text_b` too for a model trained on pairs (`options.text_b`), as `classify` does."""
     import tensorflow as tf
 
     text = lambda input_name: tf.TensorSpec([None], tf.string, name=input_name)  # noqa: E731
-    if task_config.get("text_b"):
+    if options.text_b:
         function = lambda text_a, text_b: answer(module.serve_text(text_a, text_b))  # noqa: E731
         specs = [text("text_a"), text("text_b")]
     else:
@@ -94,6 +95,25 @@ def _targets(path, label, values, task="regression", lines=None):
     return np.asarray(targets, np.float32)[:, np.newaxis]
 
 
+@dataclasses.dataclass(frozen=True)
+class RegressionOptions(TaskOptions):
+    """`RegressionTask`'s options (see its Args)."""
+
+    task_name = "regression"  # errors name the task
+    text_a: str = option("sentence", "column of the (first) text")
+    text_b: str = option(None, "column of the second text of a pair (default: single texts)")
+    label: str = option("label", "column of the target score (a number)")
+    doc_stride: int = window_fields()[0]
+    aggregate: str = window_fields()[1]
+
+    def check(self):
+        for name in ("text_a", "label"):
+            if not getattr(self, name):
+                raise ValueError(f"{name}={getattr(self, name)!r} (--{name}) must name a column of the data file.")
+        self._set("text_b", self.text_b or None)
+        check_window_options(self.doc_stride, self.text_b, self.task_name, self.aggregate)
+
+
 class RegressionTask(Task):
     """One text (or text pair) -> one float score (e.g. STS-B similarity, a rating).
 
@@ -117,20 +137,7 @@ class RegressionTask(Task):
     """
 
     name = "regression"
-    OPTION_HELP = {"text_a": "column of the (first) text",
-                   "text_b": "column of the second text of a pair (default: single texts)",
-                   "label": "column of the target score (a number)", **WINDOW_HELP}
-
-    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_a: str = "sentence",
-                 text_b: str = None, label: str = "label", doc_stride: int = None,
-                 aggregate: AGGREGATES = "mean"):
-        super().__init__(tokenizer, seq_length, batch_size, seed)
-        for option, value in (("text_a", text_a), ("label", label)):
-            if not value or not isinstance(value, str):
-                raise ValueError(f"{option}={value!r} (--{option}) must name a column of the data file.")
-        self.text_a, self.text_b, self.label = text_a, text_b or None, label
-        self.doc_stride = check_window_options(doc_stride, aggregate, self.text_b, self.name)
-        self.aggregate = aggregate
+    Options = RegressionOptions
 
     def read(self, path, training):
         from keras_bert.data.classification import read_text_rows, text_dataset
@@ -151,10 +158,6 @@ class RegressionTask(Task):
 
         return build_classifier(encoder, 1, name="bert_regressor", task=self.name, task_config=task_config)
 
-    def model_options(self):
-        return dict(super().model_options(), text_a=self.text_a, text_b=self.text_b, label=self.label,
-                    **window_options(self))
-
     def compile_kwargs(self):
         import keras  # here, not at the top: `finetune.py TASK --help` loads no Keras
 
@@ -167,16 +170,13 @@ class RegressionTask(Task):
     def evaluate(self, model, evaluation, path):
         return regression_metrics(*document_predictions(model, evaluation, self))
 
-    def identity(self):
-        return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, label=self.label,
-                    **window_options(self))
-
     # ----- Serving: `score` everywhere (ids and text in SavedModel, TFLite and ONNX).
 
     tflite_signatures = ("score",)
 
     @classmethod
     def check_serving(cls, model, task_config):
+        super().check_serving(model, task_config)  # the options, checked
         if model.output.shape[-1] != 1:
             raise ValueError(f"Model {model.name!r} is a 'regression' model with {model.output.shape[-1]} "
                              "outputs; a regression head has one (its score).")
@@ -190,12 +190,13 @@ class RegressionTask(Task):
         """`score`: `text_a` (and `text_b` for a pair model) -> `score` `[batch]`. A model trained with
         `doc_stride`: the SavedModel's windows long texts and aggregates the windows' scores
         (`serve_windows`); TFLite's truncates to `seq_length`."""
-        if not serves_windows(module, task_config):  # truncation
-            return text_signature(module, task_config, "score", lambda outputs: {"score": outputs["score"]})
+        options = cls.options_of(task_config)
+        if not serves_windows(module, options):  # truncation
+            return text_signature(module, options, "score", lambda outputs: {"score": outputs["score"]})
         import tensorflow as tf
 
         def score(text_a):
-            return {"score": serve_windows(module, text_a, task_config, "score")}
+            return {"score": serve_windows(module, text_a, options, "score")}
 
         return {"score": tf.function(score, input_signature=[tf.TensorSpec([None], tf.string, name="text_a")])}
 

@@ -1,6 +1,26 @@
 """SQuAD v1.1 / v2.0 question answering: windows over the context, answer-span logits, EM / F1."""
 
+import dataclasses
+
+from keras_bert.tasks.options import TaskOptions, option
 from keras_bert.tasks.task import Task, freeze_pooler
+
+
+@dataclasses.dataclass(frozen=True)
+class SquadTaskOptions(TaskOptions):
+    """`SquadTask`'s options (see its Args)."""
+
+    seq_length: int = option(384, "tokens per window", flag=False)
+    doc_stride: int = option(128, "pieces between the starts of a long context's windows")
+    max_query_length: int = option(64, "question pieces kept")
+    max_answer_length: int = option(30, "the longest answer, in pieces")
+    version_2_with_negative: bool = option(None, "SQuAD v2: a question may have no answer (default: v2 "
+                                           "if the training file has unanswerable questions)", identity=False)
+
+    def check(self):
+        for name in ("doc_stride", "max_query_length", "max_answer_length"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}={getattr(self, name)} (--{name}) must be a positive number of pieces.")
 
 
 class SquadTask(Task):
@@ -19,23 +39,16 @@ class SquadTask(Task):
     """
 
     name = "squad"
+    Options = SquadTaskOptions
 
-    OPTION_HELP = {"doc_stride": "pieces between the starts of a long context's windows",
-                   "max_query_length": "question pieces kept",
-                   "max_answer_length": "the longest answer, in pieces",
-                   "version_2_with_negative": "SQuAD v2: a question may have no answer (default: v2 "
-                                              "if the training file has unanswerable questions)"}
+    def fit_options(self, path):
+        """`version_2_with_negative`, unless given: whether the training file has unanswerable questions."""
+        if self.version_2_with_negative is None:
+            from keras_bert.data.squad import squad_examples
 
-    def __init__(self, tokenizer, seq_length=384, batch_size=32, seed=0, *, doc_stride: int = 128,
-                 max_query_length: int = 64, max_answer_length: int = 30,
-                 version_2_with_negative: bool = None):
-        super().__init__(tokenizer, seq_length, batch_size, seed)
-        self.doc_stride, self.max_query_length = int(doc_stride), int(max_query_length)
-        self.max_answer_length = int(max_answer_length)
-        for name in ("doc_stride", "max_query_length", "max_answer_length"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name}={getattr(self, name)} (--{name}) must be a positive number of pieces.")
-        self.version_2_with_negative = version_2_with_negative
+            v2 = any(e.is_impossible for e in squad_examples(path))
+            self.options = self.options.replace(version_2_with_negative=v2)
+        return self.options
 
     def _features(self, path):
         from keras_bert.data.squad import squad_examples, squad_features
@@ -50,9 +63,7 @@ class SquadTask(Task):
 
         if not training:
             return path  # evaluated by `evaluate`, on whole examples, not by `fit`
-        examples, features = self._features(path)
-        if self.version_2_with_negative is None:
-            self.version_2_with_negative = any(e.is_impossible for e in examples)
+        _, features = self._features(path)
         return squad_dataset(features, batch_size=self.batch_size, seed=self.seed).map(
             lambda x, y: (x, {"start_logits": y["start_positions"], "end_logits": y["end_positions"]}))
 
@@ -60,11 +71,6 @@ class SquadTask(Task):
         from keras_bert.models.builders import build_span_labeler
 
         return freeze_pooler(build_span_labeler(encoder, task_config=task_config))
-
-    def model_options(self):
-        return dict(super().model_options(), doc_stride=self.doc_stride,
-                    max_query_length=self.max_query_length, max_answer_length=self.max_answer_length,
-                    version_2_with_negative=bool(self.version_2_with_negative))
 
     def compile_kwargs(self):
         import keras  # here, not at the top: `finetune.py TASK --help` loads no Keras
@@ -118,18 +124,17 @@ class SquadTask(Task):
         return answer_signature.span_from_ids(inputs, outputs["start_logits"], outputs["end_logits"],
                                               squad_options(task_config))
 
-    def identity(self):
-        return dict(super().identity(), doc_stride=self.doc_stride,
-                    max_query_length=self.max_query_length, max_answer_length=self.max_answer_length)
 
 
 def squad_options(task_config):
-    """The `SquadOptions` (windowing and answer choice) in a squad model's `task_config`."""
-    import dataclasses
-
+    """The `SquadOptions` (windowing and answer choice) in a squad model's `task_config`: the task's
+    options checked by `SquadTask.Options`, the answer options an export merged in by `SquadOptions`."""
     from keras_bert.export.answer_signature import SquadOptions
 
+    task = SquadTask.options_of(task_config)
     names = {field.name for field in dataclasses.fields(SquadOptions)}
     options = {k: v for k, v in task_config.items() if k in names}
-    options["version_2_with_negative"] = bool(options.get("version_2_with_negative"))
+    options.update(doc_stride=task.doc_stride, max_query_length=task.max_query_length,
+                   max_answer_length=task.max_answer_length,
+                   version_2_with_negative=bool(task.version_2_with_negative))
     return SquadOptions(**options)

@@ -1,48 +1,40 @@
-"""Task: what a fine-tuning task owns (reader, head, loss, metrics, post-processing)."""
-
-import inspect
+"""Task: what a fine-tuning task owns (options, reader, head, loss, metrics, post-processing)."""
 
 import numpy as np
+
+from keras_bert.tasks.options import TaskOptions
 
 
 class Task:
     """Base class of the fine-tuning tasks; `finetune_task` drives one through `run_finetuning`.
 
-    A task reads its files into `tf.data` (`read`), builds its head on an encoder
-    (`build_model`), names its loss and training metrics (`compile_kwargs`) and turns the
-    model's outputs on the evaluation file into scores (`evaluate`). `identity()` is what a
-    resumed run must share with the interrupted one (written to run_config.json).
+    A task declares its options once (`Options`, a `TaskOptions` dataclass: flags, the model's
+    `task_config`, the run identity, help). It fits what the training file decides
+    (`fit_options`: the label vocabulary), reads its files into `tf.data` (`read`, no side
+    effects), builds its head on an encoder (`build_model`), names its loss and training
+    metrics (`compile_kwargs`) and turns the model's outputs on the evaluation file into scores
+    (`evaluate`). Its options read as attributes (`task.labels`, `task.seq_length`).
 
     Args:
-        tokenizer: a `keras_bert.Tokenizer` (the checkpoint's vocabulary).
-        seq_length: tokens per sequence.
-        batch_size: examples per batch.
-        seed: shuffle seed of the training data.
+        tokenizer: a `keras_bert.Tokenizer` (the checkpoint's vocabulary; see `from_checkpoint`).
+        seq_length, batch_size, seed: tokens per sequence, examples per batch, shuffle seed
+            (None: the task's default).
+        **options: the task's own options (`options()`).
 
     Example:
-        >>> task = TASKS["classification"](tokenizer, 128, 32, labels=["neg", "pos"])
+        >>> task = TASKS["classification"].from_checkpoint(read_checkpoint("bert/"), 128, 32)
+        >>> task.fit_options("train.csv").labels   # the label vocabulary, fitted explicitly
+        ['neg', 'pos']
         >>> train = task.read("train.csv", training=True)
     """
 
     name = ""
-    # Help text of each option (a keyword-only, annotated argument of the constructor);
-    # tools/finetune.py offers them as the task's flags (`finetune.py TASK --help`).
-    OPTION_HELP = {}
+    Options = TaskOptions
 
     @classmethod
     def options(cls):
-        """`{name: (type, default, help)}`: this task's options, the keyword-only arguments of its
-        constructor and its bases' (types from their annotations)."""
-        found = {}
-        for klass in cls.__mro__:
-            if klass is Task or not issubclass(klass, Task):
-                break
-            for param in inspect.signature(klass.__init__).parameters.values():
-                if param.kind is param.KEYWORD_ONLY and param.name not in found:
-                    help_text = next((c.OPTION_HELP[param.name] for c in cls.__mro__
-                                      if param.name in getattr(c, "OPTION_HELP", {})), "")
-                    found[param.name] = (param.annotation, param.default, help_text)
-        return found
+        """`{name: (type, default, help)}`: this task's own options, its flags (`Options.flags()`)."""
+        return cls.Options.flags()
 
     @classmethod
     def check_options(cls, options, tasks=()):
@@ -57,20 +49,63 @@ class Task:
                     + (f"; it is an option of {', '.join(owners)}" if owners else "")
                     + f". {cls.name}'s options: {', '.join(known) or 'none'}.")
 
-    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0):
-        self.tokenizer = tokenizer
-        self.seq_length = int(seq_length)
-        self.batch_size = int(batch_size)
-        self.seed = int(seed)
+    def __init__(self, tokenizer, seq_length=None, batch_size=None, seed=None, **options):
+        self.check_options(options)
+        run = {k: v for k, v in (("seq_length", seq_length), ("batch_size", batch_size), ("seed", seed))
+               if v is not None}
+        self._start(tokenizer, self.Options(**run, **options))
+
+    @classmethod
+    def from_options(cls, tokenizer, options):
+        """This task with `options` (a `cls.Options`, checked when it was made)."""
+        if not isinstance(options, cls.Options):
+            raise TypeError(f"options must be a {cls.__name__}.Options, got {type(options).__name__}.")
+        task = object.__new__(cls)
+        task._start(tokenizer, options)
+        return task
+
+    def _start(self, tokenizer, options):
+        if tokenizer is None:
+            raise ValueError(f"Task {self.name!r} needs its tokenizer (the checkpoint's vocabulary): build it "
+                             "with from_checkpoint(contents, ...) or pass text_config.tokenizer().")
+        object.__setattr__(self, "tokenizer", tokenizer)
+        object.__setattr__(self, "options", options)
+
+    def __getattr__(self, name):  # options read as attributes: task.labels, task.seq_length
+        options = self.__dict__.get("options")
+        if options is not None and name in options.__dataclass_fields__:
+            return getattr(options, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        if name in self.Options.__dataclass_fields__:
+            raise AttributeError(f"{name} is an option: set task.options = task.options.replace({name}=...)")
+        object.__setattr__(self, name, value)
+
+    @classmethod
+    def from_checkpoint(cls, contents, seq_length=None, batch_size=None, seed=None, **options):
+        """This task on a checkpoint (`CheckpointContents`): its tokenizer, and the options the checkpoint
+        decides where not given (`checkpoint_options`, e.g. the embedding task's pooling)."""
+        if contents.text_config is None:
+            raise ValueError("the checkpoint has no vocab.txt next to it; fine-tuning needs the checkpoint's "
+                             "own vocabulary.")
+        decided = cls.checkpoint_options(contents)
+        options = dict(decided, **{k: v for k, v in options.items() if v is not None or k not in decided})
+        return cls(contents.text_config.tokenizer(), seq_length, batch_size, seed, **options)
+
+    @classmethod
+    def checkpoint_options(cls, contents):
+        """Options a checkpoint decides, as defaults under the given ones (here: none)."""
+        return {}
+
+    def fit_options(self, path):
+        """Fits the options the training file `path` decides (the label vocabulary where not given);
+        returns the options. Called by the run before `build_model`; `read` changes nothing."""
+        return self.options
 
     def read(self, path, training):
         """The dataset of `path`: shuffled (seeded) for training, in file order otherwise."""
         raise NotImplementedError
-
-    def use_checkpoint(self, contents):
-        """Takes what the task needs from the checkpoint it fine-tunes (`CheckpointContents`):
-        its text contract (the tokenizer); a task may take more (the embedding task its pooling)."""
-        self.tokenizer = contents.text_config.tokenizer()
 
     def build_model(self, encoder):
         """The task's model on `encoder` (a loaded `BertEncoder`), carrying what it is.
@@ -87,9 +122,13 @@ class Task:
         raise NotImplementedError
 
     def model_options(self):
-        """The options the model carries (its `task_config`): constructor keywords of this task,
-        so `from_model` rebuilds it. Reader options stay out unless evaluation needs them."""
-        return {"seq_length": self.seq_length}
+        """The options the model carries (its `task_config`, `Options.task_config()`)."""
+        return self.options.task_config()
+
+    @classmethod
+    def options_of(cls, task_config, where="task_config"):
+        """The checked `Options` of a model's `task_config` (one-line error naming `where`)."""
+        return cls.Options.from_task_config(task_config, where)
 
     @classmethod
     def from_model(cls, model, batch_size=32):
@@ -100,7 +139,8 @@ class Task:
         if model.text_config is None:
             raise ValueError(f"Model {model.name!r} carries no text contract (vocab); it was not "
                              "saved by keras_bert's fine-tuning.")
-        return cls(model.text_config.tokenizer(), batch_size=batch_size, **model.task_config)
+        options = cls.options_of(model.task_config, f"Model {model.name!r}").replace(batch_size=batch_size)
+        return cls.from_options(model.text_config.tokenizer(), options)
 
     def compile_kwargs(self):
         """`loss` and training metrics for `model.compile`."""
@@ -119,7 +159,7 @@ class Task:
 
     def identity(self):
         """JSON-able settings a resumed run must share (besides the checkpoint and data)."""
-        return {"seq_length": self.seq_length, "batch_size": self.batch_size}
+        return self.options.identity()
 
     # ----- Serving: what keras_bert.export asks of a model of this task (export/ names no task).
 
@@ -130,8 +170,9 @@ class Task:
     def check_serving(cls, model, task_config):
         """Raises a one-line error if `task_config` cannot serve `model`; here: label names, when
         the task has them, must name each output."""
-        if task_config.get("labels") is not None:
-            check_labels(task_config["labels"], model.output.shape[-1], f"{cls.name} model")
+        options = cls.options_of(task_config, f"Model {model.name!r}")
+        if getattr(options, "labels", None) is not None:
+            check_labels(options.labels, model.output.shape[-1], f"{cls.name} model")
 
     @classmethod
     def serving_outputs(cls, outputs, task_config):
@@ -199,3 +240,11 @@ def check_labels(labels, num_outputs, task):
     if len(set(labels)) != len(labels):
         raise ValueError(f"labels= lists a name twice: {labels}; every label must appear once.")
     return labels
+
+
+def fitted_labels(task):
+    """`task.labels`, or a one-line error when they were neither given nor fitted (`fit_options`)."""
+    if task.labels is None:
+        raise ValueError(f"Task {task.name!r} has no label vocabulary yet: pass labels= (--labels) or call "
+                         "task.fit_options(train_file) before reading or building.")
+    return task.labels

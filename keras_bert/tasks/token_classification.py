@@ -1,8 +1,24 @@
 """Token classification (NER): CoNLL files, a label per word on its first word piece; entity-level F1."""
 
+import dataclasses
+
 import numpy as np
 
-from keras_bert.tasks.task import Task, check_classes, collect, freeze_pooler
+from keras_bert.tasks.options import TaskOptions, option
+from keras_bert.tasks.task import Task, check_classes, collect, fitted_labels, freeze_pooler
+
+
+@dataclasses.dataclass(frozen=True)
+class TokenClassificationOptions(TaskOptions):
+    """`TokenClassificationTask`'s options (see its Args)."""
+
+    labels: list = option(None, "tag vocabulary, in id order (default: sorted from the training file)")
+
+    def check(self):
+        if self.labels is not None:  # the one label-name rule (keras_bert.text.label_names)
+            from keras_bert.text.label_names import label_vocabulary_names
+
+            self._set("labels", label_vocabulary_names(self.labels))
 
 
 class TokenClassificationTask(Task):
@@ -13,39 +29,38 @@ class TokenClassificationTask(Task):
 
     Args:
         tokenizer, seq_length, batch_size, seed: see `Task`.
-        labels: the tag vocabulary, in id order (None: from the training file).
+        labels: the tag vocabulary, in id order (None: fitted from the training file, `fit_options`).
 
     Example:
         >>> task = TokenClassificationTask(tokenizer, 128, 32)
     """
 
     name = "token_classification"
-    OPTION_HELP = {"labels": "tag vocabulary, in id order (default: sorted from the training file)"}
+    Options = TokenClassificationOptions
 
-    def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, labels: list = None):
-        super().__init__(tokenizer, seq_length, batch_size, seed)
-        from keras_bert.text.label_names import label_vocabulary_names
+    def fit_options(self, path):
+        """The tag vocabulary of the training file `path` (its tags, sorted), unless `labels` was given."""
+        if self.labels is None:
+            from keras_bert.data.token_classification import read_conll
 
-        self.labels = None if labels is None else label_vocabulary_names(labels)
+            labels = sorted({tag for sentence_tags in read_conll(path)[1] for tag in sentence_tags})
+            self.options = self.options.replace(labels=labels)
+        return self.options
 
     def read(self, path, training):
         from keras_bert.data.token_classification import token_classification_dataset
 
         dataset, labels = token_classification_dataset(
-            path, self.tokenizer, self.seq_length, labels=self.labels, batch_size=self.batch_size,
+            path, self.tokenizer, self.seq_length, labels=fitted_labels(self), batch_size=self.batch_size,
             shuffle=training, seed=self.seed)
         if training:
             check_classes(path, "tag", collect(dataset, 1)[collect(dataset, 2) > 0], labels, tagger=True)
-        self.labels = labels
         return dataset
 
     def build_head(self, encoder, task_config):
         from keras_bert.models.builders import build_token_classifier
 
-        return freeze_pooler(build_token_classifier(encoder, len(self.labels), task_config=task_config))
-
-    def model_options(self):
-        return dict(super().model_options(), labels=self.labels)
+        return freeze_pooler(build_token_classifier(encoder, len(fitted_labels(self)), task_config=task_config))
 
     def compile_kwargs(self):
         import keras  # here, not at the top: `finetune.py TASK --help` loads no Keras
@@ -60,9 +75,6 @@ class TokenClassificationTask(Task):
             collect(evaluation, 1), model.predict(evaluation, verbose=0), collect(evaluation, 2),
             self.labels, gold_tags=read_conll(path)[1])
 
-    def identity(self):
-        return dict(super().identity(), labels=self.labels)
-
     @classmethod
     def text_signatures(cls, module, task_config):
         """`entities` (with label names): entity spans with character offsets into the text.
@@ -75,7 +87,7 @@ class TokenClassificationTask(Task):
 
         from keras_bert.export import task_signatures
 
-        labels = task_config.get("labels")
+        labels = cls.options_of(task_config).labels
         if labels is None:
             return {}
         return {"entities": tf.function(lambda text: task_signatures.entities(module, text, labels),

@@ -163,13 +163,12 @@ def test_finetune_tool_trains_pairs_and_reports_retrieval_and_spearman(minilm_di
     assert 0 < metrics["mrr"] <= 1 and -1 <= metrics["spearman_cosine"] <= 1
 
 
-def test_pooling_comes_from_a_sentence_transformers_checkpoint(minilm_dir):
+def test_pooling_comes_from_a_sentence_transformers_checkpoint(minilm_dir, tokenizer):
     from keras_bert.checkpoints.loading import read_checkpoint
 
-    task = EmbeddingTask(None, 128)
-    task.use_checkpoint(read_checkpoint(minilm_dir))
+    task = EmbeddingTask.from_checkpoint(read_checkpoint(minilm_dir), 128)
     assert (task.pooling, task.normalize) == ("mean", True)
-    assert EmbeddingTask(None, 128, pooling="cls", normalize="off").model_options()["scale"] == 20.0
+    assert EmbeddingTask(tokenizer, 128, pooling="cls", normalize="off").model_options()["scale"] == 20.0
 
 
 def test_bad_pairs_are_refused_in_one_line(tmp_path, tokenizer):

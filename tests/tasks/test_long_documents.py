@@ -125,6 +125,7 @@ def test_evaluate_and_export_aggregate_window_logits_per_document(tokenizer, tin
     train = write_csv(tmp_path / "train.csv", ["sentence", "label"], rows[:16])
     dev = write_csv(tmp_path / "dev.csv", ["sentence", "label"], rows[16:])
     task = TASKS["classification"](tokenizer, SEQ, 8, doc_stride=7)
+    task.fit_options(train)  # the label vocabulary
     training = task.read(train, training=True)  # windows, each with its document's label, no `document`
     model = task.build_model(tiny_encoder)
     model.compile(optimizer="adam", **task.compile_kwargs())

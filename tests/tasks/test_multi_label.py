@@ -64,7 +64,7 @@ def test_label_sets_puts_the_predicted_labels_first():
 def test_reader_label_sets(tokenizer, tmp_path):
     path = _write(tmp_path / "t.csv", [("a", "sports | politics"), ("b", ""), ("c", "music")])
     task = MultiLabelTask(tokenizer, 8, 3, label="topics")
-    task.read(path, training=True)  # the label vocabulary, sorted
+    task.fit_options(path)  # the label vocabulary, sorted
     assert task.labels == ["music", "politics", "sports"]
     _, targets = next(iter(task.read(path, training=False)))  # in file order
     assert targets.numpy().tolist() == [[0, 1, 1], [0, 0, 0], [1, 0, 0]]
@@ -95,7 +95,9 @@ def test_bad_options_are_refused_in_one_line(tokenizer, options, message):
 def test_bad_files_are_refused_in_one_line(tokenizer, tmp_path, rows, options, message):
     path = _write(tmp_path / "bad.csv", rows)
     with pytest.raises(ValueError, match=message):
-        MultiLabelTask(tokenizer, 8, 2, label="topics", **options).read(path, training=True)
+        task = MultiLabelTask(tokenizer, 8, 2, label="topics", **options)
+        task.fit_options(path)
+        task.read(path, training=True)
 
 
 def test_options_are_declared_for_the_tool():

@@ -16,6 +16,7 @@ def test_text_b_is_required(tokenizer):
 
 def test_reads_both_sentences_and_builds_a_classifier(tokenizer, tiny_encoder):
     task = PairClassificationTask(tokenizer, 64, 4, text_a="sentence1", text_b="sentence2")
+    task.fit_options(os.path.join(FIXTURES, "paraphrase.tsv"))  # the label vocabulary
     dataset = task.read(os.path.join(FIXTURES, "paraphrase.tsv"), training=True)
     features, _ = next(iter(dataset))
     types, mask = features["input_type_ids"].numpy(), features["input_mask"].numpy()

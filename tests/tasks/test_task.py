@@ -25,8 +25,8 @@ def test_check_classes_refuses_one_class_data():
         check_classes("train.csv", "label", np.array([1, 1]), ["neg", "pos"])
 
 
-def test_base_task_settings_and_defaults():
-    task = Task(None, "64", 8.0, seed="3")
+def test_base_task_settings_and_defaults(tokenizer):
+    task = Task(tokenizer, "64", 8.0, seed="3")
     assert (task.seq_length, task.batch_size, task.seed) == (64, 8, 3)
     assert task.identity() == {"seq_length": 64, "batch_size": 8}
     assert task.validation_data("eval") == "eval"
