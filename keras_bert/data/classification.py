@@ -250,19 +250,22 @@ def num_classes(labels, path):
     return len(labels)
 
 
-def _label_ids(path, values, labels, lines, column):
-    """Maps raw label values to class ids through the label vocabulary; returns `(ids, vocabulary)`.
-    Each value is one label (`label_name`'s rule when the vocabulary comes from the file)."""
+def file_label_vocabulary(path, values, lines, column):
+    """A file's label vocabulary (`label_vocabulary`; None for float targets), each value one label by `label_name`."""
     for line, value in zip(lines, values):
         if isinstance(value, (list, dict)) or value is None:
             raise ValueError(f"Line {line} of {path!r}: label column {column!r} holds {value!r}; a classification "
                              "example has one label (a set of labels is task multi_label).")
+        label_name(value, f"Line {line} of {path!r} ({column})")
+    return label_vocabulary(values)
+
+
+def _label_ids(path, values, labels, lines, column):
+    """Maps raw label values to class ids through the label vocabulary; returns `(ids, vocabulary)`."""
     if labels is not None:
         label_vocabulary_names(labels, "labels= (--labels)")
     else:
-        for line, value in zip(lines, values):
-            label_name(value, f"Line {line} of {path!r} ({column})")
-        labels = label_vocabulary(values)
+        labels = file_label_vocabulary(path, values, lines, column)
         if labels is None:  # regression targets
             return np.asarray([_number(_label_key(v)) for v in values], np.float32), None
     labels = list(labels)

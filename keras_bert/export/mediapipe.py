@@ -98,12 +98,13 @@ def check_mediapipe_tokenizer(tokenizer):
 
 
 def check_mediapipe_labels(labels):
-    """Raises unless every label fits one line of MediaPipe's labels.txt (a line break shifts every later
-    label onto the wrong output; MediaPipe's own check only fires at load, with a traceback)."""
+    """Raises unless every label fits one line of MediaPipe's labels.txt (the one label-name rule,
+    `keras_bert.text.label_names`: a line break would shift every later label onto the wrong output,
+    and MediaPipe's own check only fires at load, with a traceback)."""
+    from keras_bert.text.label_names import label_name
+
     for i, name in enumerate(labels or ()):
-        if not str(name).strip() or any(c in str(name) for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
-            raise ValueError(f"label {i} ({str(name)!r}) is empty or holds a line break, but MediaPipe's labels.txt "
-                             "holds one label per line; rename it (--labels a,b,...) or leave mediapipe out of --formats.")
+        label_name(name, f"label {i} ({str(name)!r}): MediaPipe's labels.txt holds one label per line (--labels)")
 
 
 def export_mediapipe(model, output_dir, tokenizer, seq_length=128, overwrite=False, sample_texts=None,

@@ -141,7 +141,8 @@ class ClassificationOptions(TaskOptions):
         if self.labels is not None:  # the one label-name rule (keras_bert.text.label_names), names stripped
             from keras_bert.text.label_names import label_vocabulary_names
 
-            self._set("labels", label_vocabulary_names(self.labels))
+            label_vocabulary_names(self.labels)
+            self._set("labels", [name.strip() if isinstance(name, str) else name for name in self.labels])
 
 
 class ClassificationTask(Task):
@@ -171,9 +172,11 @@ class ClassificationTask(Task):
     def fit_options(self, path):
         """The label vocabulary of the training file `path` (`label_vocabulary`), unless `labels` was given."""
         if self.labels is None:
-            from keras_bert.data.classification import label_vocabulary, num_classes, read_text_rows
+            from keras_bert.data.classification import file_label_vocabulary, num_classes, read_text_rows
 
-            labels = label_vocabulary(read_text_rows(path, self.text_a, self.text_b, self.label)[2])
+            lines = []
+            values = read_text_rows(path, self.text_a, self.text_b, self.label, lines=lines)[2]
+            labels = file_label_vocabulary(path, values, lines, self.label)
             num_classes(labels, path)  # refuses float labels (a regression target)
             self.options = self.options.replace(labels=labels)
         return self.options

@@ -34,10 +34,14 @@ def _read(task, path_of, training=True, seq_length=16, **options):
     def call(tmp, tokenizer):
         from keras_bert.tasks import TASKS
 
-        runner = TASKS[task](tokenizer, seq_length, 2, **options)
-        if task == "embedding":
-            runner.pooling, runner.normalize = "mean", True
-        return lambda: runner.read(path_of(tmp), training=training)
+        extra = {"pooling": "mean", "normalize": True} if task == "embedding" else {}
+        runner = TASKS[task](tokenizer, seq_length, 2, **extra, **options)
+
+        def read():  # as finetune_task does: the training file fits the labels, then is read
+            if training:
+                runner.fit_options(path_of(tmp))
+            return runner.read(path_of(tmp), training=training)
+        return read
     return call
 
 
@@ -147,6 +151,7 @@ def test_label_names_are_stripped_and_kept_when_valid(tmp_path, tokenizer):
     assert ClassificationTask(tokenizer, 16, 2, labels=[" pos ", "neg"]).labels == ["pos", "neg"]
     assert ClassificationTask(tokenizer, 16, 2, labels=[0, 1]).labels == [0, 1]  # numbers stay numbers
     task = MultiLabelTask(tokenizer, 16, 2, label="topics")
+    task.fit_options(_file(tmp_path, "t.csv", TOPICS_CSV + "the,\n"))  # the labels are fitted explicitly
     task.read(_file(tmp_path, "t.csv", TOPICS_CSV + "the,\n"), training=True)
     assert task.labels == ["music", "politics", "sports"]
 
@@ -161,8 +166,7 @@ def test_embedding_fine_tune_warns_nothing(tmp_path, tokenizer):
     import keras_bert
     from keras_bert.tasks import EmbeddingTask
 
-    task = EmbeddingTask(tokenizer, 16, 2)
-    task.pooling, task.normalize = "mean", True
+    task = EmbeddingTask(tokenizer, 16, 2, pooling="mean", normalize=True)
     model = task.build_model(keras_bert.build_encoder(keras_bert.BertConfig(
         vocab_size=tokenizer.vocab_size, hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
         max_position_embeddings=64)))
