@@ -9,6 +9,6 @@ from keras_bert.export.saved_model import export_saved_model, next_version
 from keras_bert.export.serving_config import write_models_config
 from keras_bert.export.serving_module import ServingModule, model_task
 from keras_bert.export.hub import HubEncoder, HubPreprocessor, export_tfhub
-from keras_bert.export.answer_signature import SquadOptions
+from keras_bert.tasks.answer_signature import SquadOptions
 from keras_bert.export.tflite import export_tflite
 from keras_bert.export.verify import ExportReport, ParityError, ParityRow, format_table

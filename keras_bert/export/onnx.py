@@ -17,43 +17,14 @@ import tensorflow as tf
 
 from keras_bert.checkpoints.weight_map import find_encoder
 from keras_bert.compat import tf2onnx_bounded_memory
-from keras_bert.export import verify
+from keras_bert.export import onnx_text, verify
+from keras_bert.export.onnx_ops import TOLERANCE, OnnxConversionError, check_ops, ids_task_outputs  # noqa: F401 (re-exported)
 from keras_bert.export.onnx_rewrites import REWRITES, rewrite_for_ort_fusion
 from keras_bert.export.verify_reference import keras_outputs, sample_ids, text_samples
 from keras_bert.export.serving_module import ID_INPUTS, ServingModule
 
-TOLERANCE = 1e-4
 TEXT_CHECKS = 8  # examples of text_model.onnx checked (it runs one per call)
 FUSED_OPS = ("Attention", "SkipLayerNormalization", "BiasGelu", "FastGelu", "Gelu", "EmbedLayerNormalization")
-_ALLOWED_CUSTOM_DOMAINS = ("com.microsoft",)
-
-
-class OnnxConversionError(RuntimeError):
-    """tf2onnx produced a graph with ops that are not ONNX (or ONNX Runtime contrib) ops."""
-
-
-def check_ops(model, allow_contrib=False):
-    """Raises `OnnxConversionError` naming every node that is not a known ONNX op.
-
-    tf2onnx "succeeds" on unsupported TensorFlow ops by copying them into the graph
-    under their TF names; onnxruntime then refuses the file. Known-op check: the ONNX
-    op schema registry (plus `com.microsoft` ops after the ORT optimizer).
-    """
-    import onnx  # pylint: disable=import-outside-toplevel
-
-    bad = collections.Counter()
-    for node in model.graph.node:
-        domain = node.domain or ""
-        if domain in ("", "ai.onnx", "ai.onnx.ml"):
-            if not onnx.defs.has(node.op_type, domain if domain != "ai.onnx" else ""):
-                bad[f"{node.op_type}"] += 1
-        elif not (allow_contrib and domain in _ALLOWED_CUSTOM_DOMAINS):
-            bad[f"{domain}.{node.op_type}"] += 1
-    if bad:
-        raise OnnxConversionError(
-            f"The ONNX graph contains ops that are not ONNX ops: {dict(bad)}. tf2onnx copied "
-            "TensorFlow ops it could not convert; onnxruntime cannot run this file. Rewrite "
-            "those ops in the model (DESIGN.md lists known ones, e.g. Erfc from keras gelu).")
 
 
 def _name_dynamic_axes(model):
@@ -145,8 +116,6 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
         optimized.save_model_to_file(files["onnx_optimized"])
         report.extra["fused_ops"] = fused_op_counts(optimized.model)
     if text:
-        from keras_bert.export import onnx_text  # pylint: disable=import-outside-toplevel
-
         text_module = onnx_text.export_onnx_text(model, files["onnx_text"], tokenizer, seq_length, labels, squad,
                                                  opset)
     if verify_export:
@@ -159,14 +128,6 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
         if raise_on_failure:
             report.raise_if_failed()
     return report
-
-
-def ids_task_outputs(module, inputs):
-    """What `model.onnx` computes: the model's outputs plus the task's answer (module docstring)."""
-    outputs = module.outputs_from_ids(inputs)
-    if module.task_class is not None:
-        outputs.update(module.task_class.onnx_outputs(module, inputs, outputs, module.task_config))
-    return outputs
 
 
 def check_onnx(module, files, sample_texts=None, id_batches=None):

@@ -6,7 +6,7 @@ or `[1]`; empty for single texts), runs the `BertTokenizer` custom op (domain
 onnxruntime_extensions.get_library_path())`), trims to `seq_length` as our packer does
 (round robin for pairs; no padding, one example is its own longest; a span labeler's to
 `seq_length`, as its n-best in `squad_postprocess` sees padding), then the same graph as
-`model.onnx` (`onnx.ids_task_outputs`: a labelled classifier's `top_label`, a span labeler's
+`model.onnx` (`onnx_ops.ids_task_outputs`: a labelled classifier's `top_label`, a span labeler's
 best span). It also returns the packed
 `input_word_ids`, `input_mask` and `input_type_ids`. Not the op's `offset_mapping`: in 0.15.2
 it is wrong after punctuation and throughout the second segment (shifted by a piece), so
@@ -43,7 +43,7 @@ import tensorflow as tf
 
 from keras_bert.compat import tf2onnx_bounded_memory
 from keras_bert.export import verify
-from keras_bert.export.onnx import TOLERANCE, check_ops, ids_task_outputs
+from keras_bert.export.onnx_ops import TOLERANCE, check_ops, ids_task_outputs
 from keras_bert.export.serving_module import ServingModule
 
 DOMAIN = "ai.onnx.contrib"

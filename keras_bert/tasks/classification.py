@@ -197,7 +197,7 @@ class ClassificationTask(Task):
         the aggregated window logits (`serve_windows`); TFLite's truncates to `seq_length`."""
         import tensorflow as tf
 
-        from keras_bert.export import task_signatures
+        from keras_bert.tasks import task_signatures
 
         labels = task_config.get("labels")
         if labels is None:
@@ -220,7 +220,7 @@ class ClassificationTask(Task):
 
     @classmethod
     def onnx_outputs(cls, module, inputs, outputs, task_config):
-        from keras_bert.export import task_signatures
+        from keras_bert.tasks import task_signatures
 
         labels = task_config.get("labels")
         return {} if labels is None else task_signatures.classify(outputs["probabilities"], labels)

@@ -102,7 +102,7 @@ class SquadTask(Task):
         character offsets out. Not in TFLite / ONNX: the offset and ragged ops, and Substr."""
         import tensorflow as tf
 
-        from keras_bert.export import answer_signature
+        from keras_bert.tasks import answer_signature
 
         options = squad_options(task_config)
         return {"answer": tf.function(
@@ -113,7 +113,7 @@ class SquadTask(Task):
     @classmethod
     def onnx_outputs(cls, module, inputs, outputs, task_config):
         """One window's best span: `answer_start`, `answer_end`, `score`, `null_score`."""
-        from keras_bert.export import answer_signature
+        from keras_bert.tasks import answer_signature
 
         return answer_signature.span_from_ids(inputs, outputs["start_logits"], outputs["end_logits"],
                                               squad_options(task_config))
@@ -127,7 +127,7 @@ def squad_options(task_config):
     """The `SquadOptions` (windowing and answer choice) in a squad model's `task_config`."""
     import dataclasses
 
-    from keras_bert.export.answer_signature import SquadOptions
+    from keras_bert.tasks.answer_signature import SquadOptions
 
     names = {field.name for field in dataclasses.fields(SquadOptions)}
     options = {k: v for k, v in task_config.items() if k in names}

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from keras_bert.tasks.entity_tags import split_tag as _split_tag
 from keras_bert.tasks.task import Task, check_classes, collect, freeze_pooler
 
 
@@ -71,22 +72,13 @@ class TokenClassificationTask(Task):
         """
         import tensorflow as tf
 
-        from keras_bert.export import task_signatures
+        from keras_bert.tasks import task_signatures
 
         labels = task_config.get("labels")
         if labels is None:
             return {}
         return {"entities": tf.function(lambda text: task_signatures.entities(module, text, labels),
                                         input_signature=[tf.TensorSpec([None], tf.string, name="text")])}
-
-
-def _split_tag(tag, outside):
-    """`"B-PER"` -> `("B", "PER")`; the outside label -> `("O", "")`; a bare label is inside (IO)."""
-    if tag == outside:
-        return "O", ""
-    if len(tag) > 1 and tag[1] == "-" and tag[0] in "BIES":
-        return tag[0], tag[2:]
-    return "I", tag
 
 
 def entity_spans(tags, outside="O"):

@@ -9,7 +9,8 @@ import tensorflow as tf
 import keras_bert
 from keras_bert.data import squad_examples, squad_features, squad_postprocess
 from keras_bert.data.squad_example import SquadExample
-from keras_bert.export import answer_signature, export_onnx, export_saved_model
+from keras_bert.export import export_onnx, export_saved_model
+from keras_bert.tasks import answer_signature
 from keras_bert.export.verify import run_artifact
 from tests.export.helpers import FIXTURES, compile_and_fit, randomize
 

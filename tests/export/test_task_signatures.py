@@ -9,7 +9,8 @@ import tensorflow as tf
 
 import keras_bert
 from keras_bert.data.token_classification import token_classification_dataset
-from keras_bert.export import export_onnx, export_saved_model, task_signatures
+from keras_bert.export import export_onnx, export_saved_model
+from keras_bert.tasks import task_signatures
 from keras_bert.export.verify import run_artifact
 from keras_bert.tasks import entity_spans
 from tests.export.helpers import FIXTURES, compile_and_fit, randomize
