@@ -1,4 +1,4 @@
-"""What an ONNX graph must hold: known ONNX ops only, and the outputs `model.onnx` computes."""
+"""What an ONNX graph must hold: known ONNX ops only (tf2onnx copies ops it cannot convert)."""
 
 import collections
 
@@ -32,11 +32,3 @@ def check_ops(model, allow_contrib=False):
             f"The ONNX graph contains ops that are not ONNX ops: {dict(bad)}. tf2onnx copied "
             "TensorFlow ops it could not convert; onnxruntime cannot run this file. Rewrite "
             "those ops in the model (DESIGN.md lists known ones, e.g. Erfc from keras gelu).")
-
-
-def ids_task_outputs(module, inputs):
-    """What `model.onnx` computes: the model's outputs plus the task's answer (see onnx.py)."""
-    outputs = module.outputs_from_ids(inputs)
-    if module.task_class is not None:
-        outputs.update(module.task_class.onnx_outputs(module, inputs, outputs, module.task_config))
-    return outputs

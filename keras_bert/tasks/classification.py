@@ -188,6 +188,7 @@ class ClassificationTask(Task):
                     labels=self.labels, padding=self.padding, **window_options(self))
 
     tflite_signatures = ("classify",)
+    single_text_output = ("classifier", "probabilities")  # MediaPipe's TextClassifier
 
     @classmethod
     def text_signatures(cls, module, task_config):
@@ -219,7 +220,7 @@ class ClassificationTask(Task):
         return {"classify": tf.function(classify, input_signature=[text("text_a")])}
 
     @classmethod
-    def onnx_outputs(cls, module, inputs, outputs, task_config):
+    def answer_from_ids(cls, module, inputs, outputs, task_config):
         from keras_bert.tasks import task_signatures
 
         labels = task_config.get("labels")

@@ -215,7 +215,7 @@ class MultiLabelTask(Task):
                               lambda outputs: label_sets(outputs["probabilities"], labels, threshold))
 
     @classmethod
-    def onnx_outputs(cls, module, inputs, outputs, task_config):
+    def answer_from_ids(cls, module, inputs, outputs, task_config):
         labels = task_config.get("labels")
         if labels is None:
             return {}

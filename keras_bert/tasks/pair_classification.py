@@ -12,6 +12,7 @@ class PairClassificationTask(ClassificationTask):
 
     name = "pair_classification"
     OPTION_HELP = {"text_b": "column of the second text (required)"}
+    single_text_output = None  # two texts in: not one text's classifier
 
     def __init__(self, tokenizer, seq_length=128, batch_size=32, seed=0, *, text_b: str = None, **options):
         if not text_b:

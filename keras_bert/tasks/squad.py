@@ -90,7 +90,12 @@ class SquadTask(Task):
             version_2_with_negative=any(e.is_impossible for e in examples) if v2 is None else v2)
         return squad_evaluate(predictions, examples)
 
-    takes_squad_options = True  # windowing and answer options (export: --squad, --doc_stride)
+    pads_text_to_seq_length = True  # squad_postprocess's n-best reads the padding positions too
+
+    @classmethod
+    def check_serving(cls, model, task_config):
+        super().check_serving(model, task_config)
+        squad_options(task_config)  # export's --doc_stride, ...: refused in one line naming the flag
 
     @classmethod
     def serving_outputs(cls, outputs, task_config):
@@ -111,7 +116,7 @@ class SquadTask(Task):
                              tf.TensorSpec([None], tf.string, name="context")])}
 
     @classmethod
-    def onnx_outputs(cls, module, inputs, outputs, task_config):
+    def answer_from_ids(cls, module, inputs, outputs, task_config):
         """One window's best span: `answer_start`, `answer_end`, `score`, `null_score`."""
         from keras_bert.tasks import answer_signature
 

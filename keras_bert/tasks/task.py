@@ -4,8 +4,10 @@ import inspect
 
 import numpy as np
 
+from keras_bert.tasks.serving import Serving
 
-class Task:
+
+class Task(Serving):
     """Base class of the fine-tuning tasks; `finetune_task` drives one through `run_finetuning`.
 
     A task reads its files into `tf.data` (`read`), builds its head on an encoder
@@ -121,10 +123,7 @@ class Task:
         """JSON-able settings a resumed run must share (besides the checkpoint and data)."""
         return {"seq_length": self.seq_length, "batch_size": self.batch_size}
 
-    # ----- Serving: what keras_bert.export asks of a model of this task (export/ names no task).
-
-    # The `text_signatures` that TFLite can run too (TFLite builtins + tensorflow-text ops only).
-    tflite_signatures = ()
+    # ----- Serving: what keras_bert.export asks of a model of this task (the hooks of `Serving`).
 
     @classmethod
     def check_serving(cls, model, task_config):
@@ -140,15 +139,6 @@ class Task:
 
         return {"logits": outputs, "probabilities": tf.nn.softmax(outputs, axis=-1)}
 
-    @classmethod
-    def text_signatures(cls, module, task_config):
-        """`{name: tf.function}`: raw text in, the task's answer out (`module`: export's ServingModule)."""
-        return {}
-
-    @classmethod
-    def onnx_outputs(cls, module, inputs, outputs, task_config):
-        """Extra outputs of `model.onnx` (ids in): the task's answer where ONNX can compute it."""
-        return {}
 
 
 def freeze_pooler(model):

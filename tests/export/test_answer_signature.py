@@ -17,6 +17,12 @@ from tests.export.helpers import FIXTURES, compile_and_fit, randomize
 SQUAD_OPTIONS = answer_signature.SquadOptions(doc_stride=8, max_query_length=12, max_answer_length=10)
 
 
+def task_options(options):
+    """The SquadTask options of `options` (export's one mapping); n_best_size and the threshold are the defaults."""
+    return {name: getattr(options, name) for name in ("doc_stride", "max_query_length", "max_answer_length",
+                                                       "version_2_with_negative")}
+
+
 @pytest.fixture(scope="module")
 def squad_model(tiny_config, tokenizer):
     features = squad_features(squad_examples(f"{FIXTURES}/squad_v1.json"), tokenizer, seq_length=48,
@@ -44,7 +50,7 @@ def test_answer_signature_equals_squad_postprocess(squad_model, tokenizer, tmp_p
     options = dataclasses.replace(SQUAD_OPTIONS, version_2_with_negative=version_2)
     seq_length = 48
     export_dir = tmp_path / "squad" / "1"
-    export_saved_model(squad_model, export_dir, tokenizer=tokenizer, seq_length=seq_length, squad=options,
+    export_saved_model(squad_model, export_dir, tokenizer=tokenizer, seq_length=seq_length, options=task_options(options),
                 verify_export=False)
     pairs = held_out_questions()
     (out,), info = run_artifact("savedmodel", export_dir, [
@@ -72,7 +78,7 @@ def test_onnx_best_span_equals_squad_postprocess(squad_model, tokenizer, tmp_pat
     # offsets must be squad_postprocess's answer wherever the context fits one window (any sequence
     # length: the ONNX model's is dynamic; 192 fits most held-out contexts whole).
     seq_length = 192
-    export_onnx(squad_model, tmp_path, tokenizer=tokenizer, seq_length=seq_length, squad=SQUAD_OPTIONS,
+    export_onnx(squad_model, tmp_path, tokenizer=tokenizer, seq_length=seq_length, options=task_options(SQUAD_OPTIONS),
                 optimize=False, verify_export=False)
     pairs = held_out_questions()
     examples = [SquadExample(qas_id=str(i), question=q, context=c, answer_text="", answer_start=-1,
