@@ -29,7 +29,8 @@ Examples:
     python tools/export.py runs/squad/model.keras --name squad --doc_stride 64
 
 A fine-tuned model.keras carries its text contract (vocab), task, labels and serving options:
-nothing is read from beside it; --vocab, --labels and the SQuAD flags replace what it carries.
+nothing is read from beside it; --vocab replaces its vocabulary, and --labels, --doc_stride, --max_answer_length,
+--version_2_with_negative (one mapping of task options, checked by the model's task) replace what it carries.
 """
 
 import argparse
@@ -65,7 +66,8 @@ def parse_args(argv):
     parser.add_argument("--labels", help="comma-separated label names of a classifier or token classifier "
                         "(label i = output i); default: the ones the model carries")
     parser.add_argument("--doc_stride", type=positive_int,
-                        help="SQuAD model: window stride in pieces (default: the model's)")
+                        help="window stride in pieces of a SQuAD model, or of a classifier / regressor trained on "
+                        "long documents (default: the model's)")
     parser.add_argument("--max_answer_length", type=positive_int,
                         help="SQuAD model: longest answer in pieces (default: the model's)")
     parser.add_argument("--version_2_with_negative", choices=("on", "off"),
@@ -123,8 +125,7 @@ def _export(argv):
     if tokenizer is None:
         print("No vocab.txt found (pass --vocab): exporting id-level signatures only.")
     print(f"Exporting {args.model} as {args.name!r} to {args.base_dir}: {', '.join(args.formats)}")
-    labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
-    squad = _squad_options(args, model, export)
+    options = _task_options(args)
     task = export.model_task(model)
     task_config = getattr(model, "task_config", {})
     print(f"Model: {task}" + "".join(f"; {k}={v}" for k, v in task_config.items() if k != "labels"))
@@ -132,16 +133,16 @@ def _export(argv):
         print(f"Long texts: the SavedModel's text signatures window them (doc_stride={task_config['doc_stride']}, "
               f"{task_config['aggregate']} of the windows' outputs); TFLite, ONNX and MediaPipe truncate them "
               f"to seq_length={seq_length}.")
-    if labels or task_config.get("labels"):
-        print(f"Label names: {labels or task_config['labels']}")
-    if "hub" in args.formats and task not in ("encoder", "pretrainer"):
+    if options.get("labels") or task_config.get("labels"):
+        print(f"Label names: {options.get('labels') or task_config['labels']}")
+    if "hub" in args.formats and export.serves_a_task(model):
         print(f"TF Hub: hub/ holds this {task} model's encoder and preprocessor only (a TF Hub encoder has no "
               "task head); the SavedModel (--formats savedmodel) serves the whole model.")
     _say_precision(args)
     reports = export.export_model(model, args.name, formats=args.formats, tokenizer=tokenizer,
                                   version=args.version, base_dir=args.base_dir,
                                   seq_length=seq_length, overwrite=args.overwrite,
-                                  labels=labels, squad=squad, precision=args.precision)
+                                  options=options, precision=args.precision)
     print()
     print(export.parity_table(reports))
     for fmt, report in reports.items():
@@ -173,24 +174,14 @@ def _say_precision(args):
               "Serve it on a CPU that has them (lscpu | grep -o 'avx512_bf16\\|amx_bf16').")
 
 
-def _squad_options(args, model, export):
-    """The SQuAD flags given, applied over the options the model carries (None: none given)."""
-    import dataclasses
-
-    from keras_bert.tasks import TASKS
-    from keras_bert.tasks.squad import squad_options
-
+def _task_options(args):
+    """The task flags given (--labels, --doc_stride, ...), as one mapping of task options; export
+    checks it against the model's task (an option the task does not take: one line naming the flag)."""
     v2 = args.version_2_with_negative
-    flags = {"doc_stride": args.doc_stride, "max_answer_length": args.max_answer_length,
+    labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
+    flags = {"labels": labels, "doc_stride": args.doc_stride, "max_answer_length": args.max_answer_length,
              "version_2_with_negative": None if v2 is None else v2 == "on"}
-    changes = {name: value for name, value in flags.items() if value is not None}
-    if not changes:
-        return None
-    task = export.model_task(model)
-    if not getattr(TASKS.get(task), "takes_squad_options", False):
-        raise ValueError(f"--{next(iter(changes))} applies to a SQuAD model; {args.model} is a {task} "
-                         "model. Drop the flag.")
-    return dataclasses.replace(squad_options(model.task_config), **changes)
+    return {name: value for name, value in flags.items() if value is not None}
 
 
 if __name__ == "__main__":

@@ -5,16 +5,13 @@ import re
 import shutil
 
 from keras_bert.choices import DEFAULT_EXPORT_FORMATS as DEFAULT_FORMATS
-from keras_bert.choices import EXPORT_FORMATS as FORMATS
-from keras_bert.export import verify
-from keras_bert.export.onnx import export_onnx
-from keras_bert.export.saved_model import export_saved_model
-from keras_bert.export.serving_config import write_models_config
-from keras_bert.export.tflite import export_tflite
-from keras_bert.export.hub import export_tfhub
-from keras_bert.export.mediapipe import (check_mediapipe_labels, check_mediapipe_tokenizer, export_mediapipe,
-                                         mediapipe_task)
+from keras_bert.choices import EXPORT_FORMATS as FORMATS  # noqa: F401 (re-exported: the tool's names)
 from keras_bert.errors import make_dir
+from keras_bert.export import formats as format_registry
+from keras_bert.export import verify
+from keras_bert.export.formats import ExportJob
+from keras_bert.export.serving_config import write_models_config
+from keras_bert.tasks.model_serving import serving_for
 
 # The folder an export writes into before its files are renamed into place: <name>/.tmp-<version>.
 STAGING = re.compile(r"\.tmp-(\d+)")
@@ -58,17 +55,15 @@ def default_seq_length(model):
 
 
 def export_paths(base_dir, name, version):
-    """`{format: path}`: `<base>/<name>/<version>` (SavedModel), `<base>/<name>/{tflite,onnx,hub,mediapipe}/<version>`."""
+    """`{format: path}`: `<base>/<name>/<format's folder>/<version>` (the SavedModel's folder is "":
+    `<base>/<name>/<version>`, as TF Serving reads it)."""
     model_dir = os.path.join(base_dir, name)
-    return {"savedmodel": os.path.join(model_dir, str(version)),
-            "tflite": os.path.join(model_dir, "tflite", str(version)),
-            "onnx": os.path.join(model_dir, "onnx", str(version)),
-            "hub": os.path.join(model_dir, "hub", str(version)),
-            "mediapipe": os.path.join(model_dir, "mediapipe", str(version))}
+    return {fmt: os.path.join(model_dir, record.folder, str(version))
+            for fmt, record in format_registry.format_records().items()}
 
 
 def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=None, base_dir="savedmodels",
-                 seq_length=128, overwrite=False, sample_texts=None, labels=None, squad=None, precision="fp32"):
+                 seq_length=128, overwrite=False, sample_texts=None, options=None, precision="fp32"):
     """Exports `model` to each of `formats`, checks every artifact against Keras, updates models.config.
 
     All checks run (none stops the others); the caller decides what to do with failures:
@@ -77,9 +72,9 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
     Args:
         model: a built Keras model.
         name: TF Serving model name (letters, digits, `_`, `.`, `-`).
-        formats: subset of ("savedmodel", "tflite", "onnx", "hub", "mediapipe"); "hub" writes TF Hub reusable
-            `encoder/` and `preprocessor/` SavedModels (see `export.hub`); "mediapipe" a TFLite file
-            for MediaPipe Tasks' TextClassifier / TextEmbedder (see `export.mediapipe`).
+        formats: names of `formats.FORMAT_RECORDS`: ("savedmodel", "tflite", "onnx", "hub", "mediapipe");
+            "hub" writes TF Hub reusable `encoder/` and `preprocessor/` SavedModels (see `export.hub`);
+            "mediapipe" a TFLite file for MediaPipe Tasks' TextClassifier / TextEmbedder (`export.mediapipe`).
         tokenizer: `keras_bert.text.Tokenizer` for the raw-text signatures; its text contract
             (`tokenizer.text_config`) is saved with every artifact (TFLite / ONNX / hub folders:
             `vocab.txt` + `text_config.json`; SavedModel: `assets.extra/`).
@@ -88,8 +83,9 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
         seq_length: packed length of the text signatures.
         overwrite: replace an existing version.
         sample_texts: texts for the parity checks.
-        labels, squad: the SavedModel's task signatures (`classify` / `entities`, `answer`);
-            see `saved_model`.
+        options: one mapping of task options replacing the model's own, for every format, checked by
+            the task's options: e.g. `{"labels": ["neg", "pos"]}` (`classify`, `entities`) or a SQuAD
+            model's `{"doc_stride": 64}` (`answer`); see `ServingModule`.
         precision: the SavedModel's compute precision, "fp32" or "bf16" (see `saved_model`); the
             other formats are float32.
 
@@ -102,16 +98,17 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
     """
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", name or ""):
         raise ValueError(f"Model name {name!r} must be letters, digits, '_', '.' or '-' (TF Serving's rule).")
-    unknown = [f for f in formats if f not in FORMATS]
+    records = format_registry.format_records()
+    unknown = [f for f in formats if f not in records]
     if unknown:
-        raise ValueError(f"Unknown format(s) {unknown}; expected a subset of {FORMATS}.")
-    if precision != "fp32" and "savedmodel" not in formats:  # it would otherwise change nothing, silently
+        raise ValueError(f"Unknown format(s) {unknown}; expected a subset of {tuple(records)}.")
+    chosen = [records[f] for f in formats]
+    if precision != "fp32" and not any(r.takes_precision for r in chosen):  # it would change nothing, silently
+        takers = [r.name for r in records.values() if r.takes_precision]
         raise ValueError(f"precision={precision!r} sets the SavedModel's precision, but formats {list(formats)} "
-                         f"has no 'savedmodel'; add it, or leave precision at 'fp32'.")
-    if "mediapipe" in formats:  # refused before any format is written
-        mediapipe_task(model)
-        check_mediapipe_tokenizer(tokenizer)
-        check_mediapipe_labels(labels or (getattr(model, "task_config", None) or {}).get("labels"))
+                         f"has no {' or '.join(map(repr, takers))}; add it, or leave precision at 'fp32'.")
+    job = ExportJob(tokenizer, seq_length, options, sample_texts, precision)
+    _check_formats(model, chosen, job)  # refused before any format is written
     make_dir(base_dir, "base_dir (--base_dir)")
     model_dir = make_dir(os.path.join(base_dir, name), "base_dir (--base_dir)")
     if version is not None and int(version) < 1:
@@ -119,16 +116,16 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
     version, staging = _reserve_version(model_dir, name, version, formats, overwrite)
     try:
         staged = export_paths(os.path.dirname(staging), os.path.basename(staging), version)
-        reports = _export_formats(model, formats, staged, tokenizer, seq_length, sample_texts, labels, squad,
-                                   precision)
+        reports = _export_formats(model, chosen, staged, job)
         paths = export_paths(base_dir, name, version)
-        for fmt in sorted(formats, key=lambda f: f == "savedmodel"):  # the version TF Serving watches last
+        for record in sorted(chosen, key=lambda r: r.served):  # the version TF Serving watches last
+            fmt = record.name
             _move_into_place(staged[fmt], paths[fmt], staging)
             reports[fmt].path = paths[fmt]
             reports[fmt].extra = _relocated(reports[fmt].extra, staged[fmt], paths[fmt])
     finally:
         _remove_staging(staging)
-    if "savedmodel" in formats:
+    if any(record.served for record in chosen):
         write_models_config(base_dir)
     return reports
 
@@ -147,6 +144,18 @@ def _remove_staging(staging):
         raise interrupted
 
 
+def _check_formats(model, records, job):
+    """Each chosen format's refusals (one line each), before anything is written."""
+    if job.options:  # the task options: one line naming an option the model's task does not take
+        serving_for(model).serving_config(model, job.options)
+    for record in records:
+        if record.needs_tokenizer and job.tokenizer is None:
+            raise ValueError(f"--formats {record.name} packs the vocabulary into the file: the model needs its "
+                             "text contract (vocab.txt); pass --vocab.")
+        if record.check is not None:
+            record.check(model, job)
+
+
 def _relocated(value, staged, final):
     """`value` (a report's extra: paths, in dicts and lists) with paths under `staged` moved to `final`."""
     if isinstance(value, dict):
@@ -158,35 +167,22 @@ def _relocated(value, staged, final):
     return value
 
 
-def _export_formats(model, formats, paths, tokenizer, seq_length, sample_texts, labels, squad, precision):
+def _export_formats(model, records, paths, job):
     """Writes and verifies every format at `paths` (inside the staging folder); `{format: report}`."""
-    common = dict(sample_texts=sample_texts, raise_on_failure=False)
     reports = {}
-    if "savedmodel" in formats:
-        reports["savedmodel"] = export_saved_model(model, paths["savedmodel"], tokenizer=tokenizer,
-                                                   seq_length=seq_length, labels=labels, squad=squad,
-                                                   precision=precision, **common)
-    if "tflite" in formats:
-        reports["tflite"] = export_tflite(model, paths["tflite"], tokenizer=tokenizer,
-                                          seq_length=seq_length, labels=labels, **common)
-    if "onnx" in formats:
-        reports["onnx"] = export_onnx(model, paths["onnx"], tokenizer=tokenizer, labels=labels, squad=squad,
-                                      seq_length=seq_length, **common)
-    if "hub" in formats:
-        reports["hub"] = export_tfhub(model, paths["hub"], tokenizer=tokenizer, seq_length=seq_length, **common)
-    if "mediapipe" in formats:
-        reports["mediapipe"] = export_mediapipe(model, paths["mediapipe"], tokenizer, seq_length=seq_length,
-                                                labels=labels, **common)
-    for fmt in set(formats) - {"savedmodel"}:  # the SavedModel holds it in assets.extra/
-        if tokenizer is not None and os.path.isdir(paths[fmt]):
-            tokenizer.text_config.replace(max_seq_length=seq_length).save(paths[fmt])
+    for record in records:
+        reports[record.name] = record.write(model, paths[record.name], job)
+        if not record.served and job.tokenizer is not None and os.path.isdir(paths[record.name]):
+            # the text contract beside the files (the SavedModel holds it in assets.extra/)
+            job.tokenizer.text_config.replace(max_seq_length=job.seq_length).save(paths[record.name])
     return reports
 
 
 def _taken_versions(model_dir):
     """Every version number in use under `model_dir`: exported (any format) or being exported."""
     taken = set()
-    for folder in (model_dir, *(os.path.join(model_dir, f) for f in ("tflite", "onnx", "hub", "mediapipe"))):
+    folders = {os.path.join(model_dir, r.folder) for r in format_registry.FORMAT_RECORDS}
+    for folder in sorted(folders):
         if os.path.isdir(folder):
             taken.update(int(d) for d in os.listdir(folder) if d.isdigit())
     taken.update(int(m.group(1)) for d in os.listdir(model_dir) for m in [STAGING.fullmatch(d)] if m)

@@ -24,7 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_bert.export import verify
-from keras_bert.export.serving_module import check_model
+from keras_bert.export.serving_checks import check_model
 from keras_bert.text.packer import pack_segments
 from keras_bert.text.preprocessor import Preprocessor
 
@@ -170,10 +170,10 @@ class HubPreprocessor(tf.Module):
 
 def check_tfhub(encoder, tokenizer, paths, sample_texts=None):
     """Parity rows: the reloaded SavedModels (preprocessor + encoder) against the Keras encoder."""
-    hub_encoder = tf.saved_model.load(paths["encoder"])
+    hub_encoder = tf.saved_model.load(paths[ENCODER_DIR])
     if tokenizer is not None:
         texts = tf.constant(list(sample_texts or SAMPLE_TEXTS))
-        inputs = tf.saved_model.load(paths["preprocessor"])(texts)
+        inputs = tf.saved_model.load(paths[PREPROCESSOR_DIR])(texts)
         reference = Preprocessor(tokenizer, inputs["input_word_ids"].shape[1])(texts)
         rows = verify.compare("tfhub", "preprocessor", reference, inputs, tolerance=None)
     else:
@@ -212,15 +212,15 @@ def export_tfhub(model, export_dir, tokenizer=None, seq_length=128, overwrite=Fa
     from keras_bert.checkpoints.weight_map import find_encoder  # pylint: disable=import-outside-toplevel
 
     encoder = find_encoder(model)
-    paths = {"encoder": os.path.join(export_dir, ENCODER_DIR),
-             "preprocessor": os.path.join(export_dir, PREPROCESSOR_DIR) if tokenizer is not None else None}
+    paths = {ENCODER_DIR: os.path.join(export_dir, ENCODER_DIR),  # report.extra: TF Hub folder -> path
+             PREPROCESSOR_DIR: os.path.join(export_dir, PREPROCESSOR_DIR) if tokenizer is not None else None}
     verify.prepare_output_dir(export_dir, [p for p in paths.values() if p], overwrite)
     vocab = tokenizer.vocab_path if tokenizer is not None else None
     lower_case = tokenizer.lower_case if tokenizer is not None else None
-    tf.saved_model.save(HubEncoder(encoder, vocab, lower_case).trace(), paths["encoder"])
+    tf.saved_model.save(HubEncoder(encoder, vocab, lower_case).trace(), paths[ENCODER_DIR])
     if tokenizer is not None:
         tf.saved_model.save(HubPreprocessor(tokenizer, seq_length, encoder.config.max_position_embeddings),
-                            paths["preprocessor"])
+                            paths[PREPROCESSOR_DIR])
     report = verify.ExportReport(export_dir, extra=dict(paths))
     if verify_export:
         report.rows += check_tfhub(encoder, tokenizer, paths, sample_texts)

@@ -1,8 +1,8 @@
 """ONNX export with tf2onnx, rewritten so ONNX Runtime's BERT optimizer fuses it, verified in onnxruntime.
 
 Task outputs in `model.onnx` (ids in; tf2onnx converts them, string tensors included): a
-classifier exported with `labels` also returns `labels` and `top_label` (strings, in the graph);
-a span labeler exported with `squad` returns the best span of one-window features,
+classifier with label names also returns `labels` and `top_label` (strings, in the graph);
+a span labeler returns the best span of one-window features,
 `answer_start` / `answer_end` (positions in the sequence; the client maps them to characters
 with its tokenizer's offsets), `score` and `null_score`, as `squad_postprocess` picks them.
 `entities` is not in ONNX: its words and character offsets come from tensorflow-text ops
@@ -17,43 +17,14 @@ import tensorflow as tf
 
 from keras_bert.checkpoints.weight_map import find_encoder
 from keras_bert.compat import tf2onnx_bounded_memory
-from keras_bert.export import verify
+from keras_bert.export import onnx_text, verify
+from keras_bert.export.onnx_ops import TOLERANCE, OnnxConversionError, check_ops  # noqa: F401 (re-exported)
 from keras_bert.export.onnx_rewrites import REWRITES, rewrite_for_ort_fusion
 from keras_bert.export.verify_reference import keras_outputs, sample_ids, text_samples
 from keras_bert.export.serving_module import ID_INPUTS, ServingModule
 
-TOLERANCE = 1e-4
 TEXT_CHECKS = 8  # examples of text_model.onnx checked (it runs one per call)
 FUSED_OPS = ("Attention", "SkipLayerNormalization", "BiasGelu", "FastGelu", "Gelu", "EmbedLayerNormalization")
-_ALLOWED_CUSTOM_DOMAINS = ("com.microsoft",)
-
-
-class OnnxConversionError(RuntimeError):
-    """tf2onnx produced a graph with ops that are not ONNX (or ONNX Runtime contrib) ops."""
-
-
-def check_ops(model, allow_contrib=False):
-    """Raises `OnnxConversionError` naming every node that is not a known ONNX op.
-
-    tf2onnx "succeeds" on unsupported TensorFlow ops by copying them into the graph
-    under their TF names; onnxruntime then refuses the file. Known-op check: the ONNX
-    op schema registry (plus `com.microsoft` ops after the ORT optimizer).
-    """
-    import onnx  # pylint: disable=import-outside-toplevel
-
-    bad = collections.Counter()
-    for node in model.graph.node:
-        domain = node.domain or ""
-        if domain in ("", "ai.onnx", "ai.onnx.ml"):
-            if not onnx.defs.has(node.op_type, domain if domain != "ai.onnx" else ""):
-                bad[f"{node.op_type}"] += 1
-        elif not (allow_contrib and domain in _ALLOWED_CUSTOM_DOMAINS):
-            bad[f"{domain}.{node.op_type}"] += 1
-    if bad:
-        raise OnnxConversionError(
-            f"The ONNX graph contains ops that are not ONNX ops: {dict(bad)}. tf2onnx copied "
-            "TensorFlow ops it could not convert; onnxruntime cannot run this file. Rewrite "
-            "those ops in the model (docs/DESIGN.md's known traps list some, e.g. Erfc from keras gelu).")
 
 
 def _name_dynamic_axes(model):
@@ -72,7 +43,7 @@ def fused_op_counts(model):
 
 def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sample_texts=None,
                 tokenizer=None, verify_export=True, raise_on_failure=True, rewrites=REWRITES,
-                labels=None, squad=None, text=True, seq_length=128):
+                options=None, text=True, seq_length=128):
     """Exports the id-level model to ONNX and checks it in onnxruntime (fresh process).
 
     Writes `model.onnx`: int32 `input_word_ids`, `input_mask`, `input_type_ids` with
@@ -96,8 +67,8 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
             Keras (tolerance 1e-4).
         rewrites: which `onnx_rewrites.REWRITES` passes to apply (default: all; without them
             ONNX Runtime fuses nothing, see onnx_rewrites.py).
-        labels: a classifier's label names: adds the `labels` and `top_label` outputs.
-        squad: `SquadOptions` (or True) for a span labeler: adds the best-span outputs.
+        options: task options replacing the model's (`ServingModule`), e.g. `{"labels": [...]}` (a
+            classifier's `labels` and `top_label` outputs) or a span labeler's `{"max_answer_length": 20}`.
         text: with a tokenizer, also write `text_model.onnx`: raw strings in, through
             onnxruntime-extensions' BertTokenizer op (`onnx_text.py`; not for pretrainers).
         seq_length: the text model's packed length.
@@ -115,19 +86,19 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
 
     if opset < 17:
         raise ValueError(f"opset={opset} is too old; use opset >= 17 (LayerNormalization).")
-    module = ServingModule(model, tokenizer, seq_length=seq_length, runtime_checks=False, string_outputs=False, labels=labels,
-                           squad=squad)
+    module = ServingModule(model, tokenizer, seq_length=seq_length, runtime_checks=False, string_outputs=False,
+                           options=options)
     output_dir = os.path.abspath(os.fspath(output_dir))
     files = {"onnx": os.path.join(output_dir, "model.onnx")}
     if optimize:
         files["onnx_optimized"] = os.path.join(output_dir, "model_optimized.onnx")
-    text = text and tokenizer is not None and module.task != "pretrainer"
+    text = text and tokenizer is not None and module.serving.plain_text
     if text:
         files["onnx_text"] = os.path.join(output_dir, "text_model.onnx")
     verify.prepare_output_dir(output_dir, files.values(), overwrite)
 
     spec = [{name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}]
-    function = tf.function(lambda inputs: ids_task_outputs(module, inputs), input_signature=spec)
+    function = tf.function(module.answer_from_ids, input_signature=spec)
     with tf2onnx_bounded_memory():
         proto, _ = tf2onnx.convert.from_function(function, input_signature=spec, opset=opset)
     check_ops(proto)
@@ -145,9 +116,7 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
         optimized.save_model_to_file(files["onnx_optimized"])
         report.extra["fused_ops"] = fused_op_counts(optimized.model)
     if text:
-        from keras_bert.export import onnx_text  # pylint: disable=import-outside-toplevel
-
-        text_module = onnx_text.export_onnx_text(model, files["onnx_text"], tokenizer, seq_length, labels, squad,
+        text_module = onnx_text.export_onnx_text(model, files["onnx_text"], tokenizer, seq_length, options,
                                                  opset)
     if verify_export:
         report.rows += check_onnx(module, files, sample_texts)
@@ -159,14 +128,6 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
         if raise_on_failure:
             report.raise_if_failed()
     return report
-
-
-def ids_task_outputs(module, inputs):
-    """What `model.onnx` computes: the model's outputs plus the task's answer (module docstring)."""
-    outputs = module.outputs_from_ids(inputs)
-    if module.task_class is not None:
-        outputs.update(module.task_class.onnx_outputs(module, inputs, outputs, module.task_config))
-    return outputs
 
 
 def check_onnx(module, files, sample_texts=None, id_batches=None):

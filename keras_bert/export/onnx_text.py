@@ -6,7 +6,7 @@ or `[1]`; empty for single texts), runs the `BertTokenizer` custom op (domain
 onnxruntime_extensions.get_library_path())`), trims to `seq_length` as our packer does
 (round robin for pairs; no padding, one example is its own longest; a span labeler's to
 `seq_length`, as its n-best in `squad_postprocess` sees padding), then the same graph as
-`model.onnx` (`onnx.ids_task_outputs`: a labelled classifier's `top_label`, a span labeler's
+`model.onnx` (`ServingModule.answer_from_ids`: a labelled classifier's `top_label`, a span labeler's
 best span). It also returns the packed
 `input_word_ids`, `input_mask` and `input_type_ids`. Not the op's `offset_mapping`: in 0.15.2
 it is wrong after punctuation and throughout the second segment (shifted by a piece), so
@@ -39,7 +39,7 @@ import tensorflow as tf
 
 from keras_bert.compat import ortx_library, tf2onnx_bounded_memory
 from keras_bert.export import verify
-from keras_bert.export.onnx import TOLERANCE, check_ops, ids_task_outputs
+from keras_bert.export.onnx_ops import TOLERANCE, check_ops
 from keras_bert.export.serving_module import ServingModule
 from keras_bert.text.packer import round_robin_lengths
 
@@ -87,18 +87,18 @@ def trim_and_batch(ids, type_ids, seq_length, pad=False):
             "input_type_ids": batch(tf.gather(type_ids, index))}
 
 
-def export_onnx_text(model, path, tokenizer, seq_length=128, labels=None, squad=None, opset=17):
+def export_onnx_text(model, path, tokenizer, seq_length=128, options=None, opset=17):
     """Writes `text_model.onnx` (see the module docstring) to `path`; returns the ServingModule."""
     import onnx  # pylint: disable=import-outside-toplevel
     import tf2onnx  # pylint: disable=import-outside-toplevel
 
     module = ServingModule(model, tokenizer, seq_length=seq_length, runtime_checks=False, string_outputs=False,
-                           labels=labels, squad=squad)
+                           options=options)
 
     def from_tokenizer(tokenizer_ids, tokenizer_type_ids):
         inputs = trim_and_batch(tokenizer_ids, tokenizer_type_ids, module.seq_length,
-                                pad=getattr(module.task_class, "takes_squad_options", False))
-        outputs = ids_task_outputs(module, inputs)
+                                pad=module.serving.pads_text_to_seq_length)
+        outputs = module.answer_from_ids(inputs)
         outputs.update(inputs)
         return outputs
 
@@ -149,7 +149,7 @@ def check_onnx_text(module, path, texts, pairs=None):
     for i, actual in enumerate(results):
         ids = {name: actual[name] for name in ("input_word_ids", "input_mask", "input_type_ids")}
         reference = {name: np.asarray(value) for name, value in
-                     ids_task_outputs(module, {k: tf.constant(v) for k, v in ids.items()}).items()}
+                     module.answer_from_ids({k: tf.constant(v) for k, v in ids.items()}).items()}
         rows += verify.compare("onnx_text", f"{label}[{i}]", reference, actual, TOLERANCE,
                                input_mask=ids["input_mask"])
         same.append(ids["input_word_ids"][0].tolist() == ours["input_word_ids"][i].numpy().tolist())

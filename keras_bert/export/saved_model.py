@@ -34,7 +34,7 @@ def next_version(model_dir):
 
 def export_saved_model(model, export_dir, tokenizer=None, seq_length=128, overwrite=False, top_k=5,
                        mask_id=None, sample_texts=None, verify_export=True,
-                       raise_on_failure=True, labels=None, squad=None, precision="fp32"):
+                       raise_on_failure=True, options=None, precision="fp32"):
     """Writes a SavedModel (tag `serve`) that TF Serving loads, and checks it in a fresh process.
 
     Signatures: `serving_default` takes raw text (`text_a`, optional `text_b`, string
@@ -59,9 +59,9 @@ def export_saved_model(model, export_dir, tokenizer=None, seq_length=128, overwr
         sample_texts: texts used for the parity check (default: built-in sentences).
         raise_on_failure: raise `verify.ParityError` when a check fails (else only report it).
         verify_export: reload in a subprocess and compare with Keras (raises `ParityError`).
-        labels: label names (classifier: adds the `classify` signature; token classifier:
-            `entities`); see `ServingModule`.
-        squad: `SquadOptions` or True (span labeler: adds the `answer` signature).
+        options: task options replacing the model's, e.g. `{"labels": [...]}` (classifier: the
+            `classify` signature; token classifier: `entities`) or a span labeler's
+            `{"doc_stride": 64}` (its `answer` signature); see `ServingModule`.
         precision: "fp32", or "bf16": the model's matmuls run in bfloat16 (Keras'
             "mixed_bfloat16"; outputs stay float32). On CPUs with AVX512_BF16 or AMX (oneDNN)
             a MiniLM QA batch ran 1.47x float32's speed; elsewhere bfloat16 is emulated and
@@ -78,8 +78,8 @@ def export_saved_model(model, export_dir, tokenizer=None, seq_length=128, overwr
     """
     export_dir = check_version_dir(export_dir, overwrite)
     served = model_in_precision(model, precision)
-    options = dict(seq_length=seq_length, top_k=top_k, mask_id=mask_id, labels=labels, squad=squad)
-    module = ServingModule(served, tokenizer, **options)
+    settings = dict(seq_length=seq_length, top_k=top_k, mask_id=mask_id, options=options)
+    module = ServingModule(served, tokenizer, **settings)
     parent = os.path.dirname(export_dir)
     os.makedirs(parent, exist_ok=True)
     staging = tempfile.mkdtemp(prefix=".tmp-export-", dir=parent)
@@ -95,7 +95,7 @@ def export_saved_model(model, export_dir, tokenizer=None, seq_length=128, overwr
         shutil.rmtree(staging, ignore_errors=True)
     report = verify.ExportReport(export_dir)
     if verify_export:
-        float32_module = None if served is model else ServingModule(model, tokenizer, **options)
+        float32_module = None if served is model else ServingModule(model, tokenizer, **settings)
         report.rows += verify.check_saved_model(module, export_dir, sample_texts, precision, float32_module)
         if raise_on_failure:
             report.raise_if_failed()

@@ -82,7 +82,7 @@ def fast_tokenizer(tokenizer):
 class _TextModule(tf.Module):
     """`serve_text(text_a)` and `serve_text_pair(text_a, text_b)`, written for the TFLite converter."""
 
-    def __init__(self, model, module, tokenizer, labels=None):
+    def __init__(self, model, module, tokenizer, options=None):
         super().__init__(name="keras_bert_tflite_text")
         self.serving = module
         self.tokenizer = tokenizer
@@ -106,10 +106,10 @@ class _TextModule(tf.Module):
         # The task's raw-text signatures that TFLite can run (e.g. `classify`), as the SavedModel
         # has them, on the fast tokenizer.
         self.task_signatures = {}
-        names = module.task_class.tflite_signatures if module.task_class is not None else ()
+        names = module.serving.tflite_signatures
         if names:
             twin = ServingModule(model, tokenizer, module.seq_length, runtime_checks=False,
-                                 string_outputs=False, labels=labels)
+                                 string_outputs=False, options=options)
             signatures = twin.task_signatures()
             self.task_signatures = {name: signatures[name] for name in names if name in signatures}
             for name, function in self.task_signatures.items():
@@ -118,7 +118,7 @@ class _TextModule(tf.Module):
 
 def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizations=QUANTIZATIONS,
                   text=True, overwrite=False, sample_texts=None, verify_export=True,
-                  raise_on_failure=True, labels=None):
+                  raise_on_failure=True, options=None):
     """Converts a Keras BERT model to TFLite files and checks each in a fresh process.
 
     Writes `model_<quantization>.tflite` (signature `serving_default`: int32
@@ -130,7 +130,7 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
     in, the task outputs plus the packed ids out. The in-graph tokenizer is the
     `normalization="fast"` variant of `tokenizer` (FastBertTokenizer; converts without
     Select-TF ops); it differs from the reference normalization on rare characters (see
-    `Tokenizer`). A classifier exported with `labels` also gets the `classify` signature
+    `Tokenizer`). A classifier with label names also gets the `classify` signature
     (`text_a`, `text_b` -> `labels`, `probabilities`, `top_label`, as the SavedModel's);
     `entities` and `answer` do not convert (see the module docstring). Load with `ai_edge_litert.interpreter.InterpreterWithCustomOps(...,
     custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS)`.
@@ -146,7 +146,8 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
         sample_texts: texts for the parity check.
         raise_on_failure: raise `verify.ParityError` when a check fails (else only report it).
         verify_export: run each file in a subprocess and compare with Keras.
-        labels: label names of a classifier (adds `classify` to the text model).
+        options: task options replacing the model's (`ServingModule`), e.g. a classifier's
+            `{"labels": [...]}` (adds `classify` to the text model).
 
     Returns:
         `verify.ExportReport`; `report.extra["files"]` maps variant -> path.
@@ -156,13 +157,13 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
         >>> print(report.table())
     """
     module = ServingModule(model, tokenizer, seq_length=seq_length, runtime_checks=False,
-                           string_outputs=False, labels=labels)
+                           string_outputs=False, options=options)
     bad = [q for q in quantizations if q not in QUANTIZATIONS]
     if bad:
         raise ValueError(f"Unknown quantization(s) {bad}; expected a subset of {QUANTIZATIONS}.")
     output_dir = os.path.abspath(os.fspath(output_dir))
     planned = {q: os.path.join(output_dir, f"model_{q}.tflite") for q in quantizations}
-    text = text and tokenizer is not None and module.task != "pretrainer"
+    text = text and tokenizer is not None and module.serving.plain_text
     if text:
         planned["text_float32"] = os.path.join(output_dir, "text_float32.tflite")
     verify.prepare_output_dir(output_dir, planned.values(), overwrite)
@@ -173,7 +174,7 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
         _write(planned[quantization], content)
         report.extra["sizes"][quantization] = len(content)
     if text:
-        text_module = _TextModule(model, module, fast_tokenizer(tokenizer), labels)
+        text_module = _TextModule(model, module, fast_tokenizer(tokenizer), options)
         functions = [text_module.serve_text.get_concrete_function(),
                      text_module.serve_text_pair.get_concrete_function()]
         functions += [f.get_concrete_function() for f in text_module.task_signatures.values()]

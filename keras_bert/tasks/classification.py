@@ -206,6 +206,7 @@ class ClassificationTask(Task):
         return classification_metrics(*document_predictions(model, evaluation, self))
 
     tflite_signatures = ("classify",)
+    single_text_output = ("classifier", "probabilities")  # MediaPipe's TextClassifier
 
     @classmethod
     def text_signatures(cls, module, task_config):
@@ -215,7 +216,7 @@ class ClassificationTask(Task):
         the aggregated window logits (`serve_windows`); TFLite's truncates to `seq_length`."""
         import tensorflow as tf
 
-        from keras_bert.export import task_signatures
+        from keras_bert.tasks import task_signatures
 
         options = cls.options_of(task_config)
         labels = options.labels
@@ -238,8 +239,8 @@ class ClassificationTask(Task):
         return {"classify": tf.function(classify, input_signature=[text("text_a")])}
 
     @classmethod
-    def onnx_outputs(cls, module, inputs, outputs, task_config):
-        from keras_bert.export import task_signatures
+    def answer_from_ids(cls, module, inputs, outputs, task_config):
+        from keras_bert.tasks import task_signatures
 
         labels = cls.options_of(task_config).labels
         return {} if labels is None else task_signatures.classify(outputs["probabilities"], labels)

@@ -177,6 +177,7 @@ class EmbeddingTask(Task):
     # ----- Serving: `embeddings` everywhere (ids and text in SavedModel, TFLite and ONNX).
 
     tflite_signatures = ("embed",)
+    single_text_output = ("embedder", "embeddings")  # MediaPipe's TextEmbedder
 
     @classmethod
     def check_serving(cls, model, task_config):

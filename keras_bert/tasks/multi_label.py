@@ -229,7 +229,7 @@ class MultiLabelTask(Task):
                               lambda outputs: label_sets(outputs["probabilities"], options.labels, options.threshold))
 
     @classmethod
-    def onnx_outputs(cls, module, inputs, outputs, task_config):
+    def answer_from_ids(cls, module, inputs, outputs, task_config):
         options = cls.options_of(task_config)
         if options.labels is None:
             return {}

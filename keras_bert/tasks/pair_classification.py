@@ -28,3 +28,4 @@ class PairClassificationTask(ClassificationTask):
 
     name = "pair_classification"
     Options = PairClassificationOptions
+    single_text_output = None  # two texts in: not one text's classifier

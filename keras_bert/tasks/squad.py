@@ -96,7 +96,12 @@ class SquadTask(Task):
             version_2_with_negative=any(e.is_impossible for e in examples) if v2 is None else v2)
         return squad_evaluate(predictions, examples)
 
-    takes_squad_options = True  # windowing and answer options (export: --squad, --doc_stride)
+    pads_text_to_seq_length = True  # squad_postprocess's n-best reads the padding positions too
+
+    @classmethod
+    def check_serving(cls, model, task_config):
+        super().check_serving(model, task_config)
+        squad_options(task_config)  # export's --doc_stride, ...: refused in one line naming the flag
 
     @classmethod
     def serving_outputs(cls, outputs, task_config):
@@ -108,7 +113,7 @@ class SquadTask(Task):
         character offsets out. Not in TFLite / ONNX: the offset and ragged ops, and Substr."""
         import tensorflow as tf
 
-        from keras_bert.export import answer_signature
+        from keras_bert.tasks import answer_signature
 
         options = squad_options(task_config)
         return {"answer": tf.function(
@@ -117,9 +122,9 @@ class SquadTask(Task):
                              tf.TensorSpec([None], tf.string, name="context")])}
 
     @classmethod
-    def onnx_outputs(cls, module, inputs, outputs, task_config):
+    def answer_from_ids(cls, module, inputs, outputs, task_config):
         """One window's best span: `answer_start`, `answer_end`, `score`, `null_score`."""
-        from keras_bert.export import answer_signature
+        from keras_bert.tasks import answer_signature
 
         return answer_signature.span_from_ids(inputs, outputs["start_logits"], outputs["end_logits"],
                                               squad_options(task_config))
@@ -129,7 +134,7 @@ class SquadTask(Task):
 def squad_options(task_config):
     """The `SquadOptions` (windowing and answer choice) in a squad model's `task_config`: the task's
     options checked by `SquadTask.Options`, the answer options an export merged in by `SquadOptions`."""
-    from keras_bert.export.answer_signature import SquadOptions
+    from keras_bert.tasks.answer_signature import SquadOptions
 
     task = SquadTask.options_of(task_config)
     names = {field.name for field in dataclasses.fields(SquadOptions)}

@@ -3,9 +3,10 @@
 import numpy as np
 
 from keras_bert.tasks.options import TaskOptions
+from keras_bert.tasks.serving import Serving
 
 
-class Task:
+class Task(Serving):
     """Base class of the fine-tuning tasks; `finetune_task` drives one through `run_finetuning`.
 
     A task declares its options once (`Options`, a `TaskOptions` dataclass: flags, the model's
@@ -161,10 +162,7 @@ class Task:
         """JSON-able settings a resumed run must share (besides the checkpoint and data)."""
         return self.options.identity()
 
-    # ----- Serving: what keras_bert.export asks of a model of this task (export/ names no task).
-
-    # The `text_signatures` that TFLite can run too (TFLite builtins + tensorflow-text ops only).
-    tflite_signatures = ()
+    # ----- Serving: what keras_bert.export asks of a model of this task (the hooks of `Serving`).
 
     @classmethod
     def check_serving(cls, model, task_config):
@@ -180,16 +178,6 @@ class Task:
         import tensorflow as tf  # pylint: disable=import-outside-toplevel
 
         return {"logits": outputs, "probabilities": tf.nn.softmax(outputs, axis=-1)}
-
-    @classmethod
-    def text_signatures(cls, module, task_config):
-        """`{name: tf.function}`: raw text in, the task's answer out (`module`: export's ServingModule)."""
-        return {}
-
-    @classmethod
-    def onnx_outputs(cls, module, inputs, outputs, task_config):
-        """Extra outputs of `model.onnx` (ids in): the task's answer where ONNX can compute it."""
-        return {}
 
 
 def freeze_pooler(model):

@@ -4,6 +4,7 @@ import dataclasses
 
 import numpy as np
 
+from keras_bert.tasks.entity_tags import split_tag as _split_tag
 from keras_bert.tasks.options import TaskOptions, option
 from keras_bert.tasks.task import Task, check_classes, collect, fitted_labels, freeze_pooler
 
@@ -85,22 +86,13 @@ class TokenClassificationTask(Task):
         """
         import tensorflow as tf
 
-        from keras_bert.export import task_signatures
+        from keras_bert.tasks import task_signatures
 
         labels = cls.options_of(task_config).labels
         if labels is None:
             return {}
         return {"entities": tf.function(lambda text: task_signatures.entities(module, text, labels),
                                         input_signature=[tf.TensorSpec([None], tf.string, name="text")])}
-
-
-def _split_tag(tag, outside):
-    """`"B-PER"` -> `("B", "PER")`; the outside label -> `("O", "")`; a bare label is inside (IO)."""
-    if tag == outside:
-        return "O", ""
-    if len(tag) > 1 and tag[1] == "-" and tag[0] in "BIES":
-        return tag[0], tag[2:]
-    return "I", tag
 
 
 def entity_spans(tags, outside="O"):

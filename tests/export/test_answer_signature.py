@@ -9,11 +9,18 @@ import tensorflow as tf
 import keras_bert
 from keras_bert.data import squad_examples, squad_features, squad_postprocess
 from keras_bert.data.squad_example import SquadExample
-from keras_bert.export import answer_signature, export_onnx, export_saved_model
+from keras_bert.export import export_onnx, export_saved_model
+from keras_bert.tasks import answer_signature
 from keras_bert.export.verify import run_artifact
 from tests.export.helpers import FIXTURES, compile_and_fit, randomize
 
 SQUAD_OPTIONS = answer_signature.SquadOptions(doc_stride=8, max_query_length=12, max_answer_length=10)
+
+
+def task_options(options):
+    """The SquadTask options of `options` (export's one mapping); n_best_size and the threshold are the defaults."""
+    return {name: getattr(options, name) for name in ("doc_stride", "max_query_length", "max_answer_length",
+                                                       "version_2_with_negative")}
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +50,7 @@ def test_answer_signature_equals_squad_postprocess(squad_model, tokenizer, tmp_p
     options = dataclasses.replace(SQUAD_OPTIONS, version_2_with_negative=version_2)
     seq_length = 48
     export_dir = tmp_path / "squad" / "1"
-    export_saved_model(squad_model, export_dir, tokenizer=tokenizer, seq_length=seq_length, squad=options,
+    export_saved_model(squad_model, export_dir, tokenizer=tokenizer, seq_length=seq_length, options=task_options(options),
                 verify_export=False)
     pairs = held_out_questions()
     (out,), info = run_artifact("savedmodel", export_dir, [
@@ -71,7 +78,7 @@ def test_onnx_best_span_equals_squad_postprocess(squad_model, tokenizer, tmp_pat
     # offsets must be squad_postprocess's answer wherever the context fits one window (any sequence
     # length: the ONNX model's is dynamic; 192 fits most held-out contexts whole).
     seq_length = 192
-    export_onnx(squad_model, tmp_path, tokenizer=tokenizer, seq_length=seq_length, squad=SQUAD_OPTIONS,
+    export_onnx(squad_model, tmp_path, tokenizer=tokenizer, seq_length=seq_length, options=task_options(SQUAD_OPTIONS),
                 optimize=False, verify_export=False)
     pairs = held_out_questions()
     examples = [SquadExample(qas_id=str(i), question=q, context=c, answer_text="", answer_start=-1,

@@ -17,7 +17,8 @@ import pytest
 import keras_bert
 from keras_bert.data.corpus import to_sentences
 from keras_bert.export import export_model
-from keras_bert.export.mediapipe import export_mediapipe, probe_ids, run_mediapipe, write_probe
+from keras_bert.export.mediapipe import export_mediapipe
+from keras_bert.export.mediapipe_check import probe_ids, run_mediapipe, write_probe
 from tests.conftest import run_tool
 
 pytest.importorskip("mediapipe")
@@ -103,8 +104,8 @@ def test_text_classifier_agrees_with_our_saved_model(classifier_export, lines, m
 def embedder_and_probe(minilm_dir, lines, tmp_path_factory):
     """MiniLM as a TextEmbedder (the sentence embedder, task "embedding", where keras_bert has that task;
     else the encoder's pooled_output) and the ids probe, both run by MediaPipe in one fresh process."""
-    from keras_bert.export.mediapipe import EMBEDDER_OUTPUTS
     from keras_bert.tasks import TASKS
+    from keras_bert.tasks.model_serving import serving_for
 
     work = tmp_path_factory.mktemp("mediapipe_embedder")
     kind = "embedding" if "embedding" in TASKS else "encoder"
@@ -115,7 +116,7 @@ def embedder_and_probe(minilm_dir, lines, tmp_path_factory):
     texts = lines + cjk_lines()
     embeddings, packed = run_mediapipe([("embedder", report.extra["files"]["model"]),
                                         ("embedder", work / "probe.tflite")], texts)
-    return model, EMBEDDER_OUTPUTS[kind], tokenizer, texts, embeddings[:len(lines)], probe_ids(packed)
+    return model, serving_for(model).single_text_output[1], tokenizer, texts, embeddings[:len(lines)], probe_ids(packed)
 
 
 @pytest.mark.slow

@@ -7,7 +7,7 @@ import tensorflow as tf
 
 import keras_bert
 from keras_bert.export import ServingModule
-from keras_bert.export.answer_signature import SquadOptions
+from keras_bert.tasks.answer_signature import SquadOptions
 from tests.export.helpers import randomize
 
 

@@ -109,7 +109,7 @@ def test_text_requests_pad_to_their_longest_text_with_the_same_logits(tiny_confi
 def test_a_pooled_head_is_served_with_the_last_layer_for_cls_only(tiny_config, tokenizer):
     """A builder's classifier serves through BertEncoder.pooled_output_only, with the model's logits;
     a task model whose Dense named "classifier" reads something else keeps the whole forward."""
-    from keras_bert.export.serving_module import _pooled_head_call
+    from keras_bert.export.pooled_head import pooled_head_call as _pooled_head_call
     from keras_bert.models import BertTaskModel
 
     classifier = randomize(keras_bert.build_classifier(tiny_config, 3), seed=3)

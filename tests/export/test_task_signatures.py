@@ -9,7 +9,8 @@ import tensorflow as tf
 
 import keras_bert
 from keras_bert.data.token_classification import token_classification_dataset
-from keras_bert.export import export_onnx, export_saved_model, task_signatures
+from keras_bert.export import export_onnx, export_saved_model
+from keras_bert.tasks import task_signatures
 from keras_bert.export.verify import run_artifact
 from keras_bert.tasks import entity_spans
 from tests.export.helpers import FIXTURES, compile_and_fit, randomize
@@ -26,7 +27,7 @@ def test_classify_returns_label_names_and_top_label(tiny_config, tokenizer, tmp_
     labels = ["negative", "neutral", "positive"]
     model = randomize(keras_bert.build_classifier(tiny_config, num_classes=3), seed=3)
     export_dir = tmp_path / "sentiment" / "1"
-    export_saved_model(model, export_dir, tokenizer=tokenizer, seq_length=32, labels=labels, verify_export=False)
+    export_saved_model(model, export_dir, tokenizer=tokenizer, seq_length=32, options={"labels": labels}, verify_export=False)
     texts = ["A gripping thriller.", "The plot is thin.", ""]
     (outputs,), info = run_artifact("savedmodel", export_dir, [
         ("classify", {"text_a": np.array(texts, object)})])  # a single-text model's classify takes text_a
@@ -39,7 +40,7 @@ def test_classify_returns_label_names_and_top_label(tiny_config, tokenizer, tmp_
 
     # ONNX in onnxruntime (fresh process), label names out of the graph: ids in (model.onnx), and raw
     # text in (text_model.onnx, one text per call; on these texts its tokenizer agrees with ours).
-    export_onnx(model, tmp_path / "onnx", tokenizer=tokenizer, seq_length=32, labels=labels, optimize=False,
+    export_onnx(model, tmp_path / "onnx", tokenizer=tokenizer, seq_length=32, options={"labels": labels}, optimize=False,
                 verify_export=False)
     ids = {k: v.numpy() for k, v in keras_bert.Preprocessor(tokenizer, 32)(tf.constant(texts)).items()}
     (onnx_out, *text_out), info = run_artifact("onnx", tmp_path / "onnx" / "model.onnx", [("", ids)] + [
@@ -64,7 +65,7 @@ def test_classify_takes_text_b_only_for_a_pair_model(tiny_config, tokenizer):
 
 def test_labels_must_match_the_outputs(tiny_classifier, tokenizer):
     with pytest.raises(ValueError, match="labels= has 2 names but the classification model has 3 outputs"):
-        keras_bert.export.ServingModule(tiny_classifier, tokenizer, labels=["a", "b"])
+        keras_bert.export.ServingModule(tiny_classifier, tokenizer, options={"labels": ["a", "b"]})
 
 
 # ----- entities
@@ -121,7 +122,7 @@ NER_SEQ_LENGTH = 16  # short: the second text is cut, its last words are tagged 
 def ner_export(ner_model, tokenizer, tmp_path_factory):
     model, labels = ner_model
     export_dir = tmp_path_factory.mktemp("savedmodels") / "ner" / "1"
-    export_saved_model(model, export_dir, tokenizer=tokenizer, seq_length=NER_SEQ_LENGTH, labels=labels,
+    export_saved_model(model, export_dir, tokenizer=tokenizer, seq_length=NER_SEQ_LENGTH, options={"labels": labels},
                 verify_export=False)
     return str(export_dir)
 

@@ -26,7 +26,7 @@ LABELS = ["negative", "neutral", "positive"]
 def tflite_export(tiny_classifier, tokenizer, tmp_path_factory):
     out = tmp_path_factory.mktemp("tflite")
     return export_tflite(tiny_classifier, out, tokenizer=tokenizer, seq_length=48, quantizations=("float32",),
-                         sample_texts=TEXTS, labels=LABELS)
+                         sample_texts=TEXTS, options={"labels": LABELS})
 
 
 @pytest.mark.slow

@@ -2,7 +2,7 @@
 
 import tensorflow as tf
 
-from keras_bert.export.verify_reference import tokenize_keeping_masks_eager
+from keras_bert.tasks.masked_lm_serving import tokenize_keeping_masks_eager
 from keras_bert.text.mask_token import tokenize_keeping_masks
 
 

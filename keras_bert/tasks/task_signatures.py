@@ -10,7 +10,7 @@ is in `answer_signature.py`. Outputs are dense `[batch, ...]` tensors
 
 import tensorflow as tf
 
-from keras_bert.tasks.token_classification import _split_tag as split_tag  # entity_spans' reading of a tag
+from keras_bert.tasks.entity_tags import split_tag  # entity_spans' reading of a tag
 from keras_bert.text.ragged_rows import join_rows
 
 OUTSIDE = "O"

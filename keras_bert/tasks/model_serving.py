@@ -1,0 +1,30 @@
+"""serving_for: a model's serving object, chosen by the model's class (a task model: by its task)."""
+
+
+def model_servings():
+    """`((model class, serving object), ...)` for the models that are not task models."""
+    from keras_bert.models import BertEncoder, BertPretrainer  # pylint: disable=import-outside-toplevel
+    from keras_bert.tasks.encoder_serving import EncoderServing  # pylint: disable=import-outside-toplevel
+    from keras_bert.tasks.masked_lm_serving import MaskedLMServing  # pylint: disable=import-outside-toplevel
+
+    return ((BertPretrainer, MaskedLMServing), (BertEncoder, EncoderServing))
+
+
+def serving_for(model):
+    """What serves `model`, as the model says itself: its class (encoder, pretrainer) or its task
+    (`BertTaskModel.task`, an entry of `TASKS`). Nothing is guessed from shapes."""
+    from keras_bert.tasks.finetune import TASKS  # pylint: disable=import-outside-toplevel
+
+    for model_class, serving in model_servings():
+        if isinstance(model, model_class):
+            return serving
+    task = getattr(model, "task", None)
+    if task is None:
+        raise ValueError(
+            f"Model {getattr(model, 'name', model)!r} does not say what it is: export serves a keras_bert "
+            "encoder, pretrainer or task model (a BertTaskModel with `task`, from build_classifier, "
+            "build_token_classifier, build_span_labeler or tools/finetune.py).")
+    if task not in TASKS:
+        raise ValueError(f"The model's task {task!r} is not one of keras_bert's tasks {tuple(TASKS)}; "
+                         "is it from a newer keras_bert?")
+    return TASKS[task]

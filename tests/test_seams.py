@@ -1,0 +1,170 @@
+"""The seams keep their shape: an export format is one module plus one record, and nothing in export/ or
+checkpoints/ switches on a task or model-kind name (compares one, or keys a table by one)."""
+
+import ast
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import keras_bert
+from keras_bert.choices import CHECKPOINT_MODELS, EXPORT_FORMATS
+
+PACKAGE = os.path.dirname(keras_bert.__file__)
+ROOT = os.path.dirname(PACKAGE)
+
+
+def kind_names():
+    """Every task name and model-kind name: TASKS' keys and load_checkpoint's model choices."""
+    from keras_bert.tasks import TASKS
+
+    return set(TASKS) | (set(CHECKPOINT_MODELS) - {"auto"})
+
+
+def name_switches(path, names):
+    """`line: code` of every comparison with a name of `names` and every dict literal keyed by one.
+    `model == "encoder"` (load_checkpoint's public `model=` choice) is allowed."""
+    found = []
+
+    def constants(node):
+        elements = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+        return [e.value for e in elements if isinstance(e, ast.Constant) and e.value in names]
+
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            public_choice = any(isinstance(o, ast.Name) and o.id == "model" for o in operands)
+            if not public_choice and any(constants(o) for o in operands):
+                found.append(f"{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Dict) and any(k is not None and constants(k) for k in node.keys):
+            found.append(f"{node.lineno}: a table keyed by {[k.value for k in node.keys if k is not None and constants(k)]}")
+    return found
+
+
+def switches_in(part):
+    names = kind_names()
+    found = []
+    for folder, _, files in os.walk(os.path.join(PACKAGE, part)):
+        for file in sorted(files):
+            if file.endswith(".py"):
+                path = os.path.join(folder, file)
+                found += [f"{os.path.relpath(path, PACKAGE)}:{hit}" for hit in name_switches(path, names)]
+    return found
+
+
+def test_export_names_no_task_and_no_model_kind():
+    assert switches_in("export") == []
+
+
+@pytest.mark.xfail(reason="checkpoints/' task tables go with the head classes (issue 28 section 1, the heads "
+                          "branch); this row passes once they are gone", strict=False)
+def test_checkpoints_name_no_task_and_no_model_kind():
+    assert switches_in("checkpoints") == []
+
+
+def test_the_switch_check_finds_a_comparison_and_a_table(tmp_path):
+    path = tmp_path / "switchy.py"
+    path.write_text(textwrap.dedent("""
+        def f(model, task):
+            if model == "encoder":  # the public choice: allowed
+                pass
+            if task in ("squad", "other"):
+                pass
+            return {"pretrainer": 1, "x": 2}
+    """))
+    assert [hit.split(":")[0] for hit in name_switches(str(path), kind_names())] == ["5", "7"]
+
+
+def test_the_format_records_are_the_tools_choices():
+    from keras_bert.export.formats import FORMAT_RECORDS
+
+    assert tuple(record.name for record in FORMAT_RECORDS) == EXPORT_FORMATS
+
+
+TOY_FORMAT = '''
+"""A toy export format: the served outputs of the sample ids, as JSON (one module, its writer)."""
+
+import json
+import os
+
+import numpy as np
+
+from keras_bert.export import ServingModule, verify
+from keras_bert.export.verify_reference import keras_outputs, sample_ids
+
+
+def write(model, path, job):
+    module = ServingModule(model, job.tokenizer, seq_length=job.seq_length, options=job.options)
+    ids = sample_ids(module, job.sample_texts)
+    outputs = {name: np.asarray(value).tolist() for name, value in module.serve_ids(ids).items()}
+    os.makedirs(path)
+    with open(os.path.join(path, "outputs.json"), "w", encoding="utf-8") as f:
+        json.dump(outputs, f)
+    with open(os.path.join(path, "outputs.json"), encoding="utf-8") as f:
+        written = {name: np.asarray(value, np.float32) for name, value in json.load(f).items()}
+    report = verify.ExportReport(path)
+    report.rows += verify.compare("toy", "serve_ids", keras_outputs(module, ids, tokens=False), written, 1e-5)
+    return report
+'''
+
+TOY_EXPORT = '''
+import json
+import sys
+
+import keras_bert
+from keras_bert.export import ExportFormat, export_model, formats
+
+import toy_format
+
+formats.FORMAT_RECORDS += (ExportFormat("toy", "toy", toy_format.write),)  # the one registration line
+
+tokenizer = keras_bert.Tokenizer(sys.argv[2])
+config = keras_bert.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=16, num_layers=1, num_heads=2,
+                               intermediate_size=32, max_position_embeddings=64)
+model = keras_bert.build_classifier(config, num_classes=2)
+reports = export_model(model, "tiny", formats=["toy"], tokenizer=tokenizer, base_dir=sys.argv[1],
+                       seq_length=16, options={"labels": ["neg", "pos"]})
+print(json.dumps({fmt: [report.ok, report.path, [row.output for row in report.rows]]
+                  for fmt, report in reports.items()}))
+'''
+
+
+@pytest.mark.slow
+def test_a_toy_format_plugs_in_with_one_module_and_one_record(tmp_path, minilm_dir):
+    """A format written to a temporary module, registered with one line, exports a model end to end
+    through export_model (in a fresh process): its folder, its parity rows, the text contract beside it."""
+    (tmp_path / "toy_format.py").write_text(TOY_FORMAT)
+    (tmp_path / "run.py").write_text(TOY_EXPORT)
+    vocab = tmp_path / "vocab.txt"
+    with open(os.path.join(minilm_dir, "vocab.txt"), encoding="utf-8") as f:
+        vocab.write_text("\n".join(f.read().split("\n")[:2000]) + "\n", encoding="utf-8")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=os.pathsep.join([ROOT, str(tmp_path)]))
+    done = subprocess.run([sys.executable, "run.py", str(tmp_path / "sm"), str(vocab)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=900, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    import json
+
+    reports = json.loads(done.stdout.strip().splitlines()[-1])
+    ok, path, outputs = reports["toy"]
+    assert ok and path == str(tmp_path / "sm" / "tiny" / "toy" / "1")
+    assert set(outputs) == {"logits", "probabilities"}
+    assert sorted(os.listdir(path)) == ["outputs.json", "text_config.json", "vocab.txt"]
+    assert sorted(os.listdir(tmp_path / "sm" / "tiny")) == ["toy"]  # staging folder gone, nothing else written
+
+
+@pytest.mark.slow
+def test_the_export_tool_checks_its_task_flags_with_the_models_task(tmp_path, minilm_dir):
+    """tools/export.py's --labels, --doc_stride, ... are one mapping of task options: a flag the model's
+    task does not take is refused in one line naming it, before anything is written."""
+    from tests.conftest import run_tool
+    from tests.export.helpers import save_tiny_classifier
+
+    model = save_tiny_classifier(tmp_path, minilm_dir)
+    done = run_tool("export", model, "--vocab", tmp_path / "vocab.txt", "--base_dir", tmp_path / "sm",
+                    "--formats", "onnx", "--max_answer_length", "5")
+    assert done.returncode == 2, done.stderr[-2000:]
+    error = done.stderr.strip().splitlines()[-1]
+    assert "--max_answer_length 5" in error and "'classification'" in error
+    assert not os.path.exists(tmp_path / "sm" / "sentiment" / "onnx")
