@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from keras_bert.tasks.regression import regression_metrics
+from keras_bert.tasks.regression import explain_correlation, regression_metrics
 from keras_bert.tasks.task import Task
 
 RECALL_AT = (1, 5, 10)
@@ -56,6 +56,8 @@ class EmbeddingTask(Task):
     """
 
     name = "embedding"
+    # Each anchor's negatives are the other pairs' positives: a lone pair has none and a loss of 0.
+    MIN_BATCH_SIZE, MIN_BATCH_REASON = 2, "pairs (in-batch negatives: a lone pair has no negative, so its loss is 0)"
     OPTION_HELP = {"text_a": "column of the anchor text", "text_b": "column of the positive text",
                    "label": "column of a similarity score in the eval file (Spearman; used where present)",
                    "pooling": "mean, cls, max, mean_sqrt_len_tokens or a comma-separated list "
@@ -160,6 +162,11 @@ class EmbeddingTask(Task):
             return None
         values = read_text_rows(path, self.text_a, self.text_b, self.label)[2]
         return _targets(path, self.label, values)[:, 0]
+
+    def explain_metric(self, name, value):
+        if name == "spearman_cosine":
+            return explain_correlation("spearman", "the cosine similarities")
+        return super().explain_metric(name, value)
 
     def identity(self):
         return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, pooling=self.pooling,

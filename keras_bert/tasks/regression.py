@@ -10,6 +10,9 @@ from keras_bert.tasks.classification import (AGGREGATES, WINDOW_HELP, check_wind
 from keras_bert.tasks.task import Task
 
 
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def _ranks(values):
     """Ranks 1..n of `values`, ties sharing their average rank (as `scipy.stats.rankdata`)."""
     order = np.argsort(values, kind="stable")
@@ -55,6 +58,12 @@ def regression_metrics(targets, predictions):
             "mean_baseline_mse": float(np.var(targets))}
 
 
+def explain_correlation(name, what="the predictions"):
+    """metrics.json's note on a correlation that is undefined (NaN)."""
+    return (f"undefined: {name} correlation needs values that vary, and the evaluation file's gold scores or "
+            f"{what} are all equal")
+
+
 def text_signature(module, task_config, name, answer):
     """`{name: tf.function}`: raw text in, `answer(module.serve_text(...))` out. It takes `text_a`, and
     `text_b` too for a model trained on pairs (`task_config["text_b"]`), as `classify` does."""
@@ -82,6 +91,9 @@ def _targets(path, label, values):
         if isinstance(value, bool) or number is None or not math.isfinite(number):
             raise ValueError(f"Row {row_number} of {path!r} has {label} {value!r} (--label {label}); "
                              "task 'regression' needs a finite number in every row.")
+        if abs(number) > FLOAT32_MAX:  # trained as float32: inf, and the first step "diverged"
+            raise ValueError(f"Row {row_number} of {path!r} has {label} {value!r} (--label {label}), beyond "
+                             f"float32's range (+-{FLOAT32_MAX:.4g}) that training uses; rescale the scores.")
         targets.append(number)
     return np.asarray(targets, np.float32)[:, np.newaxis]
 
@@ -157,6 +169,11 @@ class RegressionTask(Task):
 
     def evaluate(self, model, evaluation, path):
         return regression_metrics(*document_predictions(model, evaluation, self))
+
+    def explain_metric(self, name, value):
+        if name in ("pearson", "spearman"):
+            return explain_correlation(name)
+        return super().explain_metric(name, value)
 
     def identity(self):
         return dict(super().identity(), text_a=self.text_a, text_b=self.text_b, label=self.label,

@@ -25,6 +25,8 @@ class Task:
     """
 
     name = ""
+    # The fewest examples one loss may see (per replica and micro-batch), and why (for the refusal).
+    MIN_BATCH_SIZE, MIN_BATCH_REASON = 1, ""
     # Help text of each option (a keyword-only, annotated argument of the constructor);
     # tools/finetune.py offers them as the task's flags (`finetune.py TASK --help`).
     OPTION_HELP = {}
@@ -116,6 +118,10 @@ class Task:
     def evaluate(self, model, evaluation, path):
         """Scores on the evaluation file `path` (read as `evaluation`)."""
         raise NotImplementedError
+
+    def explain_metric(self, name, value):
+        """Why metric `name` of `evaluate` came out `value`, not a finite number (metrics.json's note)."""
+        return f"{value}: not a finite number"
 
     def identity(self):
         """JSON-able settings a resumed run must share (besides the checkpoint and data)."""

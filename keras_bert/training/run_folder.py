@@ -70,8 +70,17 @@ class RunFolder:
                 f"{self.checkpoint_dir} holds checkpoints but {self.config_path} is missing, so "
                 f"it cannot be checked that they belong to this {self.what}. Pass a new "
                 "--output_dir or delete the folder.")
-        with open(self.config_path, encoding="utf-8") as f:
-            stored = json.load(f)
+        try:
+            with open(self.config_path, encoding="utf-8") as f:
+                stored = json.load(f)
+        except (ValueError, UnicodeDecodeError) as error:  # json.JSONDecodeError is a ValueError
+            stored = error
+        if not isinstance(stored, dict):
+            problem = f"is not valid JSON ({stored})" if isinstance(stored, Exception) else \
+                f"holds a {type(stored).__name__}, not the object keras_bert writes"
+            raise ValueError(
+                f"{self.config_path} {problem}, so it cannot be checked that the checkpoints in "
+                f"{self.checkpoint_dir} belong to this {self.what}. Pass a new --output_dir or delete the folder.")
         old, new = _flat(stored.get("identity", {})), _flat(self.identity)
         if old != new:
             diff = ", ".join(f"{k}: {old.get(k)!r} there vs {new.get(k)!r} now"
