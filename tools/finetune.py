@@ -129,7 +129,8 @@ def _run_flags(parser, task):
                              "optimizer step (less memory, the same update)")
     parser.add_argument("--on_nonfinite", choices=("stop", "skip"), default="stop",
                         help="a step with a non-finite loss: stop the run with an error (the last "
-                             "good checkpoint is kept) or skip its update and go on")
+                             "good checkpoint is kept) or skip its update and go on (10 skipped in a row stop "
+                             "the run)")
     parser.add_argument("--quiet", action="store_true", help="no progress output (errors only)")
 
 

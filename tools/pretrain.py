@@ -132,7 +132,8 @@ def parse_args(argv):
                             "masked tokens)")
     train.add_argument("--on_nonfinite", choices=("stop", "skip"), default="stop",
                        help="a step with a non-finite loss: stop the run with an error (the last "
-                            "good checkpoint is kept) or skip its update and go on")
+                            "good checkpoint is kept) or skip its update and go on (10 skipped in a "
+                            "row stop the run)")
     train.add_argument("--eval_steps", type=non_negative_int, default=8)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--no_demo", action="store_true", help="skip the fill-in-the-mask demo")

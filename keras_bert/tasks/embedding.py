@@ -112,7 +112,10 @@ class EmbeddingTask(Task):
             longest = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=1))
             return {k: v[:, :longest] for k, v in features.items()}, tf.zeros(tf.shape(texts), tf.float32)
 
-        return dataset.batch(self.batch_size).map(pack, num_parallel_calls=tf.data.AUTOTUNE).prefetch(2)
+        # A last training batch of one pair has no negative (loss 0): that step would train nothing.
+        lone = training and len(anchors) % self.batch_size == 1
+        return dataset.batch(self.batch_size, drop_remainder=lone).map(
+            pack, num_parallel_calls=tf.data.AUTOTUNE).prefetch(2)
 
     def embed(self, model, texts):
         """`[n, dim]` embeddings of `texts` (a list of str) by `model`, in batches."""

@@ -32,7 +32,8 @@ class RunConfig:
         verbose: Keras verbosity (0 silent, 1 progress bar, 2 a line per epoch).
         on_nonfinite: a step whose loss is not finite (a diverging run): "stop" (raise
             `ValueError` naming the step; the last good checkpoint is kept and no final model is
-            written) or "skip" (its update is not applied; training goes on).
+            written) or "skip" (its update is not applied; training goes on, but 10 skipped steps
+            in a row stop it, and a final model that predicts non-finite values is never saved).
 
     Example:
         >>> run = RunConfig(output_dir="runs/sst2", mixed_precision="bf16", seed=1)

@@ -231,3 +231,26 @@ def test_a_corrupt_run_config_json_is_named(tmp_path, content, fragment):
     keras_bert.training.ResumableCheckpoint(folder.checkpoint_dir, model).save()
     (tmp_path / "run_config.json").write_text(content, encoding="utf-8")
     assert_api_error(folder.check, ValueError, "run_config.json", fragment, "--output_dir")
+
+
+def test_no_embedding_training_batch_holds_a_lone_pair(tmp_path):
+    # Before: 9 pairs in batches of 4 ended with a batch of 1 pair: a step with loss 0 that trained nothing.
+    import keras_bert
+    from keras_bert.tasks.embedding import EmbeddingTask
+    from tests.reliability.conftest import real_vocab_file
+
+    pairs = _csv(tmp_path / "pairs.csv", ["anchor", "positive"], zip(_sentences(9, 1), _sentences(9, 2)))
+    task = EmbeddingTask(keras_bert.Tokenizer(real_vocab_file()), 16, 4)
+    texts = [int(features["input_word_ids"].shape[0]) for features, _ in task.read(pairs, training=True)]
+    assert texts == [8, 8]  # 2 texts a pair
+    assert [int(f["input_word_ids"].shape[0]) for f, _ in task.read(pairs, training=False)] == [8, 8, 2]
+
+
+def test_skip_still_stops_an_exploding_loss(tiny_checkpoint, tmp_path):
+    # Before: with --on_nonfinite skip the explosion check was off: --learning_rate 1000 saved a model
+    # whose eval MSE was 4.5e35 (pearson NaN) as a success.
+    result = _finetune("regression", tiny_checkpoint, _scores(tmp_path), tmp_path / "run", "--batch_size", 1,
+                       "--epochs", 2, "--learning_rate", 1000, "--on_nonfinite", "skip")
+    assert result.returncode == 2, result.stderr[-3000:]
+    assert_one_line_error(result.stderr, "over 1000 times the run's first", "Lower --learning_rate")
+    assert not (tmp_path / "run" / "model.keras").exists()
