@@ -217,7 +217,9 @@ def test_a_regression_score_beyond_float32_is_named(tiny_checkpoint, tmp_path):
     assert_one_line_error(result.stderr, "Row 1", "huge.csv", "'1e39'", "float32", "--label label")
 
 
-@pytest.mark.parametrize("content, fragment", [('{"identity": ', "is not valid JSON"), ("[1, 2]", "holds a list")])
+@pytest.mark.parametrize("content, fragment", [('{"identity": ', "is not valid JSON"), ("[1, 2]", "holds a list"),
+                                               ('{"identity": [1]}', 'has an "identity" that is not an object'),
+                                               ('{"identity": {"a": 1}, "settings": 3}', '"settings" that is not')])
 def test_a_corrupt_run_config_json_is_named(tmp_path, content, fragment):
     # Before: "Expecting value: line 2 column 1 (char 14)", naming no file; a list: AttributeError.
     import keras
