@@ -84,7 +84,8 @@ def add_run_flags(parser, accumulation_help):
                         help=accumulation_help)
     parser.add_argument("--on_nonfinite", choices=("stop", "skip"), default="stop",
                         help="a step with a non-finite loss: stop the run with an error (the last "
-                             "good checkpoint is kept) or skip its update and go on")
+                             "good checkpoint is kept) or skip its update and go on (10 skipped in a row stop "
+                             "the run)")
     parser.add_argument("--quiet", action="store_true", help="no progress output (errors only)")
 
 

@@ -27,7 +27,6 @@ is refused.
 
 import argparse
 import dataclasses
-import json
 import os
 import sys
 
@@ -139,15 +138,13 @@ def main(argv=None):
                            seq_length=args.seq_length, batch_size=args.batch_size, epochs=args.epochs,
                            learning_rate=args.learning_rate, eval_every_epoch=args.eval_every_epoch,
                            run=run, **args.options)  # on / off: read as bools by the task's options
-    path = os.path.join(args.output_dir, "metrics.json")
-    with open(path + ".tmp", "w", encoding="utf-8") as f:
-        json.dump(result["metrics"], f, indent=2)
-    os.replace(path + ".tmp", path)
     print(f"Trained steps {result['start_step']} -> {result['step']}.")
     print(f"Model: {os.path.join(args.output_dir, 'model.keras')}")
     if result["metrics"]:
         print("Evaluation on", args.eval_file + ":",
               ", ".join(f"{k} {v:.4f}" for k, v in result["metrics"].items()))
+    for name, note in result["notes"].items():  # null in metrics.json
+        print(f"Note: {name} is {note} (null in metrics.json).")
     return result
 
 

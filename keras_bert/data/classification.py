@@ -13,6 +13,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from keras_bert.data.csv_rows import read_csv_rows
 from keras_bert.text.label_names import label_name, label_vocabulary_names
 from keras_bert.text.packer import trim_padding
 
@@ -186,12 +187,9 @@ def _read_rows(path, format, lines=None):
         else:
             # GLUE's TSVs contain bare quotes inside sentences: read TSV without quoting,
             # as Google's run_classifier.py does.
-            reader = (csv.DictReader(f) if format == "csv"
-                      else csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-            rows = []
-            for row in reader:
-                rows.append(row)
-                lines.append(reader.line_num)
+            rows, row_lines = (read_csv_rows(f) if format == "csv"
+                               else read_csv_rows(f, "\t", csv.QUOTE_NONE))
+            lines.extend(row_lines)
     if not rows:
         raise ValueError(f"{path!r} has no examples; expected a header row and at least one row "
                          "of data (or at least one JSON line).")

@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 
 from keras_bert.tasks.options import TaskOptions, option
-from keras_bert.tasks.regression import regression_metrics
+from keras_bert.tasks.regression import explain_correlation, regression_metrics
 from keras_bert.tasks.task import Task, freeze_pooler
 
 RECALL_AT = (1, 5, 10)
@@ -85,6 +85,8 @@ class EmbeddingTask(Task):
 
     name = "embedding"
     Options = EmbeddingOptions
+    # Each anchor's negatives are the other pairs' positives: a lone pair has none and a loss of 0.
+    MIN_BATCH_SIZE, MIN_BATCH_REASON = 2, "pairs (in-batch negatives: a lone pair has no negative, so its loss is 0)"
 
     @classmethod
     def checkpoint_options(cls, contents):
@@ -120,7 +122,10 @@ class EmbeddingTask(Task):
             longest = tf.reduce_max(tf.reduce_sum(features["input_mask"], axis=1))
             return {k: v[:, :longest] for k, v in features.items()}, tf.zeros(tf.shape(texts), tf.float32)
 
-        return dataset.batch(self.batch_size).map(pack, num_parallel_calls=tf.data.AUTOTUNE).prefetch(2)
+        # A last training batch of one pair has no negative (loss 0): that step would train nothing.
+        lone = training and len(anchors) % self.batch_size == 1
+        return dataset.batch(self.batch_size, drop_remainder=lone).map(
+            pack, num_parallel_calls=tf.data.AUTOTUNE).prefetch(2)
 
     def embed(self, model, texts):
         """`[n, dim]` embeddings of `texts` (a list of str) by `model`, in batches."""
@@ -173,6 +178,11 @@ class EmbeddingTask(Task):
         lines = []
         values = read_text_rows(path, self.text_a, self.text_b, self.label, lines=lines)[2]
         return _targets(path, self.label, values, self.name, lines)[:, 0]
+
+    def explain_metric(self, name, value):
+        if name == "spearman_cosine":
+            return explain_correlation("spearman", "the cosine similarities")
+        return super().explain_metric(name, value)
 
     # ----- Serving: `embeddings` everywhere (ids and text in SavedModel, TFLite and ONNX).
 

@@ -49,10 +49,14 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
         >>> result["metrics"]["accuracy"]
     """
     from keras_bert.checkpoints import model_from_contents, read_checkpoint
+    from keras_bert.tasks.metrics_file import write_metrics
     from keras_bert.training.finetuning import run_finetuning
+    from keras_bert.training.folder_lock import exclusive_run_folder
     from keras_bert.training.memory_estimate import check_batch_memory
     from keras_bert.training.run_config import RunConfig
+    from keras_bert.training.strategy import get_strategy, is_chief
 
+    check_sizes(seq_length=seq_length, batch_size=batch_size, epochs=epochs, learning_rate=learning_rate)
     run = run or RunConfig()
     run.check_batch_size(batch_size)
     task_class = TASKS.get(task) if isinstance(task, str) else task
@@ -60,26 +64,62 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
         raise ValueError(f"Unknown task {task!r}; expected one of {tuple(TASKS)}.")
     task_class.check_options(options, TASKS.values())
     task_class.Options(seq_length=seq_length, batch_size=batch_size, seed=run.seed, **options)  # before loading
-    contents = read_checkpoint(checkpoint)  # once: the model is built from it in the strategy's scope
-    check_batch_memory(contents.config, batch_size, seq_length, mixed_precision=run.mixed_precision)
-    if contents.text_config is None:
-        raise ValueError(f"{checkpoint} has no vocab.txt next to it; fine-tuning needs the "
-                         "checkpoint's own vocabulary.")
-    runner = task_class.from_checkpoint(contents, seq_length, batch_size, run.seed, **options)
-    runner.fit_options(train_file)  # the label vocabulary (SQuAD: v2), before reading and building
-    train = runner.read(train_file, training=True)
-    evaluation = runner.read(eval_file, training=False) if eval_file else None
-    # What a resumed run must share with the interrupted one (run_config.json).
-    identity = dict(runner.identity(), task=runner.name, checkpoint=os.path.abspath(os.fspath(checkpoint)),
-                    train_file=os.path.abspath(os.fspath(train_file)))
-    model, history = run_finetuning(
-        lambda: runner.build_model(model_from_contents(contents, "encoder")), train,  # the head goes on its BERT
-        eval_dataset=runner.validation_data(evaluation) if eval_every_epoch and evaluation is not None
-        else None, identity=identity, epochs=epochs, learning_rate=learning_rate, run=run,
-        **runner.compile_kwargs())
-    metrics = runner.evaluate(model, evaluation, eval_file) if evaluation is not None else {}
-    result = {"model": model, "history": history, "metrics": metrics,
+    if run.strategy is None or isinstance(run.strategy, str):  # once: the chief and replicas are needed now
+        run = run.replace(strategy=get_strategy(run.strategy or "auto"))
+    check_min_batch(task_class, batch_size, run)
+    # One run per folder: from the first read to metrics.json (run_finetuning holds it too).
+    with exclusive_run_folder(run.output_dir if is_chief(run.strategy) else None):
+        contents = read_checkpoint(checkpoint)  # once: the model is built from it in the strategy's scope
+        check_batch_memory(contents.config, batch_size, seq_length, mixed_precision=run.mixed_precision)
+        if contents.text_config is None:
+            raise ValueError(f"{checkpoint} has no vocab.txt next to it; fine-tuning needs the "
+                             "checkpoint's own vocabulary.")
+        runner = task_class.from_checkpoint(contents, seq_length, batch_size, run.seed, **options)
+        runner.fit_options(train_file)  # the label vocabulary (SQuAD: v2), before reading and building
+        train = runner.read(train_file, training=True)
+        evaluation = runner.read(eval_file, training=False) if eval_file else None
+        # What a resumed run must share with the interrupted one (run_config.json).
+        identity = dict(runner.identity(), task=runner.name, checkpoint=os.path.abspath(os.fspath(checkpoint)),
+                        train_file=os.path.abspath(os.fspath(train_file)))
+        model, history = run_finetuning(
+            lambda: runner.build_model(model_from_contents(contents, "encoder")), train,  # the head on its BERT
+            eval_dataset=runner.validation_data(evaluation) if eval_every_epoch and evaluation is not None
+            else None, identity=identity, epochs=epochs, learning_rate=learning_rate, run=run,
+            **runner.compile_kwargs())
+        metrics = runner.evaluate(model, evaluation, eval_file) if evaluation is not None else {}
+        notes = {}
+        if run.output_dir:
+            notes = write_metrics(os.path.join(os.fspath(run.output_dir), "metrics.json"), metrics,
+                                  runner.explain_metric)
+    result = {"model": model, "history": history, "metrics": metrics, "notes": notes,
               "start_step": history.start_step, "step": int(model.optimizer.iterations.numpy())}
     if getattr(runner.options, "labels", None) is not None:
         result["labels"] = runner.labels
     return result
+
+
+def check_sizes(**sizes):
+    """Refuses, in one line, a size that is not a positive integer or a rate that is not a positive number."""
+    import math
+    import numbers
+
+    for name, value in sizes.items():
+        number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        if name == "learning_rate":
+            if not (number and math.isfinite(value) and value > 0):
+                raise ValueError(f"learning_rate={value!r} (--learning_rate) must be a positive, finite number.")
+        elif not (number and isinstance(value, numbers.Integral) and value >= 1):
+            raise ValueError(f"{name}={value!r} (--{name}) must be a whole number >= 1.")
+
+
+def check_min_batch(task_class, batch_size, run):
+    """Refuses a batch whose share per replica and micro-batch is below the task's least (embedding: 2 pairs)."""
+    replicas, micro = run.strategy.num_replicas_in_sync, int(run.gradient_accumulation_steps)
+    share = batch_size // (replicas * micro)
+    if share >= task_class.MIN_BATCH_SIZE:
+        return
+    split = "".join(f" / {n} {what}" for n, what in ((replicas, "replicas"), (micro, "micro-batches")) if n > 1)
+    least = task_class.MIN_BATCH_SIZE * replicas * micro
+    raise ValueError(f"batch_size={batch_size} (--batch_size){split} gives {share} per loss; task "
+                     f"{task_class.name!r} needs at least {task_class.MIN_BATCH_SIZE} "
+                     f"{task_class.MIN_BATCH_REASON}. Pass --batch_size {least} or more.")

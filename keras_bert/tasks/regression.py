@@ -11,6 +11,8 @@ from keras_bert.tasks.options import TaskOptions, option
 from keras_bert.tasks.task import Task
 
 
+
+
 def _ranks(values):
     """Ranks 1..n of `values`, ties sharing their average rank (as `scipy.stats.rankdata`)."""
     order = np.argsort(values, kind="stable")
@@ -54,6 +56,12 @@ def regression_metrics(targets, predictions):
             "spearman": _pearson(_ranks(targets), _ranks(predictions)),
             "mse": float(np.mean(errors ** 2)), "mae": float(np.mean(np.abs(errors))),
             "mean_baseline_mse": float(np.var(targets))}
+
+
+def explain_correlation(name, what="the predictions"):
+    """metrics.json's note on a correlation that is undefined (NaN)."""
+    return (f"undefined: {name} correlation needs values that vary, and the evaluation file's gold scores or "
+            f"{what} are all equal")
 
 
 def text_signature(module, options, name, answer):
@@ -169,6 +177,11 @@ class RegressionTask(Task):
 
     def evaluate(self, model, evaluation, path):
         return regression_metrics(*document_predictions(model, evaluation, self))
+
+    def explain_metric(self, name, value):
+        if name in ("pearson", "spearman"):
+            return explain_correlation(name)
+        return super().explain_metric(name, value)
 
     # ----- Serving: `score` everywhere (ids and text in SavedModel, TFLite and ONNX).
 

@@ -31,6 +31,8 @@ class Task(Serving):
 
     name = ""
     Options = TaskOptions
+    # The fewest examples one loss may see (per replica and micro-batch), and why (for the refusal).
+    MIN_BATCH_SIZE, MIN_BATCH_REASON = 1, ""
 
     @classmethod
     def options(cls):
@@ -157,6 +159,10 @@ class Task(Serving):
     def evaluate(self, model, evaluation, path):
         """Scores on the evaluation file `path` (read as `evaluation`)."""
         raise NotImplementedError
+
+    def explain_metric(self, name, value):
+        """Why metric `name` of `evaluate` came out `value`, not a finite number (metrics.json's note)."""
+        return f"{value}: not a finite number"
 
     def identity(self):
         """JSON-able settings a resumed run must share (besides the checkpoint and data)."""

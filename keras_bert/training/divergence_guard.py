@@ -12,11 +12,18 @@ NONFINITE_MODES = ("stop", "skip")
 # squared error neither. Measured: --learning_rate 1000 on a tiny BERT went 7.6 -> 13,000 at step 3
 # and -> 1e19 later, all finite, and was saved as a success.
 EXPLOSION_FACTOR = 1000
+# With "skip", this many skipped steps in a row stop the run: the weights can no longer train (a
+# learning rate that blew them up makes every later loss NaN; skipping them all saved a model
+# that predicts NaN). One bad batch now and then is skipped; a run that trains no more is not.
+MAX_SKIPPED_IN_A_ROW = 10
 
 
 class DivergenceGuard(keras.callbacks.Callback):
-    """Raises `ValueError` at the first batch whose loss is not finite ("stop"), or warns ("skip");
-    with "stop", a finite loss over `EXPLOSION_FACTOR` times the run's first one stops the run too.
+    """Raises `ValueError` at the first batch whose loss is not finite ("stop"), or warns ("skip")
+    and stops after `MAX_SKIPPED_IN_A_ROW` skipped steps in a row. A finite loss over
+    `EXPLOSION_FACTOR` times the run's first one stops the run at once ("stop") or once it has
+    lasted `MAX_SKIPPED_IN_A_ROW` steps ("skip": before, --learning_rate 1000 saved a model with
+    an MSE of 4.5e35 as a success).
 
     Placed before the checkpoint callback, it raises before that batch's state can be saved: the
     exception leaves `fit` at once, so no step, epoch or train-end checkpoint of the diverged
@@ -48,6 +55,7 @@ class DivergenceGuard(keras.callbacks.Callback):
         self._epoch = None
         self._loss = None
         self._first_loss = None
+        self._exploded = 0  # steps in a row whose (finite) loss exploded
 
     def _step(self):
         return int(self.model.optimizer.iterations.numpy())
@@ -68,11 +76,12 @@ class DivergenceGuard(keras.callbacks.Callback):
         return (f"{removed}the last good checkpoint (step {saved}) is kept in {checkpoint.directory}; a run "
                 f"with a lower {self.flag} resumes from it")
 
-    def _diverged(self, what, skippable=True):
+    def _diverged(self, what, skippable=True, first_bad=None):
         # A finite loss that exploded is of the weights the previous step wrote: they are bad too.
         # (A non-finite loss may come from the batch itself: that checkpoint stays.)
-        first_bad = self._step() if skippable else self._step() - 1
-        skip = " (or pass --on_nonfinite skip to skip such steps)" if skippable else ""
+        if first_bad is None:
+            first_bad = self._step() if skippable else self._step() - 1
+        skip = " (or pass --on_nonfinite skip to skip such steps)" if skippable and self.mode == "stop" else ""
         raise ValueError(
             f"Training diverged at step {self._step()}: {what}. Lower {self.flag}{skip}; {self._kept(first_bad)}; "
             "nothing of the diverged state was saved.")
@@ -86,13 +95,20 @@ class DivergenceGuard(keras.callbacks.Callback):
             value = self._loss = float(np.asarray(loss).reshape(-1)[0])
             if self._first_loss is None and math.isfinite(value):
                 self._first_loss = value
-            elif self.mode == "stop" and math.isfinite(value) \
-                    and value > EXPLOSION_FACTOR * max(self._first_loss, 10.0):
-                self._diverged(f"the loss is {value:.4g}, over {EXPLOSION_FACTOR} times the run's first "
-                               f"{self._first_loss:.4g}", skippable=False)
+            elif math.isfinite(value) and value > EXPLOSION_FACTOR * max(self._first_loss, 10.0):
+                self._exploded += 1
+                what = f"the loss is {value:.4g}, over {EXPLOSION_FACTOR} times the run's first {self._first_loss:.4g}"
+                if self.mode == "stop":
+                    self._diverged(what, skippable=False)
+                if self._exploded >= MAX_SKIPPED_IN_A_ROW:  # "skip" skips non-finite steps, not these
+                    self._diverged(f"{what}, for {self._exploded} steps in a row (--on_nonfinite skip skips only "
+                                   "non-finite steps)", skippable=False, first_bad=self._step() - self._exploded)
+            else:
+                self._exploded = 0
             if not math.isfinite(value):
                 if self.mode == "stop":
                     self._diverged(f"the loss is {value}")
+                self._check_skipped()
                 if self._reported_epoch != self._epoch:
                     self._reported_epoch = self._epoch
                     print(f"Step {self._step()}: the loss is {value}; its update was skipped "
@@ -104,6 +120,15 @@ class DivergenceGuard(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         self._check_weights()
+
+    def _check_skipped(self):
+        skipped = getattr(self.model.optimizer, "_keras_bert_skipped_in_a_row", None)
+        skipped = int(skipped().numpy()) if skipped is not None else 0
+        if skipped >= MAX_SKIPPED_IN_A_ROW:
+            # The weights every skipped step started from were written by the step before them.
+            self._diverged(f"the last {skipped} steps had a non-finite loss and were skipped (--on_nonfinite skip "
+                           f"stops after {MAX_SKIPPED_IN_A_ROW} in a row: the weights no longer train)",
+                           skippable=False, first_bad=self._step() - skipped)
 
     def on_train_end(self, logs=None):
         self._check_weights()
@@ -138,15 +163,25 @@ def skip_nonfinite_updates(optimizer):
     def finite(grads):
         return tf.reduce_all([tf.reduce_all(tf.math.is_finite(g)) for g in grads if g is not None])
 
+    # Steps skipped in a row (the guard's limit); not tracked by the optimizer, so checkpoints and
+    # .keras files keep their contents. Created in the strategy's scope (compile_model).
+    skipped = tf.Variable(0, trainable=False, dtype=tf.int64, name="skipped_in_a_row",
+                          aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
+
     def skip():
         optimizer.iterations.assign_add(1)
+        skipped.assign_add(1)
+
+    def applied(value):
+        skipped.assign(0)
+        return value
 
     def skipping_apply(grads, trainable_variables=None):
         grads = list(grads)
         if not optimizer.built and trainable_variables is not None:
             optimizer.build(list(trainable_variables))
         if tf.__internal__.distribute.strategy_supports_no_merge_call():
-            tf.cond(finite(grads), lambda: _no_value(apply(grads, trainable_variables)),
+            tf.cond(finite(grads), lambda: _no_value(applied(apply(grads, trainable_variables))),
                     lambda: _no_value(skip()))
             return
 
@@ -156,6 +191,7 @@ def skip_nonfinite_updates(optimizer):
 
             def apply_fn():
                 distribution.extended.call_for_each_replica(apply, args=(grads, trainable_variables))
+                skipped.assign(0)
 
             tf.cond(ok, lambda: _no_value(apply_fn()), lambda: _no_value(skip()))
 
@@ -163,8 +199,28 @@ def skip_nonfinite_updates(optimizer):
 
     optimizer.apply = skipping_apply
     optimizer._keras_bert_skips_nonfinite = True  # pylint: disable=protected-access
+    optimizer._keras_bert_skipped_in_a_row = lambda: skipped  # pylint: disable=protected-access
     return optimizer
 
 
 def _no_value(_):
     return tf.constant(0)
+
+
+def check_predictions(model, dataset, flag="--learning_rate"):
+    """Raises `ValueError` if `model` predicts a non-finite value on `dataset`'s first batch.
+
+    The last check before a trained model is saved: with "skip", finite weights can still
+    predict NaN (a step that blew them up was finite; every later one was skipped), and such a
+    model is not a success.
+    """
+    batch = next(iter(dataset.take(1)))
+    features = batch[0] if isinstance(batch, tuple) else batch
+    outputs = tf.nest.flatten(model(features, training=False))
+    bad = [o for o in outputs if not np.isfinite(keras.ops.convert_to_numpy(tf.cast(o, tf.float32))).all()]
+    if bad:
+        values = np.asarray(tf.cast(bad[0], tf.float32)).reshape(-1)
+        example = values[~np.isfinite(values)][0]
+        raise ValueError(f"The trained model predicts non-finite values ({example}) on the first training batch, "
+                         f"so it is not saved: the run diverged. Lower {flag}, and delete the run folder or "
+                         "pass a new --output_dir (its checkpoints hold the diverged weights).")

@@ -4,6 +4,8 @@ import hashlib
 import json
 import os
 
+from keras_bert.training.divergence_guard import check_predictions
+from keras_bert.training.folder_lock import exclusive_run_folder
 from keras_bert.training.optimizers import create_optimizer
 from keras_bert.training.precision import restores_dtype_policy
 from keras_bert.training.run_config import RunConfig
@@ -111,26 +113,29 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
                   on_nonfinite=run.on_nonfinite, loss=loss,
                   metrics=metrics, weighted_metrics=weighted_metrics)
     chief = is_chief(strategy)
-    all_callbacks = list(callbacks)
-    start_step = 0
-    if output_dir:
-        output_dir = os.fspath(output_dir)
-        settings = {"epochs": int(epochs), "steps_per_epoch": int(steps_per_epoch),
-                    "learning_rate": float(learning_rate), "warmup_ratio": float(warmup_ratio),
-                    "weight_decay": float(weight_decay), "seed": int(run.seed),
-                    "mixed_precision": run.mixed_precision,
-                    "gradient_accumulation_steps": int(run.gradient_accumulation_steps)}
-        folder = RunFolder(output_dir, _model_identity(model, identity), settings,
-                           what="fine-tuning run")
-        checkpoint, start_step = resume(folder, model, chief, run.keep_checkpoints, total_steps,
-                                        every_n_steps=run.checkpoint_every_steps)
-        all_callbacks = [checkpoint] + all_callbacks
-    # One iterator reads `repeat()`: a seeded shuffle that reshuffles every epoch then gives every
-    # epoch the uninterrupted run's order, and skipping the batches trained on continues it exactly.
-    history = fit_from(model, strategy, split_batches(train_dataset.repeat().skip(start_step)),
-                       start_step, total_steps, steps_per_epoch, all_callbacks, what="fine-tuning",
-                       output_dir=output_dir, validation_data=eval_dataset, verbose=run.verbose,
-                       on_nonfinite=run.on_nonfinite)
-    if output_dir and chief:
-        _save_model(model, output_dir)
+    # One run per folder (a second, concurrent one is refused): from the resume to the saved model.
+    with exclusive_run_folder(output_dir if output_dir and chief else None):
+        all_callbacks = list(callbacks)
+        start_step = 0
+        if output_dir:
+            output_dir = os.fspath(output_dir)
+            settings = {"epochs": int(epochs), "steps_per_epoch": int(steps_per_epoch),
+                        "learning_rate": float(learning_rate), "warmup_ratio": float(warmup_ratio),
+                        "weight_decay": float(weight_decay), "seed": int(run.seed),
+                        "mixed_precision": run.mixed_precision,
+                        "gradient_accumulation_steps": int(run.gradient_accumulation_steps)}
+            folder = RunFolder(output_dir, _model_identity(model, identity), settings,
+                               what="fine-tuning run")
+            checkpoint, start_step = resume(folder, model, chief, run.keep_checkpoints, total_steps,
+                                            every_n_steps=run.checkpoint_every_steps)
+            all_callbacks = [checkpoint] + all_callbacks
+        # One iterator reads `repeat()`: a seeded shuffle that reshuffles every epoch then gives every
+        # epoch the uninterrupted run's order, and skipping the batches trained on continues it exactly.
+        history = fit_from(model, strategy, split_batches(train_dataset.repeat().skip(start_step)),
+                           start_step, total_steps, steps_per_epoch, all_callbacks, what="fine-tuning",
+                           output_dir=output_dir, validation_data=eval_dataset, verbose=run.verbose,
+                           on_nonfinite=run.on_nonfinite)
+        check_predictions(model, train_dataset)  # a model that predicts NaN is no success
+        if output_dir and chief:
+            _save_model(model, output_dir)
     return model, history

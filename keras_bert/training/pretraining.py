@@ -5,6 +5,7 @@ import os
 
 from keras_bert.models.bert_encoder import as_config
 from keras_bert.models.builders import build_pretrainer
+from keras_bert.training.folder_lock import exclusive_run_folder
 from keras_bert.training.optimizers import create_optimizer
 from keras_bert.training.plotting import plot_curves
 from keras_bert.training.precision import restores_dtype_policy
@@ -164,38 +165,39 @@ def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, voca
     if phase2 is not None:
         identity["two_phase"] = {"phase1": phases[0][3], "phase2": phases[1][3],
                                  "fraction": float(phase2.fraction)}
-    folder = RunFolder(output_dir, identity, settings, what="model")
-    checkpoint, start_step = resume(folder, model, chief, run.keep_checkpoints, train_steps,
-                                    every_n_epochs=run.checkpoint_every_epochs)
-    if chief:
-        bert_config.to_json(os.path.join(output_dir, "bert_config.json"))
-    log = TrainingLog(os.path.join(output_dir, "training_log.csv") if chief else None,
-                      start_step=start_step)
-    all_callbacks = [log, checkpoint,
-                     *([tensorboard_callback(output_dir)] if tensorboard and chief else [])]
-    validation = None
-    if eval_input is not None and eval_steps:
-        validation = split_batches(eval_input(global_batch_size, None).take(eval_steps))
-    for number, (phase_input, first, end, shape) in enumerate(phases, 1):
-        begin = max(start_step, first)
-        if begin >= end and end < train_steps:
-            continue  # phase 1 of a run resumed in phase 2
-        what = "pretraining" if len(phases) == 1 else f"pretraining phase {number} of {len(phases)}"
-        if len(phases) > 1 and run.verbose and begin < end:
-            print(f"{what[0].upper()}{what[1:]}: sequences of {shape['seq_length']} tokens, "
-                  f"{shape['max_predictions_per_seq']} predictions each, steps {first} -> {end}.")
-        fit_from(model, strategy, _distributed_input(strategy, phase_input, global_batch_size,
-                                                     begin - first, end - first, input_mode),
-                 begin, end, steps_per_epoch, all_callbacks + list(callbacks), what=what,
-                 output_dir=output_dir, validation_data=validation,
-                 validation_steps=eval_steps or None, verbose=run.verbose,
-                 resumed=begin == start_step > 0, on_nonfinite=run.on_nonfinite)
-        if int(model.optimizer.iterations.numpy()) < end:
-            break  # stopped early (a callback; a NaN loss raises): no phase 2 before phase 1 is done
-    step = int(model.optimizer.iterations.numpy())
-    model = model.with_packing(False)  # a new model, without the optimizer
-    if chief:
-        _finish(model, output_dir, vocab_file, text_config, log.rows if plot else None)
+    with exclusive_run_folder(output_dir if chief else None):  # one run per folder, until final/ is written
+        folder = RunFolder(output_dir, identity, settings, what="model")
+        checkpoint, start_step = resume(folder, model, chief, run.keep_checkpoints, train_steps,
+                                        every_n_epochs=run.checkpoint_every_epochs)
+        if chief:
+            bert_config.to_json(os.path.join(output_dir, "bert_config.json"))
+        log = TrainingLog(os.path.join(output_dir, "training_log.csv") if chief else None,
+                          start_step=start_step)
+        all_callbacks = [log, checkpoint,
+                         *([tensorboard_callback(output_dir)] if tensorboard and chief else [])]
+        validation = None
+        if eval_input is not None and eval_steps:
+            validation = split_batches(eval_input(global_batch_size, None).take(eval_steps))
+        for number, (phase_input, first, end, shape) in enumerate(phases, 1):
+            begin = max(start_step, first)
+            if begin >= end and end < train_steps:
+                continue  # phase 1 of a run resumed in phase 2
+            what = "pretraining" if len(phases) == 1 else f"pretraining phase {number} of {len(phases)}"
+            if len(phases) > 1 and run.verbose and begin < end:
+                print(f"{what[0].upper()}{what[1:]}: sequences of {shape['seq_length']} tokens, "
+                      f"{shape['max_predictions_per_seq']} predictions each, steps {first} -> {end}.")
+            fit_from(model, strategy, _distributed_input(strategy, phase_input, global_batch_size,
+                                                         begin - first, end - first, input_mode),
+                     begin, end, steps_per_epoch, all_callbacks + list(callbacks), what=what,
+                     output_dir=output_dir, validation_data=validation,
+                     validation_steps=eval_steps or None, verbose=run.verbose,
+                     resumed=begin == start_step > 0, on_nonfinite=run.on_nonfinite)
+            if int(model.optimizer.iterations.numpy()) < end:
+                break  # stopped early (a callback; a NaN loss raises): no phase 2 before phase 1 is done
+        step = int(model.optimizer.iterations.numpy())
+        model = model.with_packing(False)  # a new model, without the optimizer
+        if chief:
+            _finish(model, output_dir, vocab_file, text_config, log.rows if plot else None)
     return {"model": model, "rows": log.rows, "start_step": start_step, "step": step,
             "output_dir": output_dir}
 

@@ -29,6 +29,21 @@ def _flat(identity, prefix=""):
     return flat
 
 
+def _read_run_config(path):
+    """`(stored dict, None)`, or `(None, what is wrong)` for a file keras_bert did not write."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            stored = json.load(f)
+    except (ValueError, UnicodeDecodeError) as error:  # json.JSONDecodeError is a ValueError
+        return None, f"is not valid JSON ({error})"
+    if not isinstance(stored, dict):
+        return None, f"holds a {type(stored).__name__}, not the object keras_bert writes"
+    for key in ("identity", "settings"):
+        if not isinstance(stored.get(key, {}), dict):
+            return None, f'has an "{key}" that is not an object'
+    return stored, None
+
+
 class RunFolder:
     """A training run's folder: `checkpoints/` and `run_config.json` (identity and settings).
 
@@ -70,8 +85,11 @@ class RunFolder:
                 f"{self.checkpoint_dir} holds checkpoints but {self.config_path} is missing, so "
                 f"it cannot be checked that they belong to this {self.what}. Pass a new "
                 "--output_dir or delete the folder.")
-        with open(self.config_path, encoding="utf-8") as f:
-            stored = json.load(f)
+        stored, problem = _read_run_config(self.config_path)
+        if problem:
+            raise ValueError(
+                f"{self.config_path} {problem}, so it cannot be checked that the checkpoints in "
+                f"{self.checkpoint_dir} belong to this {self.what}. Pass a new --output_dir or delete the folder.")
         old, new = _flat(stored.get("identity", {})), _flat(self.identity)
         if old != new:
             diff = ", ".join(f"{k}: {old.get(k)!r} there vs {new.get(k)!r} now"

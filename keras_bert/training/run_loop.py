@@ -48,9 +48,9 @@ def compile_model(model, strategy, optimizer, jit_compile="auto", gradient_accum
     `on_nonfinite="skip"`: a step with non-finite gradients leaves the weights unchanged
     (`skip_nonfinite_updates`); "stop" is enforced by `fit_from`'s `DivergenceGuard`.
     """
-    if check_mode(on_nonfinite) == "skip":
-        skip_nonfinite_updates(optimizer)
     with strategy.scope():
+        if check_mode(on_nonfinite) == "skip":
+            skip_nonfinite_updates(optimizer)
         model.compile(optimizer=optimizer, jit_compile=resolve_jit_compile(jit_compile, strategy),
                       **compile_kwargs)
     accumulate_gradients(model, gradient_accumulation_steps)

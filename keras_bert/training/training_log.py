@@ -5,6 +5,8 @@ import os
 
 import keras
 
+from keras_bert.data.csv_rows import read_csv_rows
+
 
 class TrainingLog(keras.callbacks.Callback):
     """Records `logs` after every train step (and validation results) against the optimizer step.
@@ -32,7 +34,7 @@ class TrainingLog(keras.callbacks.Callback):
         self.rows = []  # dicts: step, epoch, kind ("train"/"epoch_end"/"validation"), metrics
         if self.path and os.path.exists(self.path):
             with open(self.path, newline="", encoding="utf-8") as f:
-                self.rows = [self._parse(row) for row in csv.DictReader(f)]
+                self.rows = [self._parse(row) for row in read_csv_rows(f)[0]]
             self.rows = [row for row in self.rows if row["step"] <= self.start_step]
             self._rewrite()
 
