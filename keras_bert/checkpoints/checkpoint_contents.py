@@ -27,10 +27,13 @@ class CheckpointContents:
             `build_embedder`'s), from a sentence-transformers folder or an embedding `.keras` file,
             else None.
         task: the fine-tuning task of the checkpoint's head (a name in `keras_bert.tasks.TASKS`,
-            e.g. a Hugging Face `BertForSequenceClassification` folder's "classification"), or None
+            e.g. a Hugging Face `BertForSequenceClassification` folder's classification), or None
             for an encoder or pretrainer.
         task_config: that task's options (`BertTaskModel.task_config`: labels, `seq_length`...).
         head_dropout_rate: the dropout before that head, where the source names it (None: the config's).
+        head: the class of that head (a `keras_bert.models.TaskHead` subclass), None without one.
+        head_config: that head's own config (`get_config()`, from a Keras model), None: sized from the weights.
+        model_name: the task model's name, where the source names it (None: the head's `MODEL_NAME`).
 
     Example:
         >>> contents = CheckpointContents(BertConfig(), {}, "example")
@@ -48,6 +51,9 @@ class CheckpointContents:
     task: str = None
     task_config: dict = None
     head_dropout_rate: float = None
+    head: type = None
+    head_config: dict = None
+    model_name: str = None
 
     @property
     def vocab_file(self):

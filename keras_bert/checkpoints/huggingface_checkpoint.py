@@ -7,10 +7,11 @@ Linear weights are `[out, in]`). Accepted: with or without the `bert.` prefix
 `cls.predictions.*` / `cls.seq_relationship.*` heads, old `gamma`/`beta`
 LayerNorm names, sharded `model.safetensors.index.json` folders.
 
-Fine-tuned heads travel both ways (`TASK_ARCHITECTURES`): keras_bert's classifier is HF's
-`BertForSequenceClassification` (pooler, dropout, dense: `classifier.*`), its token classifier
-`BertForTokenClassification` (dropout, dense on every token; no pooler), its span labeler
-`BertForQuestionAnswering` (one dense(2) on every token, split into start and end; no pooler).
+Fine-tuned heads travel both ways: each head class (`keras_bert.models.HEADS`) declares the HF
+architecture that holds the same layers and its weight names, e.g. `SequenceHead` is
+`BertForSequenceClassification` (pooler, dropout, dense: `classifier.*`), `TokenHead`
+`BertForTokenClassification` (no pooler), `SpanHead` `BertForQuestionAnswering` (`qa_outputs.*`),
+`MultipleChoiceHead` `BertForMultipleChoice`.
 """
 
 import json
@@ -23,6 +24,7 @@ import numpy as np
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
 from keras_bert.config import BertConfig, read_json
 from keras_bert.checkpoints.task_fields import check_task_fields
+from keras_bert.models.heads import HEADS, hf_head
 from keras_bert.text.text_config import find_text_config
 
 CONFIG_NAME = "config.json"
@@ -35,23 +37,11 @@ _HEADS = {  # Hugging Face name -> Google name; same layout
     "cls.predictions.decoder.bias": "cls/predictions/output_bias",
     "cls.seq_relationship.weight": "cls/seq_relationship/output_weights",
     "cls.seq_relationship.bias": "cls/seq_relationship/output_bias",
-    "classifier.weight": "output_weights",  # [labels, H] in both, as Google's run_classifier.py
-    "classifier.bias": "output_bias",
-    "qa_outputs.weight": "cls/squad/output_weights",  # [2, H] in both, as Google's run_squad.py
-    "qa_outputs.bias": "cls/squad/output_bias",
 }
-# keras_bert task -> (Hugging Face architecture, problem_type): the heads that are the same layers in both.
-TASK_ARCHITECTURES = {
-    "classification": ("BertForSequenceClassification", "single_label_classification"),
-    "pair_classification": ("BertForSequenceClassification", "single_label_classification"),
-    "regression": ("BertForSequenceClassification", "regression"),
-    "multi_label": ("BertForSequenceClassification", "multi_label_classification"),
-    "token_classification": ("BertForTokenClassification", None),
-    "squad": ("BertForQuestionAnswering", None),
-}
-_SEQUENCE_TASKS = {"single_label_classification": "classification", "regression": "regression",
-                   "multi_label_classification": "multi_label"}
-_NO_POOLER = ("BertForTokenClassification", "BertForQuestionAnswering")  # add_pooling_layer=False in HF
+for _head in HEADS:  # the task heads' names, as each declares them: [outputs, H] in both
+    if _head.HF_PREFIX:
+        _HEADS.update({f"{_head.HF_PREFIX}.weight": _head.GOOGLE_PREFIX + "output_weights",
+                       f"{_head.HF_PREFIX}.bias": _head.GOOGLE_PREFIX + "output_bias"})
 TASK_KEY = "keras_bert_task"  # config.json: {"task", "task_config"} (column names, threshold...) as saved
 _LAYER_NORM_LEAVES = {"gamma": "weight", "beta": "bias"}
 _IGNORED = ("embeddings.position_ids", "cls.predictions.decoder.weight")  # buffers / tied copies
@@ -206,42 +196,32 @@ def read_huggingface_checkpoint(path):
             "projection to the word embeddings (as BERT does), so the untied decoder is ignored.",
             UserWarning, stacklevel=2)
     text_config = find_text_config(directory)
-    task, task_config, dropout_rate = _read_task(raw_config, config_file, text_config)
+    head, task, task_config, dropout_rate = _read_task(raw_config, config_file, text_config)
     return CheckpointContents(config=config, weights=weights, source=source, source_names=source_names,
                               text_config=text_config, config_file=config_file, task=task,
-                              task_config=task_config, head_dropout_rate=dropout_rate)
+                              task_config=task_config, head_dropout_rate=dropout_rate, head=head)
 
 
 def _read_task(raw_config, config_file, text_config):
-    """(task, task_config, head dropout) of a fine-tuned folder's config.json (its `architectures`),
-    or (None, None, None) for `BertModel` / `BertForPreTraining` / `BertForMaskedLM`."""
+    """(head class, task, task_config, head dropout) of a fine-tuned folder's config.json (its
+    `architectures`, as a head class declares it), or Nones for `BertModel` / `BertForPreTraining`."""
     check_task_fields(raw_config, config_file, TASK_KEY)
-    architectures = raw_config.get("architectures") or []
-    architecture = next((a for a in architectures if a in {a for a, _ in TASK_ARCHITECTURES.values()}), None)
-    if architecture is None:
-        return None, None, None
+    head = hf_head(raw_config.get("architectures"))
+    if head is None:
+        return None, None, None, None
     # transformers 5 leaves out its default id2label (two outputs, LABEL_0 and LABEL_1)
     labels = _labels(raw_config.get("id2label"), config_file) or [
         f"LABEL_{i}" for i in range(int(raw_config.get("num_labels") or 2))]
     saved = raw_config.get(TASK_KEY) or {}
-    if TASK_ARCHITECTURES.get(saved.get("task"), (None,))[0] == architecture:  # written by keras_bert
+    task, labeled = head.hf_task(raw_config, config_file)
+    task_config = {}
+    if saved.get("task"):  # written by keras_bert: the task and options it saved
         task, task_config = saved["task"], dict(saved.get("task_config") or {})
-    elif architecture == "BertForSequenceClassification":
-        problem_type = raw_config.get("problem_type")
-        if problem_type is None:  # as transformers decides it: one output is a regression
-            problem_type = "regression" if len(labels) == 1 else "single_label_classification"
-        if problem_type not in _SEQUENCE_TASKS:
-            raise ValueError(f"{config_file}: problem_type {problem_type!r} is not one of "
-                             f"{sorted(_SEQUENCE_TASKS)}; fix the config.json.")
-        task, task_config = _SEQUENCE_TASKS[problem_type], {}
-    else:
-        task = "token_classification" if architecture == "BertForTokenClassification" else "squad"
-        task_config = {}
     if text_config is not None and text_config.max_seq_length and "seq_length" not in task_config:
         task_config["seq_length"] = min(text_config.max_seq_length, raw_config.get("max_position_embeddings", 512))
-    if task not in ("regression", "squad") and not task_config.get("labels"):
+    if labeled and not task_config.get("labels"):
         task_config["labels"] = labels
-    return task, task_config, raw_config.get("classifier_dropout")
+    return head, task, task_config, raw_config.get("classifier_dropout")
 
 
 def _labels(id2label, config_file):
@@ -259,31 +239,30 @@ def _labels(id2label, config_file):
 
 
 def huggingface_task(model):
-    """(task, task_config, head dropout) to write `model` (a `BertTaskModel`) as a Hugging Face
-    `BertFor...` folder, or a one-line error naming a task whose head HF cannot express."""
-    from keras_bert.checkpoints.weight_map import head_dropout_rate, task_head
+    """(head, task, task_config) to write `model` (a `BertTaskModel`) as a Hugging Face `BertFor...`
+    folder, or a one-line error naming a head that no HF architecture holds."""
+    from keras_bert.checkpoints.weight_map import task_head
 
-    head, _ = task_head(model)
-    if model.task not in TASK_ARCHITECTURES or head is None:
+    head = task_head(model)
+    if head is None or model.task not in {task for _, task in head.HF_TASKS}:  # what each head class declares
         raise ValueError(
             f"Model {model.name!r} (task {model.task!r}) has a head that no Hugging Face BERT "
-            f"architecture holds (HF heads: {sorted(TASK_ARCHITECTURES)}, as keras_bert's builders make "
-            "them); save it with model.save('model.keras'), or its encoder with "
-            "save_checkpoint(model.encoder, path, format='huggingface').")
-    return model.task, model.task_config, head_dropout_rate(model)
+            f"architecture holds (HF heads: {sorted({t for h in HEADS for _, t in h.HF_TASKS})}, "
+            "as keras_bert's head classes make them); save it with model.save('model.keras'), or its encoder "
+            "with save_checkpoint(model.encoder, path, format='huggingface').")
+    return head, model.task, model.task_config
 
 
-def write_huggingface_checkpoint(directory, config, weights, task=None, task_config=None,
-                                 head_dropout_rate=None):
-    """Writes config.json + model.safetensors as `BertForPreTraining` (or a task's `BertFor...`) saves them.
+def write_huggingface_checkpoint(directory, config, weights, head=None, task=None, task_config=None):
+    """Writes config.json + model.safetensors as `BertForPreTraining` (or a head's `BertFor...`) saves them.
 
     Names carry the `bert.` prefix; `transformers.BertModel` and
-    `BertForPreTraining` both load the folder with `from_pretrained`. With a `task`, the head
-    and its config (`id2label`/`label2id`, `problem_type`, `classifier_dropout`) are written as
-    the task's architecture (`TASK_ARCHITECTURES`) saves them, so `transformers.pipeline` runs it.
+    `BertForPreTraining` both load the folder with `from_pretrained`. With a `head` (a `TaskHead`),
+    the head and its config (`id2label`/`label2id`, `problem_type`, `classifier_dropout`) are written
+    as its architecture (`head.HF_ARCHITECTURE`) saves them, so `transformers.pipeline` runs it.
 
     Args: as `write_google_checkpoint` (`directory`, `config`, Google-named `weights`), and the
-        task model's `task`, `task_config` and head dropout (see `huggingface_task`).
+        task model's head, `task` and `task_config` (see `huggingface_task`).
 
     Example:
         >>> write_huggingface_checkpoint("/tmp/hf", config, model_weights(encoder))  # doctest: +SKIP
@@ -291,18 +270,18 @@ def write_huggingface_checkpoint(directory, config, weights, task=None, task_con
     from safetensors.numpy import save_file
 
     os.makedirs(directory, exist_ok=True)
-    architecture = TASK_ARCHITECTURES[task][0] if task else None
     tensors = {}
     for name, value in weights.items():
-        if architecture in _NO_POOLER and name.startswith("bert/pooler/"):
-            continue
+        if head is not None and not head.reads_pooler and name.startswith("bert/pooler/"):
+            continue  # add_pooling_layer=False in HF
         hf_name, transposed = huggingface_name(name)
         tensors[hf_name] = np.ascontiguousarray(value.T if transposed else value, dtype=np.float32)
     has_heads = any(name.startswith("cls.") for name in tensors)
-    hf_config = dict(config.to_huggingface_dict(),
-                     architectures=[architecture or ("BertForPreTraining" if has_heads else "BertModel")])
-    if task:
-        hf_config.update(_task_config(task, task_config or {}, tensors, head_dropout_rate))
+    architecture = head.HF_ARCHITECTURE if head is not None else (
+        "BertForPreTraining" if has_heads else "BertModel")
+    hf_config = dict(config.to_huggingface_dict(), architectures=[architecture])
+    if head is not None:
+        hf_config.update(_task_config(head, task, task_config or {}))
     with open(os.path.join(directory, CONFIG_NAME), "w", encoding="utf-8") as f:
         json.dump(hf_config, f, indent=2, sort_keys=True)
         f.write("\n")
@@ -310,17 +289,15 @@ def write_huggingface_checkpoint(directory, config, weights, task=None, task_con
     return directory
 
 
-def _task_config(task, task_config, tensors, head_dropout_rate):
+def _task_config(head, task, task_config):
     """config.json's head entries for a task model (labels named as the model names them)."""
-    problem_type = TASK_ARCHITECTURES[task][1]
     entries = {TASK_KEY: {"task": task, "task_config": task_config}}
-    if task != "squad":
-        count = tensors["classifier.bias"].shape[0]
-        labels = task_config.get("labels") or [f"LABEL_{i}" for i in range(count)]
+    if head.HF_LABELS:
+        labels = task_config.get("labels") or [f"LABEL_{i}" for i in range(head.num_outputs)]
         entries.update(id2label={str(i): str(name) for i, name in enumerate(labels)},
                        label2id={str(name): i for i, name in enumerate(labels)})
-    if problem_type:
-        entries["problem_type"] = problem_type
-    if head_dropout_rate is not None and task != "squad":
-        entries["classifier_dropout"] = head_dropout_rate
+    if head.hf_problem_type(task):
+        entries["problem_type"] = head.hf_problem_type(task)
+    if head.dropout_rate is not None:
+        entries["classifier_dropout"] = head.dropout_rate
     return entries

@@ -6,10 +6,11 @@ import zipfile
 import keras
 
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
-from keras_bert.checkpoints.weight_map import find_encoder, head_dropout_rate, model_weights, task_head
+from keras_bert.checkpoints.weight_map import find_encoder, model_weights, task_head
 from keras_bert.config import BertConfig
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
+from keras_bert.models.heads import upgrade
 from keras_bert.text.text_config import find_text_config
 
 CONFIG_NAME = "keras_bert_config.json"
@@ -28,6 +29,8 @@ def load_keras_file(path, compile=True):  # pylint: disable=redefined-builtin
     """The model in a `.keras` file, whole (task head, text contract, task options), in any process.
 
     `compile=False` skips the saved optimizer, loss and metrics (`keras.saving.load_model`'s).
+    A task model saved before heads were classes comes back with its head (`keras_bert.models.upgrade`),
+    uncompiled.
     """
     import keras_bert  # pylint: disable=import-outside-toplevel
 
@@ -37,7 +40,9 @@ def load_keras_file(path, compile=True):  # pylint: disable=redefined-builtin
         raise ValueError(f"{path} is corrupt or truncated: a .keras file is a zip archive and "
                          "this one is not readable as one. Save it again.")
     keras_bert.register_serializables()  # Keras finds the classes the file names only once registered
-    return keras.saving.load_model(path, compile=compile, safe_mode=True)
+    # A task model saved before heads were classes comes back upgraded (`keras_bert.models.upgrade`:
+    # the same weights, task and options, with its TaskHead), uncompiled.
+    return upgrade(keras.saving.load_model(path, compile=compile, safe_mode=True))
 
 
 def read_keras_checkpoint(path):
@@ -87,14 +92,16 @@ def model_contents(model, source, config_file=None, text_config=None):
     encoder = find_encoder(model)
     common = {"config": encoder.config, "source": source, "config_file": config_file,
               "text_config": text_config or encoder.text_config}
-    task = getattr(model, "task", None)
-    if task == "embedding":
-        options = {k: v for k, v in model.task_config.items() if k in ("pooling", "normalize", "seq_length")}
-        return CheckpointContents(weights=model_weights(encoder), embedding=options, **common)
-    if isinstance(model, BertPretrainer) or (task and task_head(model)[0] is not None):
-        return CheckpointContents(weights=model_weights(model), task=task,
-                                  task_config=dict(model.task_config) if task else None,
-                                  head_dropout_rate=head_dropout_rate(model) if task else None, **common)
+    head = task_head(model)
+    if head is not None:
+        embedding = head.embedding_options()  # a sentence embedder's pooling: what model="embedding" takes
+        if embedding is not None and "seq_length" in model.task_config:
+            embedding["seq_length"] = model.task_config["seq_length"]
+        return CheckpointContents(weights=model_weights(model), task=model.task, task_config=model.task_config,
+                                  head_dropout_rate=head.dropout_rate, head=type(head), head_config=head.get_config(),
+                                  model_name=model.name, embedding=embedding, **common)
+    if isinstance(model, BertPretrainer):
+        return CheckpointContents(weights=model_weights(model), **common)
     return CheckpointContents(weights=model_weights(encoder), **common)
 
 

@@ -13,7 +13,9 @@ from keras_bert.checkpoints.vocab_file import check_vocab
 from keras_bert.checkpoints.weight_map import MLM, NSP, assign_weights
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
+from keras_bert.models.bert_task_model import BertTaskModel
 from keras_bert.models.builders import build_embedder
+from keras_bert.models.heads import upgrade
 
 _FORMATS_HELP = (
     "Expected one of: (a) a Google TF1 checkpoint directory (bert_config.json, "
@@ -138,7 +140,7 @@ def model_from_contents(contents, model="encoder", dtype=None):
     """A `BertEncoder` / `BertPretrainer` / task model (see `load_checkpoint`'s `model`) holding `contents`."""
     if model is not None and model not in MODELS:
         raise ValueError(f"model must be one of {MODELS} or None, got {model!r}.")
-    if model in (None, "auto") and contents.task:  # a fine-tuned head: the task model it was saved as
+    if model in (None, "auto") and contents.head:  # a fine-tuned head: the task model it was saved as
         return _task_model(contents, dtype)
     if model in (None, "auto") and contents.embedding:  # a sentence-transformers folder: its embedder
         model = "embedding"
@@ -172,8 +174,12 @@ def with_dtype(model, dtype):
     Example:
         >>> served = with_dtype(classifier, "mixed_bfloat16")  # doctest: +SKIP
     """
-    contents = keras_checkpoint.model_contents(model, f"the Keras model {model.name!r}")
-    rebuilt = model_from_contents(contents, "auto", dtype)
+    upgraded = upgrade(model)  # a task model saved before heads were classes: the same with its head
+    if isinstance(upgraded, BertTaskModel) and upgraded.head is not None:
+        rebuilt = upgraded.with_dtype(dtype)  # the head rebuilds from its own config
+    else:
+        rebuilt = model_from_contents(keras_checkpoint.model_contents(model, f"the Keras model {model.name!r}"),
+                                      "auto", dtype)
     shapes = [tuple(tensor.shape) for tensor in keras.tree.flatten(model.output)]
     if [w.shape for w in rebuilt.weights] != [w.shape for w in model.weights] or \
             [tuple(tensor.shape) for tensor in keras.tree.flatten(rebuilt.output)] != shapes:
@@ -196,29 +202,18 @@ def _embedder(encoder, contents):
     return build_embedder(encoder, **options, task_config={"seq_length": seq_length})
 
 
-def _num_outputs(contents):
-    """A sequence or token head's width: its labels, else its bias (a `.keras` head fine-tuned without labels)."""
-    labels = (contents.task_config or {}).get("labels")
-    return len(labels) if labels and contents.task != "regression" else contents.weights["output_bias"].shape[0]
-
-
 def _task_model(contents, dtype):
-    """The `BertTaskModel` of `contents.task` (the builder its task uses) holding the checkpoint's
-    encoder and head."""
-    from keras_bert.models import builders
-
+    """The `BertTaskModel` of `contents.head` (its class, sized from its weights) holding the
+    checkpoint's encoder and head, with its task and options."""
     encoder = BertEncoder(contents.config, dtype=dtype)
-    task, options = contents.task, dict(contents.task_config or {})
-    dropout = {"dropout_rate": contents.head_dropout_rate}
-    if task == "squad":
-        model = builders.build_span_labeler(encoder, task_config=options)
-    elif task == "token_classification":
-        model = builders.build_token_classifier(encoder, _num_outputs(contents), task_config=options, **dropout)
-    else:  # the sequence heads: one dense on the pooled [CLS]
-        names = {"regression": "bert_regressor", "multi_label": "bert_multi_label_classifier"}
-        model = builders.build_classifier(encoder, _num_outputs(contents),
-                                          name=names.get(task, "bert_classifier"), task=task,
-                                          task_config=options, **dropout)
+    if contents.head_config is not None:  # a Keras model's head: from its own config
+        head = contents.head.from_config(dict(contents.head_config, **({"dtype": dtype} if dtype else {})))
+    else:  # a Hugging Face folder's: sized from its weights
+        dropout = contents.head_dropout_rate
+        dropout = contents.config.dropout_rate if dropout is None else dropout
+        head = contents.head.from_weights(contents.weights, dropout, contents.config.initializer_range, dtype)
+    model = BertTaskModel.from_head(encoder, head, contents.model_name, contents.task,
+                                    dict(contents.task_config or {}))
     assign_weights(model, contents)
     encoder.text_config = contents.text_config
     return model

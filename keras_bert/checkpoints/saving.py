@@ -110,7 +110,7 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
         finally:
             encoder.text_config = previous
         return path
-    head = None  # (task, task_config, head dropout) of a task model written with its head (HF)
+    head = None  # (head, task, task_config) of a task model written with its head (HF)
     if format == "huggingface" and isinstance(model, BertTaskModel) and any(
             layer is not encoder and layer.weights for layer in model.layers):
         head = huggingface_task(model)  # before anything is removed: a head HF cannot hold is refused

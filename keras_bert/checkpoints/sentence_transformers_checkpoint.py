@@ -12,7 +12,7 @@ import json
 import os
 
 from keras_bert.checkpoints.huggingface_checkpoint import read_huggingface_checkpoint, write_huggingface_checkpoint
-from keras_bert.checkpoints.weight_map import find_encoder, model_weights
+from keras_bert.checkpoints.weight_map import find_encoder, model_weights, task_head
 from keras_bert.choices import SENTENCE_TRANSFORMERS_FORMAT
 from keras_bert.config import read_json
 
@@ -146,15 +146,16 @@ def write_sentence_transformers_checkpoint(path, model, text_config):
         text_config: the text contract to write (`keras_bert.TextConfig`); required.
     """
     encoder = find_encoder(model)
-    task = getattr(model, "task", None)
-    if task not in (None, "embedding") or (task is None and model is not encoder):
-        raise ValueError(f"Model {model.name!r} is a {task or type(model).__name__} model; format "
-                         "'sentence_transformers' writes an embedding model (task 'embedding', e.g. "
-                         "load_checkpoint(path, model='embedding')) or a bare encoder.")
+    head = task_head(model)
+    embedding = head.embedding_options() if head is not None else None  # a sentence embedder's pooling
+    if embedding is None and model is not encoder:
+        raise ValueError(f"Model {model.name!r} is a {getattr(model, 'task', None) or type(model).__name__} "
+                         "model; format 'sentence_transformers' writes an embedding model (an EmbedderHead, "
+                         "e.g. load_checkpoint(path, model='embedding')) or a bare encoder.")
     if text_config is None:
         raise ValueError(f"Model {model.name!r} carries no text contract; pass text_config= "
                          "(sentence-transformers needs the tokenizer files).")
-    options = model.task_config if task == "embedding" else {}
+    options = dict(model.task_config, **embedding) if embedding is not None else {}
     pooling = options.get("pooling", "mean").split(",")
     seq_length = (options.get("seq_length") or text_config.max_seq_length
                   or min(512, encoder.config.max_position_embeddings or 512))

@@ -13,16 +13,14 @@ import numpy as np
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
+from keras_bert.models.heads import upgrade
 
 # Optional parts: a source may lack them (the model then keeps fresh weights).
 POOLER, MLM, NSP = "bert/pooler/", "cls/predictions/", "cls/seq_relationship/"
 _PART_NAMES = {POOLER: "pooler", MLM: "masked-LM head (cls/predictions)",
                NSP: "next-sentence head (cls/seq_relationship)"}
-# Task heads: the Dense a builder puts on the encoder (its Keras name) -> (its weights' prefix in the
-# names of Google's run_classifier.py `output_weights` [labels, H] / `output_bias`, and run_squad.py
-# `cls/squad/...`; whether the head reads the pooler). A token classifier has no Google original:
-# it takes run_classifier's names (its own task says which head it is).
-TASK_HEADS = {"classifier": ("", True), "token_classifier": ("", False), "span_labeler": ("cls/squad/", False)}
+# A task model's head names its own weights (`TaskHead.google_variables`: Google's run_classifier.py
+# `output_weights` [labels, H] / `output_bias`, run_squad.py `cls/squad/...`).
 # Optimizer state and bookkeeping in training checkpoints; never model weights.
 _TRAINING_STATE = ("adam_m", "adam_v", "global_step", "Momentum", "beta1_power", "beta2_power")
 
@@ -68,23 +66,15 @@ def block_variables(prefix, sublayers):
 
 
 def task_head(model):
-    """(head Dense layer, its `TASK_HEADS` entry) of a `BertTaskModel` a keras_bert builder made,
-    or (None, None) for any other model (an encoder, a pretrainer, a head assembled by hand)."""
-    if isinstance(model, BertTaskModel):
-        for layer in model.layers:
-            if layer.name in TASK_HEADS and isinstance(layer, keras.layers.Dense):
-                return layer, TASK_HEADS[layer.name]
-    return None, None
-
-
-def head_dropout_rate(model):
-    """The rate of a builder-made task model's dropout before its head, or None."""
-    return next((layer.rate for layer in model.layers if layer.name == "head_dropout"), None)
+    """The `TaskHead` of a `BertTaskModel` (one saved before heads were classes: its upgraded head),
+    or None for any other model (an encoder, a pretrainer, a head assembled by hand)."""
+    return upgrade(model).head if isinstance(model, BertTaskModel) else None
 
 
 def model_variables(model):
     """List of (Google name, Keras variable, transposed) for an encoder, a pretrainer or a task
-    model (its head: `TASK_HEADS`).
+    model (its head: `TaskHead.google_variables`; a model saved before heads were classes reads
+    through its upgrade, `keras_bert.models.upgrade`).
 
     `transposed` is True where Google stores the transpose of the Keras variable.
     """
@@ -108,11 +98,8 @@ def model_variables(model):
                     + [("cls/predictions/output_bias", mlm.output_bias, False),
                        ("cls/seq_relationship/output_weights", nsp.dense.kernel, True),
                        ("cls/seq_relationship/output_bias", nsp.dense.bias, False)])
-    head, entry = task_head(model)
-    if head is not None:
-        prefix = entry[0]
-        entries += [(prefix + "output_weights", head.kernel, True), (prefix + "output_bias", head.bias, False)]
-    return entries
+    head = task_head(model)
+    return entries + (head.google_variables() if head is not None else [])
 
 
 def model_weights(model):
@@ -163,13 +150,13 @@ def assign_weights(model, contents):
         updates.append((variable, value.T if transposed else value))
     optional = [part for part in (POOLER, MLM, NSP) if any(m.startswith(part) for m in missing)]
     required = [m for m in missing if not m.startswith((POOLER, MLM, NSP))]
-    head, entry = task_head(model)
+    head = task_head(model)
     if head is not None and any(m.endswith(("output_weights", "output_bias")) for m in required):
         raise ValueError(
             f"{contents.source} lacks the weights of the {model.task!r} model's head ({head.name}: "
             f"{[m for m in required if m.endswith(('output_weights', 'output_bias'))]}); load it with "
             "model='encoder' and fine-tune a new head.")
-    if head is not None and not entry[1] and POOLER in optional:
+    if head is not None and not head.reads_pooler and POOLER in optional:
         optional.remove(POOLER)  # the head reads no pooler (Hugging Face saves none for it)
     if required:
         raise ValueError(

@@ -13,9 +13,9 @@ def pooled_head_call(model):
     the encoder's last layer computed for `[CLS]` alone (`BertEncoder.pooled_output_only`: ~1.15x
     a MiniLM forward at batch 32, 1 thread); None for any other model, or if it disagrees with the
     model on a probe batch (a head assembled by hand that only looks like the builder's)."""
-    head, entry = task_head(model)
+    head = task_head(model)
     encoder = getattr(model, "encoder", None)
-    if head is None or not entry[1] or encoder is None or encoder.packed or not isinstance(model.output, keras.KerasTensor):
+    if head is None or not head.pooled_only or encoder is None or encoder.packed or not isinstance(model.output, keras.KerasTensor):
         return None
 
     def call(inputs):

@@ -80,6 +80,7 @@ class ServingModule(tf.Module):
         # objects loads in Python but fails in C++ (TF Serving's loader) with "Could not
         # find variable ..." (keras-team/keras#20095). The model is called via a closure.
         self.model_variables = _unique_tf_variables(model)
+        model = model.row_model() if hasattr(model, "row_model") else model  # on [rows, seq] ids (BertTaskModel)
         # Outputs in float32 even for a mixed-precision model (serving clients expect float32).
         self.call_keras_model = lambda inputs: tf.nest.map_structure(as_float32, model(inputs, training=False))
         # A head on the pooled [CLS] is served with the last layer computed for [CLS] only.
@@ -185,7 +186,8 @@ class ServingModule(tf.Module):
             longest = tf.reduce_max(tf.gather(lengths, rows))
             outputs = self._call_model({name: tf.gather(value, rows)[:, :longest] for name, value in inputs.items()})
             groups.append(tf.nest.map_structure(
-                lambda value, per_token: _padded(value, width) if per_token else value, outputs, self.per_token))
+                lambda value, per_token: _padded(value, width) if per_token and value.shape.rank >= 2 else value,
+                outputs, self.per_token))  # rank 1: one value per row, whatever the model's own inputs
         restore = tf.argsort(order)  # sorted position of each request row
         return tf.nest.map_structure(lambda *values: tf.gather(tf.concat(values, axis=0), restore), *groups)
 

@@ -80,11 +80,16 @@ SAMPLE_QUESTION = "What does it say?"
 
 def task_signature_inputs(function, texts=None):
     """Sample inputs for a task's raw-text signature, by its input names: `text_a`, `text`,
-    `context` get the sample texts, `text_b` the sample pairs, `question` one question each."""
+    `context` get the sample texts, `text_b` the sample pairs, `question` one question each; any
+    string input of shape `[batch, k]` (e.g. candidate endings) three candidates per text."""
     texts = list(texts or SAMPLE_TEXTS)
     pairs = [SAMPLE_PAIRS[i % len(SAMPLE_PAIRS)] for i in range(len(texts))]
     by_name = {"text_a": texts, "text": texts, "context": texts, "text_b": pairs,
                "question": [SAMPLE_QUESTION] * len(texts)}
+    for spec in function.input_signature:
+        if spec.shape.rank == 2 and spec.dtype.name == "string":
+            by_name.setdefault(spec.name, [[pairs[i], texts[(i + 1) % len(texts)], SAMPLE_QUESTION]
+                                           for i in range(len(texts))])
     names = [spec.name for spec in function.input_signature]
     unknown = [name for name in names if name not in by_name]
     if unknown:

@@ -5,6 +5,7 @@ import json
 import keras
 
 from keras_bert.models.bert_encoder import BertEncoder, EncoderTextConfig
+from keras_bert.models.task_head import TaskHead
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
@@ -15,7 +16,8 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
     fresh process's `keras.saving.load_model` (after `import keras_bert`) give it back whole:
     `task` names an entry of `keras_bert.tasks.TASKS` (which serves, evaluates and converts it),
     `task_config` holds the task's options (label names, `seq_length`, SQuAD's `doc_stride`...),
-    and the encoder holds the text contract (`model.text_config`, vocab as the file's asset).
+    the encoder holds the text contract (`model.text_config`, vocab as the file's asset) and the
+    head layer (`model.head`, a `TaskHead`) its shape, Google / Hugging Face names and options.
 
     Args:
         inputs, outputs: as for a functional `keras.Model`.
@@ -24,8 +26,8 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
 
     Example:
         >>> model = build_classifier("bert_tiny_uncased", 2, task_config={"labels": ["neg", "pos"]})
-        >>> model.task, model.task_config["labels"]
-        ('classification', ['neg', 'pos'])
+        >>> model.task, model.task_config["labels"], type(model.head).__name__
+        ('classification', ['neg', 'pos'], 'SequenceHead')
     """
 
     def __init__(self, *args, task=None, task_config=None, **kwargs):
@@ -37,6 +39,12 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
             raise TypeError(f"task_config must be JSON-able (it is saved with the model): {e}") from e
         self.task = task
         object.__setattr__(self, "_task_config", task_config)  # plain JSON, not Keras-tracked state
+
+    @classmethod
+    def from_head(cls, encoder, head, name=None, task=None, task_config=None):
+        """The model of `head` (a `TaskHead`) on `encoder`, wired as the head says (`head.connect`)."""
+        inputs, outputs = head.connect(encoder)
+        return cls(inputs, outputs, name=name or head.MODEL_NAME, task=task, task_config=task_config)
 
     @property
     def task_config(self):
@@ -57,6 +65,29 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
             if isinstance(layer, BertEncoder):
                 return layer
         raise ValueError(f"Model {self.name!r} holds no BertEncoder.")
+
+    @property
+    def head(self):
+        """The `TaskHead` layer, or None (a head assembled by hand, or a file saved before heads were
+        classes: `keras_bert.models.heads.upgrade` turns that one into a model with its head)."""
+        return next((layer for layer in self.layers if isinstance(layer, TaskHead)), None)
+
+    def row_model(self):  # a method: Keras's saving walks properties
+        """This model as called on `[rows, seq]` ids (what serving packs from text): itself, or its
+        head's row model (`TaskHead.row_model`, e.g. multiple choice's one score per row)."""
+        return self.head.row_model(self) if self.head is not None else self
+
+    def with_dtype(self, dtype):
+        """This model rebuilt from its own config (encoder, head, task) under the dtype policy `dtype`
+        (e.g. "mixed_bfloat16"), holding its weights and text contract."""
+        head = self.head
+        if head is None:
+            raise ValueError(f"Model {self.name!r} has no TaskHead to rebuild.")
+        encoder = BertEncoder(self.encoder.config, dtype=dtype, text_config=self.encoder.text_config)
+        new_head = type(head).from_config(dict(head.get_config(), dtype=dtype))
+        model = BertTaskModel.from_head(encoder, new_head, self.name, self.task, self.task_config)
+        model.set_weights(self.get_weights())
+        return model
 
     def get_config(self):
         return dict(super().get_config(), task=self.task, task_config=self.task_config)

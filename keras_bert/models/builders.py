@@ -2,10 +2,14 @@
 
 import keras
 
-from keras_bert.layers.sentence_pooling import SentencePooling
-from keras_bert.models.bert_encoder import BertEncoder, as_config, encoder_inputs
+from keras_bert.models.bert_encoder import BertEncoder, as_config
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
+from keras_bert.models.embedder_head import EmbedderHead
+from keras_bert.models.multiple_choice_head import MultipleChoiceHead
+from keras_bert.models.sequence_head import SequenceHead
+from keras_bert.models.span_head import SpanHead
+from keras_bert.models.token_head import TokenHead
 
 
 def _encoder(encoder, dtype=None):
@@ -14,17 +18,13 @@ def _encoder(encoder, dtype=None):
     return BertEncoder(as_config(encoder), dtype=dtype)
 
 
-def _head_dense(units, encoder, name):
-    if isinstance(units, bool) or not float(units).is_integer() or units < 1:
-        raise ValueError(f"{name}: the number of classes/labels must be a positive integer, got {units!r}.")
-    return keras.layers.Dense(
-        units, kernel_initializer=keras.initializers.TruncatedNormal(
-            stddev=encoder.config.initializer_range), dtype=encoder.layer_dtype, name=name)
+def _dropout_rate(encoder, dropout_rate):
+    return encoder.config.dropout_rate if dropout_rate is None else dropout_rate
 
 
-def _dropout(encoder, dropout_rate):
-    rate = encoder.config.dropout_rate if dropout_rate is None else dropout_rate
-    return keras.layers.Dropout(rate, name="head_dropout")
+def _head_options(encoder, dropout_rate):
+    return {"dropout_rate": _dropout_rate(encoder, dropout_rate),
+            "initializer_range": encoder.config.initializer_range, "dtype": encoder.layer_dtype}
 
 
 def build_encoder(config, dtype=None):
@@ -71,10 +71,8 @@ def build_classifier(encoder, num_classes, dropout_rate=None, name="bert_classif
         ...               loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     """
     encoder = _encoder(encoder)
-    inputs = encoder_inputs()
-    pooled = encoder(inputs)["pooled_output"]
-    logits = _head_dense(num_classes, encoder, "classifier")(_dropout(encoder, dropout_rate)(pooled))
-    return BertTaskModel(inputs, logits, name=name, task=task, task_config=task_config)
+    head = SequenceHead(num_classes, **_head_options(encoder, dropout_rate))
+    return BertTaskModel.from_head(encoder, head, name, task, task_config)
 
 
 def build_token_classifier(encoder, num_labels, dropout_rate=None, name="bert_token_classifier",
@@ -85,10 +83,8 @@ def build_token_classifier(encoder, num_labels, dropout_rate=None, name="bert_to
         >>> model = build_token_classifier("bert_tiny_uncased", num_labels=9)
     """
     encoder = _encoder(encoder)
-    inputs = encoder_inputs()
-    sequence = encoder(inputs)["sequence_output"]
-    logits = _head_dense(num_labels, encoder, "token_classifier")(_dropout(encoder, dropout_rate)(sequence))
-    return BertTaskModel(inputs, logits, name=name, task="token_classification", task_config=task_config)
+    head = TokenHead(num_labels, **_head_options(encoder, dropout_rate))
+    return BertTaskModel.from_head(encoder, head, name, "token_classification", task_config)
 
 
 def build_span_labeler(encoder, name="bert_span_labeler", task_config=None):
@@ -100,12 +96,8 @@ def build_span_labeler(encoder, name="bert_span_labeler", task_config=None):
         ['end_logits', 'start_logits']
     """
     encoder = _encoder(encoder)
-    inputs = encoder_inputs()
-    sequence = encoder(inputs)["sequence_output"]
-    logits = _head_dense(2, encoder, "span_labeler")(sequence)  # (batch, seq, 2)
-    start_logits, end_logits = logits[..., 0], logits[..., 1]  # (batch, seq) each
-    return BertTaskModel(inputs, {"start_logits": start_logits, "end_logits": end_logits}, name=name,
-                         task="squad", task_config=task_config)
+    head = SpanHead(initializer_range=encoder.config.initializer_range, dtype=encoder.layer_dtype)
+    return BertTaskModel.from_head(encoder, head, name, "squad", task_config)
 
 
 def build_embedder(encoder, pooling="mean", normalize=True, name="bert_embedder", task_config=None):
@@ -118,9 +110,23 @@ def build_embedder(encoder, pooling="mean", normalize=True, name="bert_embedder"
         (None, 128)
     """
     encoder = _encoder(encoder)
-    inputs = encoder_inputs()
-    sequence = encoder(inputs)["sequence_output"]
-    embeddings = SentencePooling(pooling, normalize, name="embeddings")(sequence, inputs["input_mask"])
+    head = EmbedderHead(pooling, normalize)
     task_config = dict(task_config or {}, pooling=pooling if isinstance(pooling, str) else ",".join(pooling),
                        normalize=bool(normalize))
-    return BertTaskModel(inputs, embeddings, name=name, task="embedding", task_config=task_config)
+    return BertTaskModel.from_head(encoder, head, name, "embedding", task_config)
+
+
+def build_multiple_choice(encoder, dropout_rate=None, name="bert_multiple_choice", task="multiple_choice",
+                          task_config=None):
+    """Multiple choice (SWAG): inputs `[batch, choices, seq]` (`[CLS] context [SEP] ending [SEP]` per
+    choice), one score per choice from the pooled output, logits `[batch, choices]`; Hugging Face's
+    `BertForMultipleChoice`.
+
+    Example:
+        >>> model = build_multiple_choice("bert_tiny_uncased")
+        >>> model.output.shape
+        (None, None)
+    """
+    encoder = _encoder(encoder)
+    head = MultipleChoiceHead(**_head_options(encoder, dropout_rate))
+    return BertTaskModel.from_head(encoder, head, name, task, task_config)
