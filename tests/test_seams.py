@@ -58,8 +58,6 @@ def test_export_names_no_task_and_no_model_kind():
     assert switches_in("export") == []
 
 
-@pytest.mark.xfail(reason="checkpoints/' task tables go with the head classes (issue 28 section 1, the heads "
-                          "branch); this row passes once they are gone", strict=False)
 def test_checkpoints_name_no_task_and_no_model_kind():
     assert switches_in("checkpoints") == []
 

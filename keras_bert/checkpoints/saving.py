@@ -13,11 +13,12 @@ from keras_bert.checkpoints.keras_hub_checkpoint import write_keras_hub_checkpoi
 from keras_bert.checkpoints.sentence_transformers_checkpoint import FORMAT as ST_FORMAT
 from keras_bert.checkpoints.sentence_transformers_checkpoint import write_sentence_transformers_checkpoint
 from keras_bert.checkpoints.vocab_file import check_vocab, copy_vocab
-from keras_bert.checkpoints.weight_map import find_encoder, model_weights
+from keras_bert.checkpoints.weight_map import find_encoder, model_weights, task_head
 from keras_bert.errors import make_dir
 from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
+from keras_bert.models.embedder_head import EmbedderHead
 
 # What any format's writer puts in a folder: an earlier checkpoint's files are removed before
 # writing, so the folder never loads an old model (nor pairs the new one with an old vocab.txt).
@@ -92,7 +93,7 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
     path = os.fspath(path)
     encoder = find_encoder(model)
     text_config = _text_config(model, encoder, vocab_file, text_config)
-    embedder = isinstance(model, BertTaskModel) and model.task == "embedding"
+    embedder = isinstance(task_head(model), EmbedderHead)  # a sentence embedder: its pooling is saved too
     if format == "huggingface" and embedder:
         format = ST_FORMAT  # a Hugging Face folder plus modules.json and the pooling: loads back as the embedder
     if format == ST_FORMAT:  # a sentence embedder's folder (its pooling too), not a BERT checkpoint
