@@ -8,10 +8,8 @@ Linear weights are `[out, in]`). Accepted: with or without the `bert.` prefix
 LayerNorm names, sharded `model.safetensors.index.json` folders.
 
 Fine-tuned heads travel both ways: each head class (`keras_bert.models.HEADS`) declares the HF
-architecture that holds the same layers and its weight names, e.g. `SequenceHead` is
-`BertForSequenceClassification` (pooler, dropout, dense: `classifier.*`), `TokenHead`
-`BertForTokenClassification` (no pooler), `SpanHead` `BertForQuestionAnswering` (`qa_outputs.*`),
-`MultipleChoiceHead` `BertForMultipleChoice`.
+architecture that holds the same layers and its weight names (`SequenceHead`:
+`BertForSequenceClassification`, `classifier.*`; `SpanHead`: `BertForQuestionAnswering`, `qa_outputs.*`).
 """
 
 import json
