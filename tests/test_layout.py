@@ -121,3 +121,18 @@ def test_every_subpackage_is_reachable_after_a_plain_import():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")).stdout
     assert out.split() == ["['classification']", "RunConfig", "TextConfig", "load_checkpoint"]
+
+
+def test_no_file_of_the_package_or_the_tools_is_over_300_lines():
+    """A file over 300 lines mixes jobs (docs/DESIGN.md): split it by job."""
+    root = os.path.dirname(PACKAGE)
+    long = []
+    for folder in (PACKAGE, os.path.join(root, "tools")):
+        for directory, _, files in os.walk(folder):
+            for name in files:
+                if name.endswith(".py"):
+                    with open(os.path.join(directory, name), encoding="utf-8") as f:
+                        count = sum(1 for _ in f)
+                    if count > 300:
+                        long.append(f"{os.path.relpath(os.path.join(directory, name), root)} ({count} lines)")
+    assert not long, long

@@ -28,8 +28,7 @@ from keras_bert.text.text_config import find_text_config
 CONFIG_NAME = "config.json"
 WEIGHTS_NAME = "model.safetensors"
 INDEX_NAME = "model.safetensors.index.json"
-_LAYOUT = ("a Hugging Face BERT folder must contain config.json and model.safetensors "
-           "(vocab.txt optional)")
+_LAYOUT = "a Hugging Face BERT folder must contain config.json and model.safetensors (vocab.txt optional)"
 _HEADS = {  # Hugging Face name -> Google name; same layout
     "cls.predictions.bias": "cls/predictions/output_bias",
     "cls.predictions.decoder.bias": "cls/predictions/output_bias",
