@@ -2,7 +2,6 @@
 metrics.json, long CSV fields, the embedding batch, RunConfig. Tool rows run `python tools/finetune.py`
 in a fresh process; API rows check the one-line error."""
 
-import csv
 import json
 import os
 import random
@@ -11,6 +10,7 @@ import threading
 import pytest
 
 from tests.reliability.conftest import assert_api_error, assert_one_line_error, run_subprocess
+from tests.tasks.fresh_process import write_csv
 
 WORDS = "the king is dead long live horse kingdom for a my good bad day night".split()
 
@@ -20,12 +20,7 @@ def _sentences(n, seed=0, words=6):
     return [" ".join(rng.choice(WORDS) for _ in range(words)) for _ in range(n)]
 
 
-def _csv(path, header, rows):
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(header)
-        writer.writerows(rows)
-    return str(path)
+_csv = write_csv  # the new-task tests' CSV writer
 
 
 def _scores(tmp, name="train.csv", n=16, constant=None):
