@@ -166,3 +166,50 @@ def test_the_export_tool_checks_its_task_flags_with_the_models_task(tmp_path, mi
     error = done.stderr.strip().splitlines()[-1]
     assert "--max_answer_length 5" in error and "'classification'" in error
     assert not os.path.exists(tmp_path / "sm" / "sentiment" / "onnx")
+
+
+def _run_toy(script, tmp_path):
+    """`script` (in tmp_path) in a fresh process that sees the repository and the toy module; its last JSON line."""
+    import json
+
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=os.pathsep.join([ROOT, str(tmp_path)]))
+    done = subprocess.run([sys.executable, script, str(tmp_path)], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_a_toy_task_plugs_in_with_one_module_and_one_line(tmp_path, minilm_dir):
+    """A task written to a temporary module (its Options, reader, head, evaluation, raw-text signature),
+    registered in TASKS with one line, fine-tunes a step through finetune_task in a fresh process; another
+    fresh process loads its model.keras, registers the task as a plugin would, and exports a SavedModel
+    whose `parity` signature answers raw text as the Keras model does."""
+    import json
+
+    from tests.toy_task_sources import TOY_SERVE, TOY_TASK, TOY_TRAIN
+
+    (tmp_path / "length_parity.py").write_text(TOY_TASK)
+    (tmp_path / "train.py").write_text(TOY_TRAIN)
+    (tmp_path / "serve.py").write_text(TOY_SERVE)
+    texts = ["a fine film", "two words", "the ferry left late", "it rains", "one", "we walked home slowly",
+             "good", "so very good"]
+    (tmp_path / "train.csv").write_text("text\n" + "\n".join(texts) + "\n", encoding="utf-8")
+    (tmp_path / "dev.csv").write_text("text\n" + "\n".join(texts[:4]) + "\n", encoding="utf-8")
+
+    trained = _run_toy("train.py", tmp_path)
+    assert trained["step"] == 2 and trained["task"] == "length_parity"  # 8 texts, batches of 4, one epoch
+    assert trained["task_config"] == {"seq_length": 16, "text": "text"}
+    assert 0.0 <= trained["metrics"]["accuracy"] <= 1.0
+    with open(tmp_path / "run" / "metrics.json", encoding="utf-8") as f:
+        assert set(json.load(f)) == {"accuracy"}
+
+    served = _run_toy("serve.py", tmp_path)
+    assert served["class"] == "BertTaskModel" and served["task"] == "length_parity"
+    assert served["options"] == {"seq_length": 16, "text": "text"}
+    assert "'length_parity' is not one of keras_bert's tasks" in served["refused"]  # the line is what plugs it in
+    assert served["ok"] and served["path"] == str(tmp_path / "sm" / "parity" / "1")
+    assert "parity" in served["rows"] and "serve_ids" in served["rows"]  # export checked the toy's signature
+    assert "saved_model.pb" in served["files"]
+    assert len(served["parity"]) == 4 and set(served["parity"]) <= {"odd", "even"}
+    assert served["gap"] < 1e-4 and all(abs(total - 1) < 1e-5 for total in served["sums"])
