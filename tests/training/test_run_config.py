@@ -32,3 +32,15 @@ def test_run_config_takes_numpy_integers_and_paths(tmp_path):
 
     run = RunConfig(output_dir=tmp_path, gradient_accumulation_steps=np.int64(2), seed=np.int32(3))
     assert run.gradient_accumulation_steps == 2 and run.seed == 3
+
+
+def test_replace_checks_the_copy_and_the_batch_must_split_into_micro_batches():
+    from keras_bert.training import RunConfig
+
+    run = RunConfig(gradient_accumulation_steps=4)
+    with pytest.raises(ValueError, match="mixed_precision='fp8' \\(--mixed_precision\\) is not one of"):
+        run.replace(mixed_precision="fp8")
+    assert run.replace(seed=5).seed == 5 and run.seed == 0  # frozen: a copy
+    run.check_batch_size(8)
+    with pytest.raises(ValueError, match="batch_size=6 cannot be split into gradient_accumulation_steps=4"):
+        run.check_batch_size(6)
