@@ -136,3 +136,32 @@ def test_no_file_of_the_package_or_the_tools_is_over_300_lines():
                     if count > 300:
                         long.append(f"{os.path.relpath(os.path.join(directory, name), root)} ({count} lines)")
     assert not long, long
+
+
+def missing_mirror_tests(root):
+    """Modules of `root`/keras_bert (not `__init__.py`) with no mirror test file: keras_bert/<part>/<module>.py
+    is tested in tests/<part>/test_<module>.py (a top-level module in tests/test_<module>.py)."""
+    package = os.path.join(root, "keras_bert")
+    missing = []
+    for directory, _, files in os.walk(package):
+        for name in files:
+            if name.endswith(".py") and name != "__init__.py":
+                part = os.path.relpath(directory, package)
+                test = os.path.normpath(os.path.join(root, "tests", part, f"test_{name}"))
+                if not os.path.isfile(test):
+                    missing.append(os.path.relpath(os.path.join(directory, name), package))
+    return sorted(missing)
+
+
+def test_every_module_has_its_mirror_test_file():
+    """Issue 28 §6: tests/ mirrors keras_bert/ file for file, so a module's tests are found by its name."""
+    assert missing_mirror_tests(os.path.dirname(PACKAGE)) == []
+
+
+def test_the_mirror_check_names_a_module_without_its_test_file(tmp_path):
+    for path in ("keras_bert/__init__.py", "keras_bert/lazy.py", "keras_bert/models/__init__.py",
+                 "keras_bert/models/heads.py", "keras_bert/models/span_head.py", "tests/test_lazy.py",
+                 "tests/models/test_heads.py", "tests/test_span_head.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    assert missing_mirror_tests(tmp_path) == [os.path.join("models", "span_head.py")]

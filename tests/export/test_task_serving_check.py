@@ -5,7 +5,7 @@ import pytest
 import tensorflow as tf
 
 from tests.export.test_serving_check import run, serving_check  # noqa: F401 (fixture)
-from tests.export.test_task_signatures import NER_TEXTS, ner_export, ner_model  # noqa: F401 (fixtures)
+from tests.tasks.test_task_signatures import NER_TEXTS, ner_export, ner_model  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.slow
 

@@ -26,3 +26,10 @@ def pretraining_batch(seed=0):
               "masked_lm_weights": weights,
               "next_sentence_labels": np.array([0, 1, 0], "int32")}
     return dict(batch, masked_lm_positions=positions), labels
+
+
+def randomized(model, seed=0):
+    """`model` with random normal(0, 0.3) weights (a head's zero init would hide a wrong wiring)."""
+    rng = np.random.default_rng(seed)
+    model.set_weights([rng.normal(0, 0.3, w.shape).astype("float32") for w in model.get_weights()])
+    return model

@@ -13,6 +13,7 @@ from keras_bert.export import export_onnx, export_saved_model
 from keras_bert.tasks import task_signatures
 from keras_bert.export.verify import run_artifact
 from keras_bert.tasks import entity_spans
+from tests.export.conftest import small_vocab, tiny_classifier, tiny_config, tokenizer  # noqa: F401 (export's small-vocabulary fixtures)
 from tests.export.helpers import FIXTURES, compile_and_fit, randomize
 
 NER_TEXTS = ["Angela Merkel met Emmanuel Macron in Paris on Monday.",

@@ -12,6 +12,7 @@ from keras_bert.data.squad_example import SquadExample
 from keras_bert.export import export_onnx, export_saved_model
 from keras_bert.tasks import answer_signature
 from keras_bert.export.verify import run_artifact
+from tests.export.conftest import small_vocab, tiny_config, tokenizer  # noqa: F401 (export's small-vocabulary fixtures)
 from tests.export.helpers import FIXTURES, compile_and_fit, randomize
 
 SQUAD_OPTIONS = answer_signature.SquadOptions(doc_stride=8, max_query_length=12, max_answer_length=10)
