@@ -175,7 +175,8 @@ def python_blocks():
     return [block for language, block in readme_blocks() if language == "python"]
 
 
-PARSE_ONLY = """import importlib.util, json, sys
+PARSE_ONLY = """import importlib.util, json, os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[1])))  # as `python tools/x.py` has tools/ first
 spec = importlib.util.spec_from_file_location("tool", sys.argv[1])
 tool = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(tool)

@@ -34,8 +34,9 @@ def models(config):
     return {
         "classifier": (keras_bert.build_classifier(config, 2, task_config={"labels": ["no", "yes"]}), {}),
         "regression_windows": (keras_bert.build_classifier(config, 1, task="regression", task_config=windows), {}),
-        "token_classifier": (keras_bert.build_token_classifier(encoder(), 3), {"labels": ["O", "B-X", "I-X"]}),
-        "span_labeler": (keras_bert.build_span_labeler(encoder()), {"squad": True}),
+        "token_classifier": (keras_bert.build_token_classifier(encoder(), 3),
+                             {"options": {"labels": ["O", "B-X", "I-X"]}}),  # export's task overrides
+        "span_labeler": (keras_bert.build_span_labeler(encoder()), {}),  # task "squad": its answer signature
         "fill_mask": (keras_bert.build_pretrainer(config), {}),
         "embedder": (build_embedder(encoder()), {}),
     }

@@ -1,5 +1,6 @@
 """models/span_head.py: start and end logits per token from one dense(2), run_squad.py's names."""
 
+import keras
 import numpy as np
 import pytest
 
@@ -9,7 +10,7 @@ from keras_bert.models import SpanHead
 def test_start_and_end_are_the_two_columns_of_one_dense():
     head = SpanHead()
     features = np.random.default_rng(0).normal(size=(2, 5, 16)).astype("float32")
-    out = head(features)
+    out = keras.tree.map_structure(keras.ops.convert_to_numpy, head(features))
     kernel, bias = head.get_weights()
     logits = features @ kernel + bias
     np.testing.assert_allclose(out["start_logits"], logits[..., 0], atol=1e-5)
