@@ -1,0 +1,77 @@
+"""Scaled dot-product attention over all keys (global) or a sliding window computed band by band.
+
+`sliding_window_attention` never forms the `(seq, seq)` score matrix: it cuts the sequence into
+blocks of `half_window` rows; a block's queries see only its own and its two neighbour blocks' keys
+(`3 * half_window` of them), which hold every key within `half_window` positions. Scores are then
+`(batch, heads, blocks, half_window, 3 * half_window)`: memory and time O(seq * window), not O(seq^2).
+"""
+
+import numpy as np
+from keras import ops
+
+_NEGATIVE = -1e30  # a masked score: exp(-1e30 - max) is exactly 0 in float32
+
+
+def _softmax(scores):
+    if scores.dtype != "float32":  # mixed precision: softmax in float32
+        return ops.cast(ops.softmax(ops.cast(scores, "float32"), axis=-1), scores.dtype)
+    return ops.softmax(scores, axis=-1)
+
+
+def global_attention(query, key, value, padding_mask, dropout=None, training=None):
+    """Attention of every query to every unpadded key; `query`, `key`, `value` `(batch, heads, seq,
+    head_size)` (query already scaled), `padding_mask` int `(batch, seq)`; out like `query`."""
+    scores = ops.einsum("bhqd,bhkd->bhqk", query, key)  # (batch, heads, seq, seq)
+    keep = ops.cast(padding_mask, "bool")[:, None, None, :]  # (batch, 1, 1, seq)
+    probs = _softmax(ops.where(keep, scores, ops.cast(_NEGATIVE, scores.dtype)))
+    if dropout is not None:
+        probs = dropout(probs, training=training)
+    return ops.einsum("bhqk,bhkd->bhqd", probs, value)  # (batch, heads, seq, head_size)
+
+
+def _blocks_with_neighbours(x, block, blocks, pad_after):
+    """`x` `(..., seq, d)` -> `(..., blocks, 3 * block, d)`: block i's rows with blocks i-1 and i+1
+    around them (zeros beyond the ends)."""
+    widths = [[0, 0]] * (len(x.shape) - 2) + [[block, pad_after + block], [0, 0]]
+    x = ops.pad(x, widths)  # (..., (blocks + 2) * block, d)
+    x = ops.reshape(x, tuple(ops.shape(x)[:-2]) + (blocks + 2, block, x.shape[-1]))  # (..., blocks + 2, block, d)
+    return ops.concatenate([x[..., :-2, :, :], x[..., 1:-1, :, :], x[..., 2:, :, :]], axis=-2)
+
+
+def band_pattern(half_window):
+    """`(block, 3 * block)` bool: query row r of a block may see neighbourhood key c, i.e.
+    |key position - query position| = |c - block - r| <= half_window (block = half_window)."""
+    rows = np.arange(half_window)[:, None]
+    cols = np.arange(3 * half_window)[None, :]
+    return np.abs(cols - half_window - rows) <= half_window
+
+
+def sliding_window_attention(query, key, value, padding_mask, half_window, dropout=None, training=None):
+    """Attention of each query to the unpadded keys at most `half_window` positions away (Hugging
+    Face's bidirectional sliding window: |q - k| <= local_attention // 2); arguments and output as
+    `global_attention`. Memory and time O(seq * half_window).
+
+    Example:
+        >>> q = keras.ops.ones((1, 2, 10, 4))
+        >>> sliding_window_attention(q, q, q, keras.ops.ones((1, 10), "int32"), 3).shape
+        (1, 2, 10, 4)
+    """
+    block = int(half_window)
+    seq = ops.shape(query)[2]
+    pad_after = (block - seq % block) % block  # rows to fill the last block
+    blocks = (seq + pad_after) // block
+    batch, heads, head_size = ops.shape(query)[0], query.shape[1], query.shape[-1]
+    queries = ops.reshape(ops.pad(query, [[0, 0], [0, 0], [0, pad_after], [0, 0]]),
+                          (batch, heads, blocks, block, head_size))  # (batch, heads, blocks, block, d)
+    keys = _blocks_with_neighbours(key, block, blocks, pad_after)  # (batch, heads, blocks, 3 block, d)
+    values = _blocks_with_neighbours(value, block, blocks, pad_after)
+    scores = ops.einsum("bhnqd,bhnkd->bhnqk", queries, keys)  # (batch, heads, blocks, block, 3 block)
+    key_mask = _blocks_with_neighbours(ops.cast(padding_mask, "int32")[:, :, None], block, blocks, pad_after)
+    keep = ops.logical_and(ops.cast(key_mask[:, None, :, None, :, 0], "bool"),  # (batch, 1, blocks, 1, 3 block)
+                           ops.convert_to_tensor(band_pattern(block)))  # (block, 3 block)
+    probs = _softmax(ops.where(keep, scores, ops.cast(_NEGATIVE, scores.dtype)))
+    if dropout is not None:
+        probs = dropout(probs, training=training)
+    context = ops.einsum("bhnqk,bhnkd->bhnqd", probs, values)  # (batch, heads, blocks, block, d)
+    context = ops.reshape(context, (batch, heads, blocks * block, head_size))
+    return context[:, :, :seq, :]  # (batch, heads, seq, head_size)

@@ -1,0 +1,14 @@
+"""keras_bert.models.modernbert: the ModernBERT family (config, encoder, Hugging Face weight names)."""
+
+from keras_bert.models.modernbert.modernbert_config import ModernBertConfig
+from keras_bert.models.modernbert.modernbert_encoder import ModernBertEncoder, encoder_from_huggingface
+from keras_bert.models.modernbert.modernbert_weights import (
+    ARCHITECTURES,
+    HF_MODEL_TYPES,
+    HF_PREFIX,
+    encoder_tensors,
+    encoder_variable_names,
+    load_encoder_weights,
+    to_canonical,
+    to_huggingface,
+)
