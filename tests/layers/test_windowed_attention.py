@@ -1,0 +1,50 @@
+"""Global and banded sliding-window attention equal a dense masked reference; the band never forms seq x seq."""
+
+import keras
+import numpy as np
+import pytest
+
+from keras_bert.layers.windowed_attention import band_pattern, global_attention, sliding_window_attention
+from tests.layers.layer_checks import to_numpy
+
+
+def dense_reference(q, k, v, mask, half_window):
+    positions = np.arange(q.shape[2])
+    keep = (np.abs(positions[:, None] - positions[None]) <= half_window)[None, None] & (mask[:, None, None] > 0)
+    scores = np.where(keep, np.einsum("bhqd,bhkd->bhqk", q, k), -np.inf)
+    probs = np.exp(scores - scores.max(-1, keepdims=True))
+    return (probs / probs.sum(-1, keepdims=True)) @ v
+
+
+@pytest.mark.parametrize("seq,half_window", [(1, 3), (5, 8), (8, 8), (13, 4), (37, 1), (40, 8)])
+def test_sliding_window_equals_the_masked_dense_attention(seq, half_window):
+    rng = np.random.default_rng(seq)
+    q, k, v = (rng.normal(size=(2, 3, seq, 4)).astype("float32") for _ in range(3))
+    mask = np.ones((2, seq), "int32")
+    mask[1, max(1, seq - 4):] = 0  # padding on the right
+    real = mask.astype(bool)[:, None, :, None]
+    out = to_numpy(sliding_window_attention(q, k, v, mask, half_window))
+    expected = dense_reference(q, k, v, mask, half_window)
+    assert np.abs(np.where(real, out - expected, 0)).max() < 1e-5
+    full = to_numpy(global_attention(q, k, v, mask))
+    assert np.abs(np.where(real, full - dense_reference(q, k, v, mask, seq), 0)).max() < 1e-5
+
+
+def test_band_pattern_holds_exactly_the_window():
+    band = band_pattern(2)  # block 2: query row r sees neighbourhood keys r..r+4
+    assert band.shape == (2, 6) and band.sum(axis=1).tolist() == [5, 5]
+    assert band[0].tolist() == [True] * 5 + [False] and band[1].tolist() == [False] + [True] * 5
+
+
+@pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="reads a TensorFlow graph's shapes")
+def test_no_tensor_of_the_banded_graph_is_seq_by_seq():
+    """O(seq * window): at seq 512, window +-8, no intermediate has two axes of 512 (the dense mask would)."""
+    import tensorflow as tf
+
+    seq = 512
+    spec = tf.TensorSpec((1, 2, seq, 4), tf.float32)
+    graph = tf.function(lambda q, m: sliding_window_attention(q, q, q, m, 8)).get_concrete_function(
+        spec, tf.TensorSpec((1, seq), tf.int32)).graph
+    shapes = [o.shape.as_list() for op in graph.get_operations() for o in op.outputs if o.shape.rank]
+    assert max(np.prod([d for d in s if d]) for s in shapes) <= 1 * 2 * 64 * 8 * 24  # the (blocks, 8, 24) scores
+    assert not [s for s in shapes if sum(d is not None and d >= seq for d in s) >= 2]
