@@ -97,7 +97,8 @@ class ModernBertBlock(BertLayer):
         else:
             context = sliding_window_attention(query, key, value, padding_mask, self.half_window,
                                                self.attention_probs_dropout, training)
-        context = ops.reshape(ops.transpose(context, (0, 2, 1, 3)), (batch, seq, self.hidden_size))  # (batch, seq, hidden)
+        context = ops.transpose(context, (0, 2, 1, 3))  # (batch, seq, heads, d)
+        context = ops.reshape(context, (batch, seq, self.hidden_size))  # (batch, seq, hidden)
         return self.attention_output_dropout(self.attn_wo(context), training=training)
 
     def call(self, inputs, padding_mask=None, training=None):
