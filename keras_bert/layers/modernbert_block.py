@@ -34,6 +34,8 @@ class ModernBertBlock(BertLayer):
         mlp_dropout: dropout on `act(input) * gate`.
         initializer_range: stddev of the truncated-normal initializer.
         attention_norm: False for ModernBERT's first layer (its `attn_norm` is the identity).
+        query_chunk: a global layer's queries attend this many at a time (memory O(seq * query_chunk);
+            None: the whole score matrix at once). Not in training with attention dropout.
 
     Example:
         >>> block = ModernBertBlock(hidden_size=16, num_heads=2, intermediate_size=24, half_window=4)
@@ -44,7 +46,7 @@ class ModernBertBlock(BertLayer):
     def __init__(self, hidden_size, num_heads, intermediate_size, hidden_act="gelu", half_window=None,
                  rope_theta=160000.0, norm_eps=1e-5, norm_bias=False, attention_bias=False, mlp_bias=False,
                  attention_dropout=0.0, mlp_dropout=0.0, initializer_range=0.02, attention_norm=True,
-                 **kwargs):
+                 query_chunk=1024, **kwargs):
         super().__init__(**kwargs)
         if hidden_size % num_heads:
             raise ValueError(f"hidden_size ({hidden_size}) must be divisible by num_heads ({num_heads}).")
@@ -55,7 +57,8 @@ class ModernBertBlock(BertLayer):
             rope_theta=float(rope_theta), norm_eps=norm_eps, norm_bias=bool(norm_bias),
             attention_bias=bool(attention_bias), mlp_bias=bool(mlp_bias),
             attention_dropout=attention_dropout, mlp_dropout=mlp_dropout,
-            initializer_range=initializer_range, attention_norm=bool(attention_norm))
+            initializer_range=initializer_range, attention_norm=bool(attention_norm),
+            query_chunk=query_chunk)
         self.head_size = hidden_size // num_heads
         self.activation = get_activation(hidden_act)
 
@@ -93,7 +96,8 @@ class ModernBertBlock(BertLayer):
         query = apply_rotary(qkv[0], cos, sin) * ops.cast(self.head_size ** -0.5, x.dtype)
         key, value = apply_rotary(qkv[1], cos, sin), qkv[2]
         if self.half_window is None:
-            context = global_attention(query, key, value, padding_mask, self.attention_probs_dropout, training)
+            dropout = self.attention_probs_dropout if training and self.attention_dropout > 0 else None
+            context = global_attention(query, key, value, padding_mask, dropout, training, self.query_chunk)
         else:
             context = sliding_window_attention(query, key, value, padding_mask, self.half_window,
                                                self.attention_probs_dropout, training)

@@ -4,6 +4,9 @@
 blocks of `half_window` rows; a block's queries see only its own and its two neighbour blocks' keys
 (`3 * half_window` of them), which hold every key within `half_window` positions. Scores are then
 `(batch, heads, blocks, half_window, 3 * half_window)`: memory and time O(seq * window), not O(seq^2).
+`global_attention(query_chunk=)` keeps O(seq^2) time but holds scores for one chunk of queries at a
+time (`keras.ops.map`): at 8,192 tokens, 4 heads, 1,024-query chunks on TensorFlow, ~8x less added
+peak memory and ~2x faster than the whole score matrix (tools/_modernbert_parity.py measures it).
 """
 
 import numpy as np
@@ -18,15 +21,31 @@ def _softmax(scores):
     return ops.softmax(scores, axis=-1)
 
 
-def global_attention(query, key, value, padding_mask, dropout=None, training=None):
+def global_attention(query, key, value, padding_mask, dropout=None, training=None, query_chunk=None):
     """Attention of every query to every unpadded key; `query`, `key`, `value` `(batch, heads, seq,
-    head_size)` (query already scaled), `padding_mask` int `(batch, seq)`; out like `query`."""
-    scores = ops.einsum("bhqd,bhkd->bhqk", query, key)  # (batch, heads, seq, seq)
+    head_size)` (query already scaled), `padding_mask` int `(batch, seq)`; out like `query`. With
+    `query_chunk` (and no `dropout`) the queries go `query_chunk` at a time (one chunk if seq is shorter)."""
     keep = ops.cast(padding_mask, "bool")[:, None, None, :]  # (batch, 1, 1, seq)
-    probs = _softmax(ops.where(keep, scores, ops.cast(_NEGATIVE, scores.dtype)))
-    if dropout is not None:
-        probs = dropout(probs, training=training)
-    return ops.einsum("bhqk,bhkd->bhqd", probs, value)  # (batch, heads, seq, head_size)
+
+    def attend(queries):
+        scores = ops.einsum("bhqd,bhkd->bhqk", queries, key)  # (batch, heads, queries, seq)
+        probs = _softmax(ops.where(keep, scores, ops.cast(_NEGATIVE, scores.dtype)))
+        if dropout is not None:
+            probs = dropout(probs, training=training)
+        return ops.einsum("bhqk,bhkd->bhqd", probs, value)  # (batch, heads, queries, head_size)
+
+    if query_chunk is None or dropout is not None:
+        return attend(query)
+    seq = ops.shape(query)[2]
+    size = ops.minimum(int(query_chunk), seq)
+    pad_after = (size - seq % size) % size
+    chunks = (seq + pad_after) // size
+    batch, heads, head_size = ops.shape(query)[0], query.shape[1], query.shape[-1]
+    queries = ops.reshape(ops.pad(query, [[0, 0], [0, 0], [0, pad_after], [0, 0]]),
+                          (batch, heads, chunks, size, head_size))  # (batch, heads, chunks, size, d)
+    context = ops.map(attend, ops.transpose(queries, (2, 0, 1, 3, 4)))  # (chunks, batch, heads, size, d)
+    context = ops.reshape(ops.transpose(context, (1, 2, 0, 3, 4)), (batch, heads, chunks * size, head_size))
+    return context[:, :, :seq, :]  # (batch, heads, seq, head_size)
 
 
 def _blocks_with_neighbours(x, block, blocks, pad_after):

@@ -39,3 +39,11 @@ def test_the_first_layer_has_no_attention_norm_and_biases_follow_the_flags():
     assert len(biased.weights) == 6 * 2
     with pytest.raises(ValueError, match="half_window must be None"):
         ModernBertBlock(16, 2, 24, half_window=0)
+
+
+def test_chunked_global_queries_equal_the_whole_score_matrix():
+    whole, chunked = ModernBertBlock(16, 2, 24, query_chunk=None), ModernBertBlock(16, 2, 24, query_chunk=5)
+    whole.build(X.shape)
+    chunked.build(X.shape)
+    chunked.set_weights(whole.get_weights())
+    np.testing.assert_allclose(to_numpy(chunked(X, MASK))[MASK > 0], to_numpy(whole(X, MASK))[MASK > 0], atol=1e-5)
