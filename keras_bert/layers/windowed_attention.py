@@ -15,10 +15,11 @@ from keras import ops
 _NEGATIVE = -1e30  # a masked score: exp(-1e30 - max) is exactly 0 in float32
 
 
-def _softmax(scores):
-    if scores.dtype != "float32":  # mixed precision: softmax in float32
-        return ops.cast(ops.softmax(ops.cast(scores, "float32"), axis=-1), scores.dtype)
-    return ops.softmax(scores, axis=-1)
+def _masked_softmax(scores, keep):
+    """Softmax over the last axis where `keep`, in float32 whatever the scores' dtype (a float16 -1e30
+    would be -inf, and a row with no key kept, a padded query's, NaN)."""
+    probs = ops.softmax(ops.where(keep, ops.cast(scores, "float32"), _NEGATIVE), axis=-1)
+    return ops.cast(probs, scores.dtype)
 
 
 def global_attention(query, key, value, padding_mask, dropout=None, training=None, query_chunk=None):
@@ -29,7 +30,7 @@ def global_attention(query, key, value, padding_mask, dropout=None, training=Non
 
     def attend(queries):
         scores = ops.einsum("bhqd,bhkd->bhqk", queries, key)  # (batch, heads, queries, seq)
-        probs = _softmax(ops.where(keep, scores, ops.cast(_NEGATIVE, scores.dtype)))
+        probs = _masked_softmax(scores, keep)
         if dropout is not None:
             probs = dropout(probs, training=training)
         return ops.einsum("bhqk,bhkd->bhqd", probs, value)  # (batch, heads, queries, head_size)
@@ -37,7 +38,8 @@ def global_attention(query, key, value, padding_mask, dropout=None, training=Non
     if query_chunk is None or dropout is not None:
         return attend(query)
     seq = ops.shape(query)[2]
-    size = ops.minimum(int(query_chunk), seq)
+    # A static length (JAX, PyTorch, a fixed-shape graph) keeps the pad widths Python ints (JAX needs that).
+    size = min(int(query_chunk), seq) if isinstance(seq, int) else ops.minimum(int(query_chunk), seq)
     pad_after = (size - seq % size) % size
     chunks = (seq + pad_after) // size
     batch, heads, head_size = ops.shape(query)[0], query.shape[1], query.shape[-1]
@@ -88,7 +90,7 @@ def sliding_window_attention(query, key, value, padding_mask, half_window, dropo
     key_mask = _blocks_with_neighbours(ops.cast(padding_mask, "int32")[:, :, None], block, blocks, pad_after)
     keep = ops.logical_and(ops.cast(key_mask[:, None, :, None, :, 0], "bool"),  # (batch, 1, blocks, 1, 3 block)
                            ops.convert_to_tensor(band_pattern(block)))  # (block, 3 block)
-    probs = _softmax(ops.where(keep, scores, ops.cast(_NEGATIVE, scores.dtype)))
+    probs = _masked_softmax(scores, keep)
     if dropout is not None:
         probs = dropout(probs, training=training)
     context = ops.einsum("bhnqk,bhnkd->bhnqd", probs, values)  # (batch, heads, blocks, block, d)
