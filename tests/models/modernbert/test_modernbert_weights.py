@@ -32,6 +32,19 @@ def test_sequence_classification_is_the_pooled_output_and_a_classifier(tmp_path)
     assert np.abs(logits - expected).max() <= 1e-4
 
 
+def test_token_classification_is_the_head_per_token_and_a_classifier(tmp_path):
+    """HF's ModernBertForTokenClassification (and ...ForQuestionAnswering, 2 labels) = classifier(head(
+    last_hidden_state)) per token: the encoder's `head` on `sequence_output`, then `classifier.*`."""
+    folder = save_seeded(str(tmp_path), "ModernBertForTokenClassification", num_labels=5)
+    encoder, tensors = encoder_from_huggingface(folder)
+    batch = padded_batch(30, (30, 12), seed=4)
+    features = to_numpy(encoder.head(encoder(batch)["sequence_output"]))
+    logits = features @ tensors["classifier.weight"].T + tensors["classifier.bias"]
+    expected = hf_outputs(folder, "ModernBertForTokenClassification", batch)
+    real = batch["input_mask"].astype(bool)
+    assert np.abs(logits - expected)[real].max() <= 1e-4
+
+
 def test_keras_weights_written_back_give_transformers_the_same_outputs(modernbert_mlm_dir):
     import torch
     import transformers
