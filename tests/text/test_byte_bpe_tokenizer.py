@@ -1,0 +1,75 @@
+"""ByteBpeTokenizer: ids and offsets equal to Hugging Face `tokenizers` on a BPE trained here."""
+
+import pytest
+import tensorflow as tf
+
+from keras_bert.text.byte_bpe_tokenizer import ByteBpeTokenizer
+
+EXTRA = ["  hello   world  ", "a\t\tb 's 'll x\n\ny", "a\x00b  \x00 c", " \u00a0 x\u3000\u3000y\t z"]
+
+
+@pytest.fixture(scope="module")
+def lines(shakespeare_lines):
+    return shakespeare_lines[:400]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory, lines, hard_cases):
+    """RoBERTa's settings: ByteLevel BPE without prefix space, `<s> A </s></s> B </s>`, trimmed offsets."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers.processors import RobertaProcessing
+
+    reference = tokenizers.ByteLevelBPETokenizer(add_prefix_space=False)
+    reference.train_from_iterator(lines + hard_cases, vocab_size=800, min_frequency=2,
+                                  special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"],
+                                  show_progress=False)
+    reference.post_processor = RobertaProcessing(("</s>", 2), ("<s>", 0), trim_offsets=True,
+                                                 add_prefix_space=False)
+    folder = tmp_path_factory.mktemp("byte_bpe")
+    reference.save_model(str(folder))
+    reference.save(str(folder / "tokenizer.json"))
+    return folder, reference
+
+
+@pytest.fixture(scope="module")
+def tokenizer(trained):
+    return ByteBpeTokenizer(trained[0] / "vocab.json", trained[0] / "merges.txt")
+
+
+def test_ids_and_offsets_equal_hugging_face(tokenizer, trained, hard_cases, lines):
+    texts = hard_cases + EXTRA + lines
+    ids, starts, ends = tokenizer.tokenize_with_offsets(texts)
+    assert ids.to_list() == tokenizer.tokenize_words(texts).to_list()
+    ids, starts, ends = (t.merge_dims(1, 2).to_list() for t in (ids, starts, ends))
+    for i, (text, reference) in enumerate(zip(texts, trained[1].encode_batch(texts))):
+        assert ids[i] == reference.ids[1:-1], text  # HF's <s> ... </s> cut off
+        assert list(zip(starts[i], ends[i])) == reference.offsets[1:-1], text
+
+
+def test_special_ids_and_detokenize(tokenizer, hard_cases):
+    assert (tokenizer.cls_id, tokenizer.pad_id, tokenizer.sep_id, tokenizer.unk_id, tokenizer.mask_id) == \
+        (0, 1, 2, 3, 4)
+    texts = hard_cases + EXTRA
+    assert tokenizer.detokenize(tokenizer.tokenize(texts)).numpy().tolist() == [t.encode() for t in texts]
+    assert tokenizer.detokenize([tokenizer.pad_id, *tokenizer.tokenize("a b").numpy()]).numpy() == b"a b"
+    with pytest.raises(ValueError, match="outside the vocabulary"):
+        tokenizer.detokenize([[tokenizer.vocab_size]])
+
+
+def test_runs_in_a_graph(tokenizer):
+    graph = tf.function(tokenizer.tokenize, input_signature=[tf.TensorSpec([None], tf.string)])
+    texts = ["The cat's   tail", ""]
+    assert graph(tf.constant(texts)).to_list() == tokenizer.tokenize(texts).to_list()
+    assert tokenizer.tokenize("x y").shape.rank == 1  # a scalar in, one row out
+
+
+def test_bad_files_name_themselves(tmp_path, trained):
+    (tmp_path / "vocab.json").write_text('{"a": 0, "b": 2}')
+    with pytest.raises(ValueError, match="vocab.json.*without gaps"):
+        ByteBpeTokenizer(tmp_path / "vocab.json", trained[0] / "merges.txt")
+    (tmp_path / "vocab.json").write_text('{"a": 0, "b": 1}')
+    with pytest.raises(ValueError, match=r"lacks the special token\(s\)"):
+        ByteBpeTokenizer(tmp_path / "vocab.json", trained[0] / "merges.txt")
+    (tmp_path / "merges.txt").write_text("#version: 0.2\na b c\n")
+    with pytest.raises(ValueError, match="merges.txt: merge rule 'a b c'"):
+        ByteBpeTokenizer(trained[0] / "vocab.json", tmp_path / "merges.txt")
