@@ -25,6 +25,7 @@ class ByteBpeTokenizer(tf.Module):
     Args:
         vocab_file: `vocab.json` (token -> id).
         merges_file: `merges.txt` (one merge `"left right"` per line, in learnt order).
+        text_config: the `TextConfig` it is made from (`text_config` returns it).
 
     Example:
         >>> tokenizer = ByteBpeTokenizer("vocab.json", "merges.txt")
@@ -34,9 +35,10 @@ class ByteBpeTokenizer(tf.Module):
 
     pair_layout = "roberta"
 
-    def __init__(self, vocab_file, merges_file):
+    def __init__(self, vocab_file, merges_file, text_config=None):
         super().__init__(name="byte_bpe_tokenizer")
         self.vocab_file, self.merges_file = os.fspath(vocab_file), os.fspath(merges_file)
+        self._text_config = text_config
         self._vocab = tuple(read_vocab_json(self.vocab_file))
         merges = read_merges(self.merges_file)
         ids = special_ids(self._vocab, self.vocab_file)
@@ -71,11 +73,12 @@ class ByteBpeTokenizer(tf.Module):
 
     @property
     def text_config(self):
-        """This tokenizer's `keras_bert.TextConfig` (kind "byte_bpe")."""
-        from keras_bert.text.text_config import TextConfig  # pylint: disable=import-outside-toplevel
+        """The `keras_bert.TextConfig` this tokenizer was made from (`TextConfig.tokenizer()`), else None.
 
-        return TextConfig(self.vocab_file, kind="byte_bpe", merges_file=self.merges_file,
-                          lower_case=False)
+        Not built here: text_config.py makes these tokenizers, and a module importing it back would
+        close an import circle (tests/test_layout.py).
+        """
+        return self._text_config
 
     @strings_or_string
     def tokenize(self, texts):

@@ -1,6 +1,6 @@
 """Byte-level BPE's two in-graph steps: GPT-2's pre-tokenizer split (with byte offsets) and BPE merges.
 
-Hand-written (DESIGN rule 9, measured reasons): keras-hub 0.32's `BytePairTokenizer` runs in the graph
+Hand-written (docs/DESIGN.md rule 9, measured reasons): keras-hub 0.32's `BytePairTokenizer` runs in the graph
 but (1) emulates GPT-2's `\\s+(?!\\S)` with a marker character and splits whitespace runs differently
 from Hugging Face `tokenizers` (`"  "` -> `" ", " "` where HF keeps `"  "` whole, so `ĠĠ` becomes two
 ids; `"a\\x00b"` loses everything after the NUL), (2) returns no offsets, and (3) keeps a mutable

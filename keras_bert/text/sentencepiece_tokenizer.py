@@ -26,6 +26,7 @@ class SentencepieceTokenizer(tf.Module):
 
     Args:
         model_file: the SentencePiece model (`sentencepiece.bpe.model`).
+        text_config: the `TextConfig` it is made from (`text_config` returns it).
 
     Example:
         >>> tokenizer = SentencepieceTokenizer("sentencepiece.bpe.model")
@@ -34,9 +35,10 @@ class SentencepieceTokenizer(tf.Module):
 
     pair_layout = "roberta"
 
-    def __init__(self, model_file):
+    def __init__(self, model_file, text_config=None):
         super().__init__(name="sentencepiece_tokenizer")
         self.model_file = os.fspath(model_file)
+        self._text_config = text_config
         with open(self.model_file, "rb") as f:
             model = f.read()
         try:
@@ -61,10 +63,12 @@ class SentencepieceTokenizer(tf.Module):
 
     @property
     def text_config(self):
-        """This tokenizer's `keras_bert.TextConfig` (kind "sentencepiece")."""
-        from keras_bert.text.text_config import TextConfig  # pylint: disable=import-outside-toplevel
+        """The `keras_bert.TextConfig` this tokenizer was made from (`TextConfig.tokenizer()`), else None.
 
-        return TextConfig(self.model_file, kind="sentencepiece", lower_case=False)
+        Not built here: text_config.py makes these tokenizers, and a module importing it back would
+        close an import circle (tests/test_layout.py).
+        """
+        return self._text_config
 
     def _fairseq(self, spm_ids):
         return tf.where(spm_ids == 0, self.unk_id, spm_ids + 1)

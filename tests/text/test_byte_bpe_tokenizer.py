@@ -14,21 +14,8 @@ def lines(shakespeare_lines):
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory, lines, hard_cases):
-    """RoBERTa's settings: ByteLevel BPE without prefix space, `<s> A </s></s> B </s>`, trimmed offsets."""
-    tokenizers = pytest.importorskip("tokenizers")
-    from tokenizers.processors import RobertaProcessing
-
-    reference = tokenizers.ByteLevelBPETokenizer(add_prefix_space=False)
-    reference.train_from_iterator(lines + hard_cases, vocab_size=800, min_frequency=2,
-                                  special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"],
-                                  show_progress=False)
-    reference.post_processor = RobertaProcessing(("</s>", 2), ("<s>", 0), trim_offsets=True,
-                                                 add_prefix_space=False)
-    folder = tmp_path_factory.mktemp("byte_bpe")
-    reference.save_model(str(folder))
-    reference.save(str(folder / "tokenizer.json"))
-    return folder, reference
+def trained(trained_byte_bpe):
+    return trained_byte_bpe
 
 
 @pytest.fixture(scope="module")

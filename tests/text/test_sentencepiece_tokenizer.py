@@ -1,7 +1,5 @@
 """SentencepieceTokenizer: XLM-R's fairseq ids and offsets against transformers' XLMRobertaTokenizer."""
 
-import shutil
-
 import pytest
 import tensorflow as tf
 
@@ -18,17 +16,8 @@ def lines(shakespeare_lines):
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory, lines, hard_cases):
-    """A unigram model trained here (as XLM-R's `sentencepiece.bpe.model`) and transformers' tokenizer."""
-    spm = pytest.importorskip("sentencepiece")
-    transformers = pytest.importorskip("transformers")
-    folder = tmp_path_factory.mktemp("sentencepiece")
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines + hard_cases), model_prefix=str(folder / "sp"),
-                                   vocab_size=800, model_type="unigram", character_coverage=1.0,
-                                   minloglevel=2)
-    shutil.copyfile(folder / "sp.model", folder / "sentencepiece.bpe.model")
-    # from_pretrained, not vocab_file=: transformers 5 ignores vocab_file (DESIGN's trap for BERT).
-    return folder, transformers.XLMRobertaTokenizer.from_pretrained(str(folder))
+def trained(trained_sentencepiece):
+    return trained_sentencepiece
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,73 @@
+"""The text contract's tokenizer kinds: byte-level BPE and SentencePiece saved and read back in every
+format, Hugging Face folders that AutoTokenizer reads to the same ids, RoBERTa's pair packing."""
+
+import json
+import os
+
+import pytest
+
+from keras_bert.text import ByteBpeTokenizer, Preprocessor, SentencepieceTokenizer, TextConfig
+from keras_bert.text.text_config import asset_files, find_text_config, from_saved_assets
+
+PAIRS = (["Hello  world, 's it?", "To be, or not to be", "naïve 東京 😀"], ["second one", "", "x\ty"])
+
+
+@pytest.fixture(scope="module", params=["byte_bpe", "sentencepiece"])
+def contract(request, trained_byte_bpe, trained_sentencepiece):
+    if request.param == "byte_bpe":
+        folder = trained_byte_bpe[0]
+        return TextConfig(folder / "vocab.json", kind="byte_bpe", merges_file=folder / "merges.txt",
+                          lower_case=False, max_seq_length=32)
+    return TextConfig(trained_sentencepiece[0] / "sentencepiece.bpe.model", kind="sentencepiece",
+                      lower_case=False, max_seq_length=32)
+
+
+@pytest.mark.parametrize("format", ["keras", "huggingface"])
+def test_round_trip_and_autotokenizer_pairs(contract, format, tmp_path):
+    saved = contract.save(tmp_path, format=format)
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        [name for name, _ in asset_files(contract)] +
+        (["special_tokens_map.json", "tokenizer_config.json"] if format == "huggingface" else ["text_config.json"]))
+    read = TextConfig.from_dir(tmp_path)
+    assert (read.kind, read.max_seq_length, read) == (contract.kind, 32, saved)
+    tokenizer = read.tokenizer()
+    assert isinstance(tokenizer, ByteBpeTokenizer if contract.kind == "byte_bpe" else SentencepieceTokenizer)
+    assert tokenizer.text_config == read
+    packed = Preprocessor(tokenizer, seq_length=32, padding="longest")(*PAIRS)
+    if format == "huggingface":
+        transformers = pytest.importorskip("transformers")
+        reference = transformers.AutoTokenizer.from_pretrained(str(tmp_path))(*PAIRS, padding=True)
+        assert packed["input_word_ids"].numpy().tolist() == reference["input_ids"]
+        assert packed["input_mask"].numpy().tolist() == reference["attention_mask"]
+        assert not packed["input_type_ids"].numpy().any()  # one token type
+
+
+def test_model_assets_round_trip(contract, tmp_path):
+    for name, path in asset_files(contract):
+        with open(path, "rb") as src, open(tmp_path / name, "wb") as dst:
+            dst.write(src.read())
+    read = from_saved_assets(contract.to_dict(), str(tmp_path), "the model file's text contract")
+    assert read == contract.replace(vocab_file=read.vocab_file, merges_file=read.merges_file)
+    assert read.tokenizer().tokenize("To be").numpy().tolist() == \
+        contract.tokenizer().tokenize("To be").numpy().tolist()
+    os.remove(tmp_path / asset_files(contract)[-1][0])
+    with pytest.raises(ValueError, match=f"{contract.kind} text contract but no .* asset"):
+        from_saved_assets(contract.to_dict(), str(tmp_path), "the model file's text contract")
+
+
+def test_bpe_tokenizer_json_alone_is_read(trained_byte_bpe, tmp_path):
+    (tmp_path / "tokenizer.json").write_bytes((trained_byte_bpe[0] / "tokenizer.json").read_bytes())
+    read = find_text_config(tmp_path)
+    assert read.kind == "byte_bpe"
+    assert read.tokenizer().tokenize("To be").numpy().tolist() == trained_byte_bpe[1].encode("To be").ids[1:-1]
+
+
+def test_a_tokenizer_it_cannot_run_is_one_line(tmp_path):
+    (tmp_path / "tokenizer.json").write_text(json.dumps({"model": {"type": "Unigram", "vocab": []}}))
+    with pytest.raises(ValueError, match="holds a Unigram tokenizer, which keras_bert cannot run") as error:
+        TextConfig.from_dir(tmp_path)
+    assert "\n" not in str(error.value)
+    with pytest.raises(ValueError, match="tokenizer kind 'wordpeace' is not supported"):
+        TextConfig("vocab.txt", kind="wordpeace")
+    with pytest.raises(ValueError, match="merges_file goes with kind='byte_bpe'"):
+        TextConfig("vocab.json", kind="byte_bpe")
