@@ -71,3 +71,23 @@ def test_a_tokenizer_it_cannot_run_is_one_line(tmp_path):
         TextConfig("vocab.txt", kind="wordpeace")
     with pytest.raises(ValueError, match="merges_file goes with kind='byte_bpe'"):
         TextConfig("vocab.json", kind="byte_bpe")
+
+
+def test_preprocessor_and_offsets_run_in_a_saved_model(contract, tmp_path):
+    import tensorflow as tf
+
+    module = tf.Module()
+    module.preprocessor = Preprocessor(contract.tokenizer(), seq_length=16)
+    spec = tf.TensorSpec([None], tf.string)
+    module.pack = tf.function(lambda a, b: module.preprocessor(a, b), input_signature=[spec, spec])
+    module.offsets = tf.function(
+        lambda texts: [t.merge_dims(1, 2).to_tensor(-1)
+                       for t in module.preprocessor.tokenizer.tokenize_with_offsets(texts)],
+        input_signature=[spec])
+    expected = (module.pack(*PAIRS), module.offsets(PAIRS[0]))
+    tf.saved_model.save(module, str(tmp_path / "model"))
+    loaded = tf.saved_model.load(str(tmp_path / "model"))
+    got = (loaded.pack(*PAIRS), loaded.offsets(PAIRS[0]))
+    assert {k: v.numpy().tolist() for k, v in got[0].items()} == \
+        {k: v.numpy().tolist() for k, v in expected[0].items()}
+    assert [t.numpy().tolist() for t in got[1]] == [t.numpy().tolist() for t in expected[1]]
