@@ -10,8 +10,9 @@ from keras_bert.text.contract_files import keep_bytes, read_json
 
 VOCAB_JSON = "vocab.json"
 MERGES_TXT = "merges.txt"
-# RoBERTa's special tokens (ModernBERT's tokenizer names its own; see `special_names`).
+# RoBERTa's special tokens, and BERT's names (ModernBERT's byte-level BPE uses them).
 BPE_SPECIALS = {"cls": "<s>", "pad": "<pad>", "sep": "</s>", "unk": "<unk>", "mask": "<mask>"}
+BERT_NAMED_SPECIALS = {"cls": "[CLS]", "pad": "[PAD]", "sep": "[SEP]", "unk": "[UNK]", "mask": "[MASK]"}
 
 
 def read_vocab_json(path):
@@ -50,16 +51,20 @@ def bpe_from_tokenizer_json(path):
     model = read_json(path).get("model") or {}
     if model.get("type") != "BPE":
         return None
-    tokens_by_id(model.get("vocab") or {}, path)  # checks the ids
+    vocab = dict(model.get("vocab") or {})
+    for added in read_json(path).get("added_tokens") or []:  # special tokens kept outside the model
+        vocab.setdefault(added.get("content"), added.get("id"))
+    tokens_by_id(vocab, path)  # checks the ids
     merges = [m if isinstance(m, str) else " ".join(m) for m in model.get("merges") or []]
-    vocab = json.dumps(model["vocab"], ensure_ascii=False).encode("utf-8")
+    vocab = json.dumps(vocab, ensure_ascii=False).encode("utf-8")
     return keep_bytes(vocab), keep_bytes(("\n".join(merges) + "\n").encode("utf-8"))
 
 
 def special_ids(tokens, source, names=None):
-    """`{"cls": id, "sep": id, ...}` of the special tokens (`BPE_SPECIALS` unless `names`)."""
-    names = dict(names or BPE_SPECIALS)
+    """`{"cls": id, "sep": id, ...}` of the special tokens: `names`, else RoBERTa's (`BPE_SPECIALS`)
+    if the vocabulary has `<s>`, else BERT's names (ModernBERT)."""
     index = {token: i for i, token in enumerate(tokens)}
+    names = dict(names or (BPE_SPECIALS if "<s>" in index or "[CLS]" not in index else BERT_NAMED_SPECIALS))
     missing = [token for token in names.values() if token not in index]
     if missing:
         raise ValueError(f"{source} lacks the special token(s) {missing}; a RoBERTa-style BPE "

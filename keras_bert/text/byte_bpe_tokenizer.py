@@ -16,11 +16,13 @@ _SPACE = bytes_to_unicode()[ord(" ")]  # "Ġ"
 class ByteBpeTokenizer(tf.Module):
     """Byte-level BPE (GPT-2's pre-tokenizer, no prefix space) that runs inside the TensorFlow graph.
 
-    Ids equal Hugging Face `tokenizers`' `ByteLevelBPETokenizer(add_prefix_space=False)`; offsets are
+    Ids equal Hugging Face `tokenizers`' `ByteLevelBPETokenizer(add_prefix_space=False)`. Same interface
+    as `keras_bert.Tokenizer`, so the preprocessor, packer and masker take it. With RoBERTa's special
+    tokens (`<s>`, `</s>`, ...) `pair_layout` is `"roberta"` (`<s> A </s></s> B </s>`) and offsets are
     character spans trimmed as RoBERTa's post-processor trims them (`trim_offsets=True`: a token's
-    leading/trailing `Ġ` spaces are left out). Same interface as `keras_bert.Tokenizer`, so the
-    preprocessor, packer and masker take it; `pair_layout` is `"roberta"` (`<s> A </s></s> B </s>`).
-    Literal special tokens in the text (`"<mask>"`) are tokenized as text, not as the special id.
+    leading/trailing `Ġ` spaces are left out); with BERT's names (`[CLS]`, `[SEP]`, ...: ModernBERT)
+    it is `"bert"` and offsets are untrimmed, as its `TemplateProcessing`. Literal special tokens in
+    the text (`"<mask>"`) are tokenized as text, not as the special id.
 
     Args:
         vocab_file: `vocab.json` (token -> id).
@@ -33,8 +35,6 @@ class ByteBpeTokenizer(tf.Module):
         <tf.RaggedTensor [[31414, 232]]>
     """
 
-    pair_layout = "roberta"
-
     def __init__(self, vocab_file, merges_file, text_config=None):
         super().__init__(name="byte_bpe_tokenizer")
         self.vocab_file, self.merges_file = os.fspath(vocab_file), os.fspath(merges_file)
@@ -44,6 +44,8 @@ class ByteBpeTokenizer(tf.Module):
         ids = special_ids(self._vocab, self.vocab_file)
         self.cls_id, self.sep_id, self.pad_id = ids["cls"], ids["sep"], ids["pad"]
         self.unk_id, self.mask_id = ids["unk"], ids["mask"]
+        self.pair_layout = "roberta" if self._vocab[self.cls_id] == "<s>" else "bert"
+        self.trim_offsets = self.pair_layout == "roberta"
         self.vocab_size = len(self._vocab)
         self._index = types.MappingProxyType({token: i for i, token in enumerate(self._vocab)})
         self._no_rank = tf.constant(len(merges), tf.int64)
@@ -111,8 +113,9 @@ class ByteBpeTokenizer(tf.Module):
                                       flat.with_flat_values(starts + token_bytes))
         lead, trail = tf.gather(self._lead, ids.flat_values), tf.gather(self._trail, ids.flat_values)
         # Hugging Face's `process_offsets(trim_offsets=True)`: spaces off the start, then the end.
-        starts = tf.where(lead > 0, tf.minimum(starts + lead, ends), starts)
-        ends = tf.where((trail > 0) & (ends >= trail), tf.maximum(ends - trail, starts), ends)
+        if self.trim_offsets:
+            starts = tf.where(lead > 0, tf.minimum(starts + lead, ends), starts)
+            ends = tf.where((trail > 0) & (ends >= trail), tf.maximum(ends - trail, starts), ends)
         return ids, ids.with_flat_values(starts), ids.with_flat_values(ends)
 
     def _words_eager(self, texts):

@@ -60,3 +60,30 @@ def test_bad_files_name_themselves(tmp_path, trained):
     (tmp_path / "merges.txt").write_text("#version: 0.2\na b c\n")
     with pytest.raises(ValueError, match="merges.txt: merge rule 'a b c'"):
         ByteBpeTokenizer(trained[0] / "vocab.json", tmp_path / "merges.txt")
+
+
+def test_bert_named_specials_as_modernbert(tmp_path, lines, hard_cases):
+    """ModernBERT's byte-level BPE names its specials [CLS] [SEP] ... and packs them with
+    TemplateProcessing (no offset trimming); its tokenizer.json alone is a contract."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers.processors import TemplateProcessing
+
+    from keras_bert.text import Preprocessor, TextConfig
+
+    reference = tokenizers.ByteLevelBPETokenizer(add_prefix_space=False)
+    reference.train_from_iterator(lines[:200] + hard_cases, vocab_size=600, show_progress=False,
+                                  special_tokens=["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"])
+    reference.post_processor = TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", reference.token_to_id("[CLS]")), ("[SEP]", reference.token_to_id("[SEP]"))])
+    reference.save(str(tmp_path / "tokenizer.json"))
+    tokenizer = TextConfig.from_dir(tmp_path).tokenizer()
+    assert (tokenizer.pair_layout, tokenizer.cls_id, tokenizer.mask_id) == ("bert", 1, 4)
+    texts = hard_cases + EXTRA + lines[:50]
+    ids, starts, ends = (t.merge_dims(1, 2).to_list() for t in tokenizer.tokenize_with_offsets(texts))
+    for i, expected in enumerate(reference.encode_batch(texts)):
+        assert (ids[i], list(zip(starts[i], ends[i]))) == (expected.ids[1:-1], expected.offsets[1:-1]), texts[i]
+    packed = Preprocessor(tokenizer, seq_length=64)(["To be, or not"], ["that is"])
+    expected = reference.encode("To be, or not", "that is")
+    assert packed["input_word_ids"][0, :len(expected.ids)].numpy().tolist() == expected.ids
+    assert packed["input_type_ids"][0, :len(expected.ids)].numpy().tolist() == expected.type_ids
