@@ -69,6 +69,17 @@ class ByteBpeTokenizer(tf.Module):
         self._words = tf.function(self._words_eager, input_signature=[tf.TensorSpec([None], tf.string)])
 
     @property
+    def continues_word(self):
+        """Per id: the token continues the word before it (no leading `Ġ`; special tokens never)."""
+        specials = {self.cls_id, self.sep_id, self.pad_id, self.unk_id, self.mask_id}
+        return [i not in specials and not t.startswith(_SPACE) for i, t in enumerate(self._vocab)]
+
+    @property
+    def mask_token(self):
+        """The mask token's text (`<mask>`, or `[MASK]` with BERT-named specials)."""
+        return self._vocab[self.mask_id]
+
+    @property
     def vocab(self):
         """The vocabulary: a list of byte-level tokens, id i = entry i."""
         return list(self._vocab)

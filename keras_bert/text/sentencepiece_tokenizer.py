@@ -34,6 +34,7 @@ class SentencepieceTokenizer(tf.Module):
     """
 
     pair_layout = "roberta"
+    mask_token = "<mask>"
 
     def __init__(self, model_file, text_config=None):
         super().__init__(name="sentencepiece_tokenizer")
@@ -55,6 +56,11 @@ class SentencepieceTokenizer(tf.Module):
         self._index = {token: i for i, token in enumerate(self._vocab)}
         self._is_space_piece = tf.constant([t.startswith("\u2581") for t in self._vocab])
         self.model_asset = tf.saved_model.Asset(self.model_file)
+
+    @property
+    def continues_word(self):
+        """Per id: the piece continues the word before it (no leading `▁`; special ids never)."""
+        return [3 < i < self.mask_id and not t.startswith("\u2581") for i, t in enumerate(self._vocab)]
 
     @property
     def vocab(self):

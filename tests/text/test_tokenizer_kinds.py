@@ -91,3 +91,22 @@ def test_preprocessor_and_offsets_run_in_a_saved_model(contract, tmp_path):
     assert {k: v.numpy().tolist() for k, v in got[0].items()} == \
         {k: v.numpy().tolist() for k, v in expected[0].items()}
     assert [t.numpy().tolist() for t in got[1]] == [t.numpy().tolist() for t in expected[1]]
+
+
+def test_whole_word_masking_keeps_words_of_both_kinds(contract):
+    import tensorflow as tf
+
+    from keras_bert.text import MaskedLMMasker
+
+    tokenizer = contract.tokenizer()
+    assert tokenizer.id_to_token(tokenizer.mask_id) == tokenizer.mask_token == "<mask>"
+    continues = tokenizer.continues_word
+    assert len(continues) == tokenizer.vocab_size and not continues[tokenizer.cls_id]
+    masker = MaskedLMMasker.from_tokenizer(tokenizer, max_predictions_per_seq=8, whole_word_masking=True)
+    packed = Preprocessor(tokenizer, seq_length=32)(["Tomorrow, and tomorrow, and tomorrow creeps"])
+    ids = packed["input_word_ids"].numpy()[0]
+    out = masker(packed["input_word_ids"], tf.constant([3, 4]))
+    chosen = set(out["masked_lm_positions"].numpy()[0][out["masked_lm_weights"].numpy()[0] > 0])
+    for position in range(1, len(ids) - 1):  # a continuation is chosen exactly with its word start
+        if continues[ids[position]] and ids[position - 1] not in (tokenizer.cls_id, tokenizer.pad_id):
+            assert (position in chosen) == (position - 1 in chosen), position
