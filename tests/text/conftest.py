@@ -118,6 +118,14 @@ def trained_byte_bpe(tmp_path_factory, shakespeare_lines):
 
 
 @pytest.fixture(scope="session")
+def byte_bpe_tokenizer(trained_byte_bpe):
+    """keras_bert's ByteBpeTokenizer of `trained_byte_bpe`, shared: its graph traces once (seconds)."""
+    from keras_bert.text import ByteBpeTokenizer
+
+    return ByteBpeTokenizer(trained_byte_bpe[0] / "vocab.json", trained_byte_bpe[0] / "merges.txt")
+
+
+@pytest.fixture(scope="session")
 def trained_sentencepiece(tmp_path_factory, shakespeare_lines):
     """A SentencePiece unigram model trained here, as XLM-R's `sentencepiece.bpe.model`: (its folder,
     transformers' XLMRobertaTokenizer read from it)."""

@@ -19,8 +19,8 @@ def trained(trained_byte_bpe):
 
 
 @pytest.fixture(scope="module")
-def tokenizer(trained):
-    return ByteBpeTokenizer(trained[0] / "vocab.json", trained[0] / "merges.txt")
+def tokenizer(byte_bpe_tokenizer):
+    return byte_bpe_tokenizer
 
 
 def test_ids_and_offsets_equal_hugging_face(tokenizer, trained, hard_cases, lines):
