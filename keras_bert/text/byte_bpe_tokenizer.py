@@ -63,6 +63,8 @@ class ByteBpeTokenizer(tf.Module):
         self._lead = tf.constant([len(t) - len(t.lstrip(_SPACE)) for t in self._vocab], tf.int64)
         self._trail = tf.constant([len(t) - len(t.rstrip(_SPACE)) for t in self._vocab], tf.int64)
         self.vocab_asset = tf.saved_model.Asset(self.vocab_file)
+        self.vocab_path = self.vocab_file  # `keras_bert.Tokenizer`'s name for it (messages, exports)
+        self.lower_case = False  # the vocabulary holds the casing
         self.merges_asset = tf.saved_model.Asset(self.merges_file)
         # Traced once: the merge loop runs ~as many steps as the longest word has bytes, which
         # eagerly costs ~100x the graph's time.

@@ -55,7 +55,9 @@ class SentencepieceTokenizer(tf.Module):
         self._vocab = ("<s>", "<pad>", "</s>", "<unk>", *spm_pieces[3:], "<mask>")  # fairseq id = spm id + 1
         self._index = {token: i for i, token in enumerate(self._vocab)}
         self._is_space_piece = tf.constant([t.startswith("\u2581") for t in self._vocab])
-        self.model_asset = tf.saved_model.Asset(self.model_file)
+        self.vocab_asset = tf.saved_model.Asset(self.model_file)
+        self.vocab_path = self.model_file  # `keras_bert.Tokenizer`'s name for it (messages, exports)
+        self.lower_case = False  # the model's normalization holds the casing
 
     @property
     def continues_word(self):

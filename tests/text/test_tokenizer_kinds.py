@@ -104,12 +104,13 @@ def test_preprocessor_and_offsets_run_in_a_saved_model(byte_bpe_tokenizer, tmp_p
     assert [t.numpy().tolist() for t in got[1]] == [t.numpy().tolist() for t in expected[1]]
 
 
-def test_whole_word_masking_keeps_words_of_both_kinds(tokenizer):
+def test_whole_word_masking_keeps_words_of_both_kinds(contract, tokenizer):
     import tensorflow as tf
 
     from keras_bert.text import MaskedLMMasker
 
     assert tokenizer.id_to_token(tokenizer.mask_id) == tokenizer.mask_token == "<mask>"
+    assert (tokenizer.vocab_path, tokenizer.lower_case) == (contract.vocab_file, False)  # Tokenizer's names
     continues = tokenizer.continues_word
     assert len(continues) == tokenizer.vocab_size and not continues[tokenizer.cls_id]
     masker = MaskedLMMasker.from_tokenizer(tokenizer, max_predictions_per_seq=8, whole_word_masking=True)
