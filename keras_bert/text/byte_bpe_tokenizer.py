@@ -6,7 +6,7 @@ import types
 import tensorflow as tf
 
 from keras_bert.text.byte_bpe_files import read_merges, read_vocab_json, special_ids
-from keras_bert.text.byte_level import bpe_merge, bytes_to_unicode, pretokenize
+from keras_bert.text.byte_level import bpe_merge, bytes_to_unicode, pretokenize, special_pattern
 from keras_bert.text.offsets import bytes_to_chars
 from keras_bert.text.string_inputs import strings_or_string
 
@@ -21,8 +21,8 @@ class ByteBpeTokenizer(tf.Module):
     tokens (`<s>`, `</s>`, ...) `pair_layout` is `"roberta"` (`<s> A </s></s> B </s>`) and offsets are
     character spans trimmed as RoBERTa's post-processor trims them (`trim_offsets=True`: a token's
     leading/trailing `Ġ` spaces are left out); with BERT's names (`[CLS]`, `[SEP]`, ...: ModernBERT)
-    it is `"bert"` and offsets are untrimmed, as its `TemplateProcessing`. Literal special tokens in
-    the text (`"<mask>"`) are tokenized as text, not as the special id.
+    it is `"bert"` and offsets are untrimmed, as its `TemplateProcessing`. A literal special token in
+    the text (`"<mask>"`) is its special id, as Hugging Face's added tokens (no lstrip/rstrip).
 
     Args:
         vocab_file: `vocab.json` (token -> id).
@@ -56,10 +56,10 @@ class ByteBpeTokenizer(tf.Module):
         self._char_byte = _table(byte_chars, [bytes([b]) for b in range(256)], "", tf.string)
         self._tokens = tf.constant(self._vocab)
         # Bytes a token stands for (one per character of its byte-level string) and its leading and
-        # trailing spaces (for RoBERTa's offset trimming). Special tokens span nothing.
-        special = set(ids.values())
-        self._token_bytes = tf.constant([0 if i in special else len(t) for i, t in enumerate(self._vocab)],
-                                        tf.int64)
+        # trailing spaces (for RoBERTa's offset trimming). A special token spans its literal text.
+        self._specials = special_pattern([self._vocab[i] for i in sorted(set(ids.values()))])
+        self._token_bytes = tf.constant([len(t.encode("utf-8")) if i in set(ids.values()) else len(t)
+                                         for i, t in enumerate(self._vocab)], tf.int64)
         self._lead = tf.constant([len(t) - len(t.lstrip(_SPACE)) for t in self._vocab], tf.int64)
         self._trail = tf.constant([len(t) - len(t.rstrip(_SPACE)) for t in self._vocab], tf.int64)
         self.vocab_asset = tf.saved_model.Asset(self.vocab_file)
@@ -135,12 +135,19 @@ class ByteBpeTokenizer(tf.Module):
         """`[b]` -> (ids `[b, (w), (t)]`, the valid UTF-8 texts, word byte starts `[b, (w)]`)."""
         texts = tf.strings.unicode_transcode(texts, "UTF-8", "UTF-8", errors="replace",
                                              replacement_char=0xFFFD)  # as a Python str holds it
-        words, starts, _ = pretokenize(texts)  # [b, (w)]
-        raw = tf.strings.bytes_split(words.flat_values)  # [W, (bytes)]
+        words, starts, _ = pretokenize(texts, self._specials)  # [b, (w)]
+        special = tf.strings.regex_full_match(words.flat_values, self._specials)  # [W]
+        plain = tf.boolean_mask(words.flat_values, ~special)
+        raw = tf.strings.bytes_split(plain)  # [W', (bytes)]
         codes = tf.io.decode_raw(raw.flat_values, tf.uint8)[:, 0]  # [B] one per byte
         symbols = raw.with_flat_values(tf.gather(self._byte_char, tf.cast(codes, tf.int32)))
-        tokens = bpe_merge(symbols, self._ranks, self._no_rank)  # [W, (t)]
-        ids = tokens.with_flat_values(self._ids.lookup(tokens.flat_values))
+        tokens = bpe_merge(symbols, self._ranks, self._no_rank)  # [W', (t)]
+        # A special word is its one id; the other words' tokens go back in word order.
+        specials = tf.RaggedTensor.from_row_lengths(self._ids.lookup(tf.boolean_mask(
+            words.flat_values, special)), tf.ones_like(tf.where(special)[:, 0]))
+        order = tf.concat([tf.where(~special)[:, 0], tf.where(special)[:, 0]], 0)
+        ids = tf.concat([tokens.with_flat_values(self._ids.lookup(tokens.flat_values)), specials], 0)
+        ids = tf.gather(ids, tf.math.invert_permutation(order))  # [W, (t)]
         return words.with_values(ids), texts, starts
 
     def detokenize(self, ids):

@@ -8,6 +8,8 @@ cache table. The merge loop below follows keras-hub's (one lowest-rank, leftmost
 step), which is what HF's BPE does for merges learnt in order.
 """
 
+import re
+
 import tensorflow as tf
 import tensorflow_text as text
 
@@ -31,7 +33,12 @@ def bytes_to_unicode():
     return [table[b] for b in range(256)]
 
 
-def pretokenize(texts):
+def special_pattern(specials):
+    """An RE2 pattern matching any of the literal `specials` (longest first)."""
+    return "|".join(re.escape(token) for token in sorted(specials, key=len, reverse=True))
+
+
+def pretokenize(texts, specials=None):
     """GPT-2 / RoBERTa's ByteLevel pre-tokenizer split: `[b]` valid UTF-8 -> words `[b, (w)]`, with
     byte starts and ends `[b, (w)]` in the text.
 
@@ -39,21 +46,27 @@ def pretokenize(texts):
     whitespace and of other characters; a whitespace run followed by text gives its last character to
     that text (which the pattern's ` ?` then takes with the next word, or `\\s+` keeps alone); then
     GPT-2's pattern splits every chunk. NUL is split as `\\x01` (RE2 stops at NUL) and kept as NUL.
+    `specials` (a `special_pattern`): literal special tokens are words of their own, matched before
+    the rest as Hugging Face matches added tokens (the text on either side is split on its own).
     """
     safe = tf.strings.regex_replace(texts, r"\x00", "\x01")  # same bytes, same character class
-    runs, starts, ends = text.regex_split_with_offsets(safe, _RUN, _RUN)  # [b, (r)]
+    cut_at = f"{specials}|{_RUN}" if specials else _RUN
+    runs, starts, ends = text.regex_split_with_offsets(safe, cut_at, cut_at)  # [b, (r)]
     row = runs.value_rowids()
     starts, ends = starts.flat_values, ends.flat_values
     same_row_next = tf.concat([tf.equal(row[1:], row[:-1]), [False]], 0)
     is_space = tf.strings.regex_full_match(runs.flat_values, _RUN)
-    gives = is_space & same_row_next  # gives its last character to the next run
+    gives = is_space & same_row_next  # gives its last character to the next run (not to a special)
+    if specials:
+        gives &= ~tf.concat([tf.strings.regex_full_match(runs.flat_values[1:], specials), [False]], 0)
     last = tf.strings.substr(runs.flat_values, -1, 1, unit="UTF8_CHAR")
     cut = tf.where(gives, ends - tf.cast(tf.strings.length(last), tf.int64), ends)
     starts = tf.where(tf.concat([[False], gives[:-1]], 0), tf.concat([[0], cut[:-1]], 0), starts)
     keep = cut > starts
     starts, ends, row = (tf.boolean_mask(x, keep) for x in (starts, cut, row))
     chunks = tf.strings.substr(tf.gather(safe, row), starts, ends - starts)  # [C]
-    _, word_starts, word_ends = text.regex_split_with_offsets(chunks, _WORD, _WORD)  # [C, (w)]
+    word = f"{specials}|{_WORD}" if specials else _WORD
+    _, word_starts, word_ends = text.regex_split_with_offsets(chunks, word, word)  # [C, (w)]
     word_chunk = word_starts.value_rowids()
     shift = tf.gather(starts, word_chunk)
     word_starts, word_ends = word_starts.flat_values + shift, word_ends.flat_values + shift

@@ -5,7 +5,9 @@ import tensorflow as tf
 
 from keras_bert.text.byte_bpe_tokenizer import ByteBpeTokenizer
 
-EXTRA = ["  hello   world  ", "a\t\tb 's 'll x\n\ny", "a\x00b  \x00 c", " \u00a0 x\u3000\u3000y\t z"]
+EXTRA = ["  hello   world  ", "a\t\tb 's 'll x\n\ny", "a\x00b  \x00 c", " \u00a0 x\u3000\u3000y\t z",
+         # literal special tokens: their ids, as Hugging Face's added tokens
+         "The capital is <mask>. </s>x<s>", "<mask> <mask><mask> a<unk>b [MASK]", "a\x00<mask>b", "  <s>  x <s"]
 
 
 @pytest.fixture(scope="module")

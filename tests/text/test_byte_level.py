@@ -2,7 +2,7 @@
 
 import tensorflow as tf
 
-from keras_bert.text.byte_level import bpe_merge, bytes_to_unicode, pretokenize
+from keras_bert.text.byte_level import bpe_merge, bytes_to_unicode, pretokenize, special_pattern
 
 
 def test_pretokenize_keeps_whitespace_runs_as_gpt2_does():
@@ -10,6 +10,8 @@ def test_pretokenize_keeps_whitespace_runs_as_gpt2_does():
     assert words.to_list() == [[b" ", b" hello", b"  ", b" world", b"  "],
                                [b"a", b"\t", b"\t", b"b", b" '", b"s"], [b"x", b"\x00", b"y"]]
     assert starts.to_list()[0] == [0, 1, 7, 9, 15] and ends.to_list()[0] == [1, 7, 9, 15, 17]
+    words, _, _ = pretokenize(tf.constant(["a <s>b </s> x"]), special_pattern(["<s>", "</s>"]))
+    assert words.to_list() == [[b"a", b" ", b"<s>", b"b", b" ", b"</s>", b" x"]]  # the space stays its own
 
 
 def test_bpe_merge_takes_the_lowest_rank_leftmost_pair_first():
