@@ -6,7 +6,8 @@
 
 import os
 
-from keras_bert.text.byte_bpe_files import BPE_SPECIALS, MERGES_TXT, VOCAB_JSON, bpe_from_tokenizer_json
+from keras_bert.text.byte_bpe_files import (BPE_SPECIALS, MERGES_TXT, VOCAB_JSON, bpe_from_tokenizer_json,
+                                            read_merges, read_vocab_json, special_ids)
 from keras_bert.text.contract_files import read_json, write_json
 
 KINDS = ("wordpiece", "byte_bpe", "sentencepiece")
@@ -70,7 +71,13 @@ def find_files(directory):
 
 def write_huggingface_kind(config, directory):
     """tokenizer_config.json + special_tokens_map.json for RoBERTa / XLM-R's tokenizer classes
-    (the vocabulary files are copied by the caller), so AutoTokenizer.from_pretrained gives the same ids."""
+    (the vocabulary files are copied by the caller), so AutoTokenizer.from_pretrained gives the same ids.
+    A byte-level BPE with BERT's special names (ModernBERT) gets its own tokenizer.json instead."""
+    if config.kind == "byte_bpe":
+        tokens = read_vocab_json(config.vocab_file)
+        ids = special_ids(tokens, config.vocab_file)
+        if tokens[ids["cls"]] != BPE_SPECIALS["cls"]:
+            return _write_bert_named_bpe(config, directory, tokens, ids)
     specials = {f"{key}_token": token for key, token in BPE_SPECIALS.items()}
     specials.update(bos_token="<s>", eos_token="</s>")
     # RoBERTa's byte-level settings; XLM-R's Metaspace adds its own prefix space (add_prefix_space=False
@@ -79,4 +86,30 @@ def write_huggingface_kind(config, directory):
     write_json(os.path.join(directory, "tokenizer_config.json"), dict(
         specials, tokenizer_class=HF_CLASSES[config.kind], model_max_length=config.max_seq_length or 512,
         **settings))
+    write_json(os.path.join(directory, "special_tokens_map.json"), specials)
+
+
+def _write_bert_named_bpe(config, directory, tokens, ids):
+    """ModernBERT's tokenizer files: a ByteLevel BPE `tokenizer.json` packing `[CLS] A [SEP] B [SEP]`."""
+    specials = {f"{key}_token": tokens[i] for key, i in ids.items()}
+    cls, sep = tokens[ids["cls"]], tokens[ids["sep"]]
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True}
+    template = lambda *parts: [  # noqa: E731
+        {"SpecialToken": {"id": p, "type_id": t}} if p in (cls, sep) else {"Sequence": {"id": p, "type_id": t}}
+        for p, t in parts]
+    write_json(os.path.join(directory, "tokenizer.json"), {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": i, "content": tokens[i], "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": True} for i in sorted(set(ids.values()))],
+        "normalizer": None, "pre_tokenizer": byte_level, "decoder": byte_level,
+        "post_processor": {
+            "type": "TemplateProcessing", "single": template((cls, 0), ("A", 0), (sep, 0)),
+            "pair": template((cls, 0), ("A", 0), (sep, 0), ("B", 1), (sep, 1)),
+            "special_tokens": {t: {"id": t, "ids": [ids[k]], "tokens": [t]} for k, t in (("cls", cls), ("sep", sep))}},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                  "vocab": {token: i for i, token in enumerate(tokens)},
+                  "merges": [merge.split(" ") for merge in read_merges(config.merges_file)]}})
+    write_json(os.path.join(directory, "tokenizer_config.json"), dict(
+        specials, tokenizer_class="PreTrainedTokenizerFast", model_max_length=config.max_seq_length or 8192))
     write_json(os.path.join(directory, "special_tokens_map.json"), specials)

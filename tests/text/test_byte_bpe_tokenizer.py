@@ -89,3 +89,10 @@ def test_bert_named_specials_as_modernbert(tmp_path, lines, hard_cases):
     expected = reference.encode("To be, or not", "that is")
     assert packed["input_word_ids"][0, :len(expected.ids)].numpy().tolist() == expected.ids
     assert packed["input_type_ids"][0, :len(expected.ids)].numpy().tolist() == expected.type_ids
+    # Saved as a Hugging Face folder: its own tokenizer.json, which AutoTokenizer reads to the same ids.
+    tokenizer.text_config.save(tmp_path / "hf", format="huggingface")
+    transformers = pytest.importorskip("transformers")
+    auto = transformers.AutoTokenizer.from_pretrained(str(tmp_path / "hf"))
+    encoded = auto("To be, or not", "that is", return_offsets_mapping=True)
+    assert (encoded["input_ids"], encoded["offset_mapping"]) == (expected.ids, expected.offsets)
+    assert TextConfig.from_dir(tmp_path / "hf").tokenizer().vocab == tokenizer.vocab
