@@ -89,10 +89,13 @@ class MaskedLMMasker(tf.Module):
             tokenizer: gives `vocab`, `vocab_size`, `mask_id`, `cls_id`, `sep_id`, `pad_id`.
             max_predictions_per_seq: see the class.
             masked_lm_prob: see the class.
-            whole_word_masking: select whole words (pieces after `##` go with their word).
+            whole_word_masking: select whole words (pieces after `##` go with their word; the
+                tokenizer's `continues_word` where it has one: byte-level BPE, SentencePiece).
         """
-        is_continuation = ([token.startswith("##") for token in tokenizer.vocab]
-                           if whole_word_masking else None)
+        is_continuation = None
+        if whole_word_masking:
+            is_continuation = getattr(tokenizer, "continues_word", None) or [
+                token.startswith("##") for token in tokenizer.vocab]
         return cls(tokenizer.vocab_size, tokenizer.mask_id,
                    [tokenizer.pad_id, tokenizer.cls_id, tokenizer.sep_id],
                    max_predictions_per_seq=max_predictions_per_seq,

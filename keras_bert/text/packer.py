@@ -1,4 +1,5 @@
-"""The one packer: 1 or 2 segments -> `[CLS] A [SEP] B [SEP]`, type ids, mask, right padding.
+"""The one packer: 1 or 2 segments -> `[CLS] A [SEP] B [SEP]`, type ids, mask, right padding
+(or RoBERTa / XLM-R's `<s> A </s></s> B </s>`, one token type: `layout="roberta"`).
 
 Used by the `Preprocessor`, NSP pretraining, token classification, SQuAD and fill-mask, so
 every path lays out encoder inputs the same way. Dense core ops only, so it converts to TFLite
@@ -54,6 +55,14 @@ def check_truncation(truncation):
 
 
 PADDINGS = ("max_length", "longest")
+# Separators after each segment of a pair, and whether B gets token type 1.
+LAYOUTS = {"bert": ((1, 1), True), "roberta": ((2, 1), False)}
+
+
+def check_layout(layout):
+    """Raises a one-line ValueError unless `layout` names a supported packing."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout={layout!r} is not supported; expected one of {sorted(LAYOUTS)}.")
 
 
 def check_padding(padding):
@@ -63,7 +72,7 @@ def check_padding(padding):
 
 
 def pack_segments(segments, seq_length, cls_id, sep_id, pad_id=0, truncation="round_robin",
-                  padding="max_length"):
+                  padding="max_length", layout="bert"):
     """Packs 1 or 2 id segments `[batch, (pieces)]` into BERT encoder inputs.
 
     Args:
@@ -77,6 +86,8 @@ def pack_segments(segments, seq_length, cls_id, sep_id, pad_id=0, truncation="ro
         padding: "max_length": every row padded to `seq_length` (a fixed shape: training,
             XLA); "longest": to the batch's longest packed row, at most `seq_length` (serving:
             the encoder runs on no column that every row pads).
+        layout: "bert" (`[CLS] A [SEP] B [SEP]`, B's type id 1) or "roberta" (`<s> A </s></s> B
+            </s>`, every type id 0: RoBERTa, XLM-R); the tokenizer's `pair_layout`.
 
     Returns:
         dict of int32 `[batch, seq_length]` (`[batch, longest]` with `padding="longest"`): `input_word_ids`, `input_mask` (1 on `[CLS]`,
@@ -94,22 +105,25 @@ def pack_segments(segments, seq_length, cls_id, sep_id, pad_id=0, truncation="ro
             f"pack expects 1 or 2 segments (text A, optional text B), got {len(segments)}.")
     if not isinstance(seq_length, tf.Tensor):  # a tensor: TF Hub's bert_pack_inputs(seq_length=), export/hub.py
         seq_length = int(seq_length)
-    if isinstance(seq_length, int) and seq_length < len(segments) + 1:
+    check_layout(layout)
+    separators = LAYOUTS[layout][0][:len(segments)] if len(segments) == 2 else (1,)
+    if isinstance(seq_length, int) and seq_length < sum(separators) + 1:
         layout = "a text pair: [CLS] A [SEP] B [SEP]" if len(segments) == 2 else "[CLS] A [SEP]"
         raise ValueError(f"seq_length={seq_length} is too small for {layout} needs at least "
-                         f"{len(segments) + 1} positions; use a larger seq_length.")
+                         f"{sum(separators) + 1} positions; use a larger seq_length.")
     segments = [s if isinstance(s, tf.RaggedTensor) else tf.RaggedTensor.from_tensor(s)
                 for s in segments]
     segments = _same_batch_size([tf.cast(s, tf.int32) for s in segments])
     lengths = [tf.cast(s.row_lengths(), tf.int32) for s in segments]  # (batch,) each
     if truncation is not None:
         check_truncation(truncation)
-        budget = seq_length - len(segments) - 1  # room left after [CLS] and one [SEP] each
+        budget = seq_length - sum(separators) - 1  # room left after [CLS] and the [SEP]s
         lengths = TRUNCATIONS[truncation](lengths, budget)  # pieces kept: a prefix of each row
     check_padding(padding)
     if padding == "longest":
-        seq_length = _longest(lengths, seq_length)
-    return _combine(segments, lengths, seq_length, cls_id, sep_id, pad_id)
+        seq_length = _longest(lengths, seq_length, separators)
+    return _combine(segments, lengths, seq_length, cls_id, sep_id, pad_id, separators,
+                    LAYOUTS[layout][1])
 
 
 def trim_padding(features, keep=()):
@@ -120,11 +134,11 @@ def trim_padding(features, keep=()):
     return {k: v if k in keep else v[:, :length] for k, v in features.items()}
 
 
-def _longest(lengths, seq_length):
-    """The longest packed row: kept pieces of every segment, `[CLS]` and one `[SEP]` each (a
+def _longest(lengths, seq_length, separators):
+    """The longest packed row: kept pieces of every segment, `[CLS]` and the `[SEP]`s (a
     scalar tensor, at most `seq_length`; the minimal layout for an empty batch)."""
-    packed = sum(lengths) + len(lengths) + 1  # (batch,)
-    longest = tf.reduce_max(tf.concat([packed, [len(lengths) + 1]], axis=0))
+    packed = sum(lengths) + sum(separators) + 1  # (batch,)
+    longest = tf.reduce_max(tf.concat([packed, [sum(separators) + 1]], axis=0))
     return tf.minimum(longest, seq_length)
 
 
@@ -147,7 +161,7 @@ def _same_batch_size(segments):
                                                 validate=False) for s in segments]
 
 
-def _combine(segments, lengths, seq_length, cls_id, sep_id, pad_id):
+def _combine(segments, lengths, seq_length, cls_id, sep_id, pad_id, separators=(1, 1), typed=True):
     # Does what `text.combine_segments` + `RaggedTensor.to_tensor` do, with dense ops only:
     # combine_segments concatenates ragged tensors, which lowers to RaggedGather, an op that
     # TFLite cannot run (measured: the converted model fails to prepare). Checked equal to
@@ -160,16 +174,18 @@ def _combine(segments, lengths, seq_length, cls_id, sep_id, pad_id):
     type_ids = tf.zeros_like(word_ids)
     start = tf.ones([batch, 1], tf.int32)  # where the current segment begins
     width = [None, seq_length] if isinstance(seq_length, int) else tf.stack([-1, seq_length])
-    for type_id, (segment, kept) in enumerate(zip(segments, lengths)):
+    for index, (segment, kept, seps) in enumerate(zip(segments, lengths, separators)):
+        type_id = index if typed else 0
         length = kept[:, tf.newaxis]  # (batch, 1)
         dense = segment.to_tensor(shape=width)  # (batch, seq)
         index = tf.clip_by_value(position - start, 0, seq_length - 1)  # (batch, seq)
         pieces = tf.gather(dense, index, batch_dims=1)  # (batch, seq): piece at position
         inside = (position >= start) & (position < start + length)
         word_ids = tf.where(inside, pieces, word_ids)
-        word_ids = tf.where(position == start + length, tf.constant(sep_id, tf.int32), word_ids)
-        type_ids = tf.where(inside | (position == start + length), type_id, type_ids)
-        start = start + length + 1
+        sep = (position >= start + length) & (position < start + length + seps)
+        word_ids = tf.where(sep, tf.constant(sep_id, tf.int32), word_ids)
+        type_ids = tf.where(inside | sep, type_id, type_ids)
+        start = start + length + seps
     return {
         "input_word_ids": word_ids,
         "input_mask": tf.cast(position < start, tf.int32),

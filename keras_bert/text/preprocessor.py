@@ -10,7 +10,8 @@ class Preprocessor(tf.Module):
     """Raw text (one or two segments) to `input_word_ids`, `input_mask`, `input_type_ids`.
 
     Args:
-        tokenizer: a `keras_bert.text.Tokenizer`.
+        tokenizer: a `keras_bert.text.Tokenizer` (or `ByteBpeTokenizer`, `SentencepieceTokenizer`:
+            their `pair_layout` packs `<s> A </s></s> B </s>`).
         seq_length: output length (>= 2; >= 3 for text pairs), the longest with
             `padding="longest"`. Longer inputs are truncated.
         truncation: how pairs share the budget: `"round_robin"` (alias `"longest_first"`):
@@ -69,4 +70,5 @@ class Preprocessor(tf.Module):
             `[PAD]`), `input_mask` (1 on real tokens) and `input_type_ids` (0 for A, 1 for B).
         """
         return pack_segments(segments, self.seq_length, self.tokenizer.cls_id,
-                             self.tokenizer.sep_id, self.tokenizer.pad_id, self.truncation, self.padding)
+                             self.tokenizer.sep_id, self.tokenizer.pad_id, self.truncation, self.padding,
+                             layout=getattr(self.tokenizer, "pair_layout", "bert"))

@@ -19,11 +19,13 @@ import os
 import shutil
 import warnings
 
-from keras_bert.text.contract_files import boolean, integer, keep_bytes, read_json, write_json
+from keras_bert.text.contract_files import NO_LIMIT, boolean, integer, keep_bytes, read_json, write_json
 from keras_bert.text.huggingface_tokenizer_files import (HF_CONFIG, HF_SPECIAL_NAMES, HF_TOKENIZER,
                                                        check_special_tokens, is_huggingface_folder,
                                                        read_huggingface, vocab_from_tokenizer_json,
                                                        write_huggingface)
+from keras_bert.text.tokenizer_kinds import (FILE_NAMES, check_kind, contract_files, find_files,
+                                              make_tokenizer, write_huggingface_kind)
 from keras_bert.text.vocab import SPECIAL_TOKENS, load_vocab
 
 FILE_NAME = "text_config.json"
@@ -46,6 +48,10 @@ class TextConfig:
             split as text (`[`, `mask`, `]`).
         max_seq_length: the packed length the model was trained with, or None.
         max_chars_per_word: longer words become `[UNK]` (BERT: 100).
+        kind: the tokenizer: "wordpiece" (BERT, the default), "byte_bpe" (RoBERTa, ModernBERT:
+            `vocab_file` is `vocab.json`, with `merges_file`) or "sentencepiece" (XLM-R: `vocab_file`
+            is `sentencepiece.bpe.model`). The casing and normalization fields are WordPiece's.
+        merges_file: byte-level BPE's `merges.txt` (kind "byte_bpe" only).
         source: where the contract was read from (for messages; not saved, not compared).
         guessed: True if `lower_case` was inferred from the vocabulary, not stored with the model.
 
@@ -61,11 +67,21 @@ class TextConfig:
     split_special_tokens: bool = False
     max_seq_length: int = None
     max_chars_per_word: int = 100
+    kind: str = "wordpiece"
+    merges_file: str = None
     source: str = dataclasses.field(default=None, compare=False)
     guessed: bool = dataclasses.field(default=False, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "vocab_file", os.fspath(self.vocab_file))
+        check_kind(self.kind, self.source or "TextConfig")
+        if (self.kind == "byte_bpe") != (self.merges_file is not None):
+            raise ValueError(f"{self.source or 'TextConfig'}: merges_file goes with kind='byte_bpe' (its "
+                             f"merges.txt) and only with it; got kind={self.kind!r}, merges_file={self.merges_file!r}.")
+        if self.merges_file is not None:
+            object.__setattr__(self, "merges_file", os.fspath(self.merges_file))
+        if self.kind != "wordpiece":  # BPE and SentencePiece vocabularies hold their own casing
+            object.__setattr__(self, "lower_case", False)
         if self.normalization not in NORMALIZATIONS:
             raise ValueError(
                 f"normalization={self.normalization!r} is not supported; expected one of "
@@ -74,7 +90,9 @@ class TextConfig:
             raise ValueError(f"max_seq_length must be >= 2 ([CLS] and [SEP]), got {self.max_seq_length}.")
 
     def tokenizer(self):
-        """The in-graph `keras_bert.Tokenizer` for this contract."""
+        """The in-graph tokenizer for this contract (`keras_bert.Tokenizer` for WordPiece)."""
+        if self.kind != "wordpiece":
+            return make_tokenizer(self)
         from keras_bert.text.tokenizer import Tokenizer  # pylint: disable=import-outside-toplevel
 
         return Tokenizer(self.vocab_file, lower_case=self.lower_case, normalization=self.normalization,
@@ -83,6 +101,9 @@ class TextConfig:
 
     def to_dict(self):
         """The saved fields (the vocabulary by file name, relative to the folder)."""
+        if self.kind != "wordpiece":
+            files = dict(zip(("vocab_file", "merges_file"), (name for name, _ in contract_files(self))))
+            return {"kind": self.kind, **files, "max_seq_length": self.max_seq_length}
         return {"vocab_file": VOCAB_NAME, "lower_case": self.lower_case,
                 "normalization": self.normalization, "split_special_tokens": self.split_special_tokens,
                 "max_seq_length": self.max_seq_length, "max_chars_per_word": self.max_chars_per_word,
@@ -123,6 +144,17 @@ class TextConfig:
             raise ValueError(f"Unknown text contract format {format!r}; expected one of {SAVE_FORMATS}.")
         directory = os.fspath(directory)
         os.makedirs(directory, exist_ok=True)
+        if self.kind != "wordpiece":
+            saved = {}
+            for field, (name, path) in zip(("vocab_file", "merges_file"), contract_files(self)):
+                saved[field] = os.path.join(directory, name)
+                if os.path.abspath(path) != os.path.abspath(saved[field]):
+                    shutil.copyfile(path, saved[field])
+            if format == "huggingface":
+                write_huggingface_kind(self, directory)
+            else:
+                write_json(os.path.join(directory, FILE_NAME), self.to_dict())
+            return self.replace(source=directory, guessed=False, **saved)
         vocab_file = os.path.join(directory, VOCAB_NAME)
         if os.path.abspath(self.vocab_file) != os.path.abspath(vocab_file):
             shutil.copyfile(self.vocab_file, vocab_file)
@@ -162,6 +194,9 @@ def find_text_config(path):
     if not os.path.isfile(os.path.join(directory, VOCAB_NAME)) and os.path.isdir(extra):
         directory = extra
     vocab_file = os.path.join(directory, VOCAB_NAME)
+    other = None if os.path.isfile(vocab_file) else find_files(directory)
+    if other is not None:
+        return _other_kind(directory, *other)
     if not os.path.isfile(vocab_file):
         vocab_file = vocab_from_tokenizer_json(os.path.join(directory, HF_TOKENIZER))
         if vocab_file is None:
@@ -181,16 +216,33 @@ def find_text_config(path):
                       guessed=True)
 
 
+def _other_kind(directory, kind, vocab_file, merges_file):
+    """The contract of a byte-level BPE or SentencePiece folder (its text_config.json's length, else
+    Hugging Face's model_max_length)."""
+    sidecar, hf_config = os.path.join(directory, FILE_NAME), os.path.join(directory, HF_CONFIG)
+    source = sidecar if os.path.isfile(sidecar) else hf_config if os.path.isfile(hf_config) else directory
+    raw = read_json(source) if source != directory else {}
+    saved_kind = raw.get("kind", kind) if source == sidecar else kind
+    if saved_kind != kind:
+        raise ValueError(f"{sidecar} says kind={saved_kind!r} but {directory} holds {kind} files; save "
+                         "the model again.")
+    length = raw.get("max_seq_length") if source == sidecar else raw.get("model_max_length")
+    length = integer(length, "max_seq_length", source)
+    length = length if length is not None and length < NO_LIMIT else None
+    return TextConfig(vocab_file, lower_case=False, kind=kind, merges_file=merges_file,
+                      max_seq_length=length, source=source)
+
+
 def vocab_is_lowercase(vocab_file):
     """True if under 1 % of the vocabulary's whole alphabetic words start with a capital."""
     words = [token for token in load_vocab(vocab_file) if token.isalpha()]
     return not words or sum(w[0].isupper() for w in words) < 0.01 * len(words)
 
 
-def _from_dict(raw, vocab_file, source):
+def _from_dict(raw, vocab_file, source, merges_file=None):
     check_special_tokens(raw.get("special_tokens", {}), source)
-    fields = {f.name for f in dataclasses.fields(TextConfig)} - {"vocab_file", "source", "guessed"}
-    unknown = sorted(set(raw) - fields - {"vocab_file", "special_tokens"})
+    fields = {f.name for f in dataclasses.fields(TextConfig)} - {"vocab_file", "merges_file", "source", "guessed"}
+    unknown = sorted(set(raw) - fields - {"vocab_file", "merges_file", "special_tokens"})
     if unknown:
         raise ValueError(f"{source} has unknown field(s) {unknown}; expected {sorted(fields)}.")
     kwargs = {k: v for k, v in raw.items() if k in fields}
@@ -200,12 +252,33 @@ def _from_dict(raw, vocab_file, source):
     for key in ("lower_case", "split_special_tokens"):
         if key in kwargs:
             kwargs[key] = boolean(kwargs[key], key, source)
-    return TextConfig(vocab_file, source=source, **kwargs)
+    return TextConfig(vocab_file, source=source, merges_file=merges_file, **kwargs)
 
 
-def from_saved_dict(raw, vocab_file, source):
-    """The contract a model's config saved (`TextConfig.to_dict()`), with its vocabulary at `vocab_file`."""
-    return _from_dict(raw, vocab_file, source)
+def from_saved_dict(raw, vocab_file, source, merges_file=None):
+    """The contract a model's config saved (`TextConfig.to_dict()`), with its vocabulary at `vocab_file`
+    (and byte-level BPE's merges at `merges_file`)."""
+    return _from_dict(raw, vocab_file, source, merges_file)
+
+
+def asset_files(config):
+    """`[(asset file name, path)]`: the files a model file keeps of its contract (`vocab.txt` for
+    WordPiece; `vocab.json` + `merges.txt`; `sentencepiece.bpe.model`)."""
+    return [(VOCAB_NAME, config.vocab_file)] if config.kind == "wordpiece" else contract_files(config)
+
+
+def from_saved_assets(raw, directory, source):
+    """The contract a model's config saved (`to_dict()`), its files read from the asset `directory`
+    (kept copies: Keras deletes that folder after loading). One line names a missing asset."""
+    kind = raw.get("kind", "wordpiece")
+    check_kind(kind, source)
+    names = [VOCAB_NAME] if kind == "wordpiece" else [n for n in FILE_NAMES[kind] if n]
+    missing = [n for n in names if not os.path.isfile(os.path.join(directory, n))]
+    if missing:
+        raise ValueError(f"{source} has a {kind} text contract but no {', '.join(missing)} asset; save "
+                         "the model again.")
+    kept = [keep_vocab(os.path.join(directory, n)) for n in names]
+    return _from_dict(raw, kept[0], source, kept[1] if len(kept) > 1 else None)
 
 
 def keep_vocab(vocab_file):

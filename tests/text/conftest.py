@@ -96,3 +96,46 @@ def write_vocab_file(tmp_path):
 def tiny_vocab(write_vocab_file):
     """A 14-token vocabulary with the five special tokens."""
     return write_vocab_file(TINY_VOCAB)
+
+
+@pytest.fixture(scope="session")
+def trained_byte_bpe(tmp_path_factory, shakespeare_lines):
+    """A byte-level BPE trained here with RoBERTa's settings (no prefix space, `<s> A </s></s> B </s>`,
+    trimmed offsets): (folder with vocab.json, merges.txt, tokenizer.json; the `tokenizers` reference)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers.processors import RobertaProcessing
+
+    reference = tokenizers.ByteLevelBPETokenizer(add_prefix_space=False)
+    reference.train_from_iterator(shakespeare_lines[:400] + HARD_CASES, vocab_size=800, min_frequency=2,
+                                  special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"],
+                                  show_progress=False)
+    reference.post_processor = RobertaProcessing(("</s>", 2), ("<s>", 0), trim_offsets=True,
+                                                 add_prefix_space=False)
+    folder = tmp_path_factory.mktemp("byte_bpe")
+    reference.save_model(str(folder))
+    reference.save(str(folder / "tokenizer.json"))
+    return folder, reference
+
+
+@pytest.fixture(scope="session")
+def byte_bpe_tokenizer(trained_byte_bpe):
+    """keras_bert's ByteBpeTokenizer of `trained_byte_bpe`, shared: its graph traces once (seconds)."""
+    from keras_bert.text import ByteBpeTokenizer
+
+    return ByteBpeTokenizer(trained_byte_bpe[0] / "vocab.json", trained_byte_bpe[0] / "merges.txt")
+
+
+@pytest.fixture(scope="session")
+def trained_sentencepiece(tmp_path_factory, shakespeare_lines):
+    """A SentencePiece unigram model trained here, as XLM-R's `sentencepiece.bpe.model`: (its folder,
+    transformers' XLMRobertaTokenizer read from it)."""
+    spm = pytest.importorskip("sentencepiece")
+    transformers = pytest.importorskip("transformers")
+    folder = tmp_path_factory.mktemp("sentencepiece")
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(shakespeare_lines[:400] + HARD_CASES),
+                                   model_prefix=str(folder / "sp"), vocab_size=800, model_type="unigram",
+                                   character_coverage=1.0, minloglevel=2)
+    os.replace(folder / "sp.model", folder / "sentencepiece.bpe.model")
+    os.remove(folder / "sp.vocab")
+    # from_pretrained, not vocab_file=: transformers 5 ignores vocab_file (as it does BertTokenizerFast's).
+    return folder, transformers.XLMRobertaTokenizer.from_pretrained(str(folder))

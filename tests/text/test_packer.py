@@ -50,3 +50,18 @@ def test_pack_segments_places_labels_alongside_ids():
     packed_labels = pack_segments(labels, 4, 0, 0)["input_word_ids"].numpy()
     assert packed.tolist() == [[101, 7, 8, 102], [101, 5, 102, 0]]
     assert packed_labels.tolist() == [[0, 1, 0, 0], [0, 3, 0, 0]]  # the same trimming and layout
+
+
+def test_roberta_layout_doubles_the_pair_separator_with_one_token_type():
+    a, b = tf.ragged.constant([[7, 8, 9], [5]]), tf.ragged.constant([[4, 4, 4, 4], [6]])
+    packed = pack_segments([a, b], 9, cls_id=0, sep_id=2, pad_id=1, layout="roberta")
+    assert packed["input_word_ids"].numpy().tolist() == [[0, 7, 8, 9, 2, 2, 4, 4, 2],  # round robin: 3 + 2
+                                                         [0, 5, 2, 2, 6, 2, 1, 1, 1]]
+    assert packed["input_mask"].numpy().tolist() == [[1] * 9, [1] * 6 + [0] * 3]
+    assert not packed["input_type_ids"].numpy().any()
+    longest = pack_segments([a[1:], b[1:]], 9, 0, 2, 1, layout="roberta", padding="longest")
+    assert longest["input_word_ids"].numpy().tolist() == [[0, 5, 2, 2, 6, 2]]
+    with pytest.raises(ValueError, match="layout='xlnet' is not supported"):
+        pack_segments([a], 9, 0, 2, layout="xlnet")
+    with pytest.raises(ValueError, match="needs at least 4 positions"):
+        pack_segments([a, b], 3, 0, 2, layout="roberta")

@@ -1,0 +1,191 @@
+"""In-graph byte-level BPE tokenizer (RoBERTa, ModernBERT), matching Hugging Face `tokenizers`."""
+
+import os
+import types
+
+import tensorflow as tf
+
+from keras_bert.text.byte_bpe_files import read_merges, read_vocab_json, special_ids
+from keras_bert.text.byte_level import bpe_merge, bytes_to_unicode, pretokenize, special_pattern
+from keras_bert.text.offsets import bytes_to_chars
+from keras_bert.text.string_inputs import strings_or_string
+
+_SPACE = bytes_to_unicode()[ord(" ")]  # "Ġ"
+
+
+class ByteBpeTokenizer(tf.Module):
+    """Byte-level BPE (GPT-2's pre-tokenizer, no prefix space) that runs inside the TensorFlow graph.
+
+    Ids equal Hugging Face `tokenizers`' `ByteLevelBPETokenizer(add_prefix_space=False)`. Same interface
+    as `keras_bert.Tokenizer`, so the preprocessor, packer and masker take it. With RoBERTa's special
+    tokens (`<s>`, `</s>`, ...) `pair_layout` is `"roberta"` (`<s> A </s></s> B </s>`) and offsets are
+    character spans trimmed as RoBERTa's post-processor trims them (`trim_offsets=True`: a token's
+    leading/trailing `Ġ` spaces are left out); with BERT's names (`[CLS]`, `[SEP]`, ...: ModernBERT)
+    it is `"bert"` and offsets are untrimmed, as its `TemplateProcessing`. A literal special token in
+    the text (`"<mask>"`) is its special id, as Hugging Face's added tokens (no lstrip/rstrip).
+
+    Args:
+        vocab_file: `vocab.json` (token -> id).
+        merges_file: `merges.txt` (one merge `"left right"` per line, in learnt order).
+        text_config: the `TextConfig` it is made from (`text_config` returns it).
+
+    Example:
+        >>> tokenizer = ByteBpeTokenizer("vocab.json", "merges.txt")
+        >>> tokenizer.tokenize(["Hello world"])  # doctest: +SKIP
+        <tf.RaggedTensor [[31414, 232]]>
+    """
+
+    def __init__(self, vocab_file, merges_file, text_config=None):
+        super().__init__(name="byte_bpe_tokenizer")
+        self.vocab_file, self.merges_file = os.fspath(vocab_file), os.fspath(merges_file)
+        self._text_config = text_config
+        self._vocab = tuple(read_vocab_json(self.vocab_file))
+        merges = read_merges(self.merges_file)
+        ids = special_ids(self._vocab, self.vocab_file)
+        self.cls_id, self.sep_id, self.pad_id = ids["cls"], ids["sep"], ids["pad"]
+        self.unk_id, self.mask_id = ids["unk"], ids["mask"]
+        self.pair_layout = "roberta" if self._vocab[self.cls_id] == "<s>" else "bert"
+        self.trim_offsets = self.pair_layout == "roberta"
+        self.vocab_size = len(self._vocab)
+        self._index = types.MappingProxyType({token: i for i, token in enumerate(self._vocab)})
+        self._no_rank = tf.constant(len(merges), tf.int64)
+        self._ranks = _table(merges, range(len(merges)), len(merges))
+        self._ids = _table(self._vocab, range(self.vocab_size), self.unk_id, tf.int32)
+        byte_chars = bytes_to_unicode()
+        self._byte_char = tf.constant(byte_chars)  # (256,): byte -> its printable character
+        self._char_byte = _table(byte_chars, [bytes([b]) for b in range(256)], "", tf.string)
+        self._tokens = tf.constant(self._vocab)
+        # Bytes a token stands for (one per character of its byte-level string) and its leading and
+        # trailing spaces (for RoBERTa's offset trimming). A special token spans its literal text.
+        self._specials = special_pattern([self._vocab[i] for i in sorted(set(ids.values()))])
+        self._token_bytes = tf.constant([len(t.encode("utf-8")) if i in set(ids.values()) else len(t)
+                                         for i, t in enumerate(self._vocab)], tf.int64)
+        self._lead = tf.constant([len(t) - len(t.lstrip(_SPACE)) for t in self._vocab], tf.int64)
+        self._trail = tf.constant([len(t) - len(t.rstrip(_SPACE)) for t in self._vocab], tf.int64)
+        self.vocab_asset = tf.saved_model.Asset(self.vocab_file)
+        self.vocab_path = self.vocab_file  # `keras_bert.Tokenizer`'s name for it (messages, exports)
+        self.lower_case = False  # the vocabulary holds the casing
+        self.merges_asset = tf.saved_model.Asset(self.merges_file)
+        # Traced once: the merge loop runs ~as many steps as the longest word has bytes, which
+        # eagerly costs ~100x the graph's time.
+        self._words = tf.function(self._words_eager, input_signature=[tf.TensorSpec([None], tf.string)])
+
+    @property
+    def continues_word(self):
+        """Per id: the token continues the word before it (no leading `Ġ`; special tokens never)."""
+        specials = {self.cls_id, self.sep_id, self.pad_id, self.unk_id, self.mask_id}
+        return [i not in specials and not t.startswith(_SPACE) for i, t in enumerate(self._vocab)]
+
+    @property
+    def mask_token(self):
+        """The mask token's text (`<mask>`, or `[MASK]` with BERT-named specials)."""
+        return self._vocab[self.mask_id]
+
+    @property
+    def vocab(self):
+        """The vocabulary: a list of byte-level tokens, id i = entry i."""
+        return list(self._vocab)
+
+    @property
+    def text_config(self):
+        """The `keras_bert.TextConfig` this tokenizer was made from (`TextConfig.tokenizer()`), else None.
+
+        Not built here: text_config.py makes these tokenizers, and a module importing it back would
+        close an import circle (tests/test_layout.py).
+        """
+        return self._text_config
+
+    @strings_or_string
+    def tokenize(self, texts):
+        """Text to ids: `[batch]` strings -> int32 `[batch, (tokens)]`; scalar -> `[(tokens)]`."""
+        return self.tokenize_words(texts).merge_dims(1, 2)
+
+    @strings_or_string
+    def tokenize_words(self, texts):
+        """Text to ids grouped by pre-tokenizer word: `[batch]` -> int32 `[batch, (words), (tokens)]`."""
+        return self._words(texts)[0]
+
+    @strings_or_string
+    def tokenize_with_offsets(self, texts):
+        """Ids grouped by word, with every token's character span `[start, end)` in the text.
+
+        Returns:
+            `(ids, starts, ends)`: int32 `[batch, (words), (tokens)]` as `tokenize_words`, and int64
+            starts and ends of the same shape; RoBERTa's trimmed spans (a byte of a multi-byte
+            character spans that whole character, as in Hugging Face).
+        """
+        ids, texts, word_starts = self._words(texts)
+        token_bytes = tf.gather(self._token_bytes, ids.flat_values)  # [T]
+        words = ids.values  # [W, (t)]
+        before = tf.cumsum(token_bytes, exclusive=True)  # [T] bytes of all earlier tokens
+        word_of = words.value_rowids()
+        starts = before - tf.gather(before, tf.gather(words.row_starts(), word_of)) \
+            + tf.gather(word_starts.flat_values, word_of)  # [T] byte start in its text
+        flat = ids.merge_dims(1, 2)  # [b, (t)]
+        starts, ends = bytes_to_chars(texts, flat.with_flat_values(starts),
+                                      flat.with_flat_values(starts + token_bytes))
+        lead, trail = tf.gather(self._lead, ids.flat_values), tf.gather(self._trail, ids.flat_values)
+        # Hugging Face's `process_offsets(trim_offsets=True)`: spaces off the start, then the end.
+        if self.trim_offsets:
+            starts = tf.where(lead > 0, tf.minimum(starts + lead, ends), starts)
+            ends = tf.where((trail > 0) & (ends >= trail), tf.maximum(ends - trail, starts), ends)
+        return ids, ids.with_flat_values(starts), ids.with_flat_values(ends)
+
+    def _words_eager(self, texts):
+        """`[b]` -> (ids `[b, (w), (t)]`, the valid UTF-8 texts, word byte starts `[b, (w)]`)."""
+        texts = tf.strings.unicode_transcode(texts, "UTF-8", "UTF-8", errors="replace",
+                                             replacement_char=0xFFFD)  # as a Python str holds it
+        words, starts, _ = pretokenize(texts, self._specials)  # [b, (w)]
+        special = tf.strings.regex_full_match(words.flat_values, self._specials)  # [W]
+        plain = tf.boolean_mask(words.flat_values, ~special)
+        raw = tf.strings.bytes_split(plain)  # [W', (bytes)]
+        codes = tf.io.decode_raw(raw.flat_values, tf.uint8)[:, 0]  # [B] one per byte
+        symbols = raw.with_flat_values(tf.gather(self._byte_char, tf.cast(codes, tf.int32)))
+        tokens = bpe_merge(symbols, self._ranks, self._no_rank)  # [W', (t)]
+        # A special word is its one id; the other words' tokens go back in word order.
+        specials = tf.RaggedTensor.from_row_lengths(self._ids.lookup(tf.boolean_mask(
+            words.flat_values, special)), tf.ones_like(tf.where(special)[:, 0]))
+        order = tf.concat([tf.where(~special)[:, 0], tf.where(special)[:, 0]], 0)
+        ids = tf.concat([tokens.with_flat_values(self._ids.lookup(tokens.flat_values)), specials], 0)
+        ids = tf.gather(ids, tf.math.invert_permutation(order))  # [W, (t)]
+        return words.with_values(ids), texts, starts
+
+    def detokenize(self, ids):
+        """Ids back to text (`<pad>` dropped): `[batch, (tokens)]` -> `[batch]`; `[(tokens)]` -> scalar."""
+        if not isinstance(ids, tf.RaggedTensor):
+            ids = tf.convert_to_tensor(ids)
+        if ids.shape.rank == 1:
+            return self.detokenize(ids[tf.newaxis])[0]
+        if ids.shape.rank != 2:
+            raise ValueError(f"detokenize expects ids of rank 1 or 2, got shape {ids.shape}.")
+        if not isinstance(ids, tf.RaggedTensor):
+            ids = tf.RaggedTensor.from_tensor(ids)
+        ids = tf.cast(ids, tf.int32)
+        bad = tf.get_static_value(tf.reduce_any((ids.flat_values < 0) | (ids.flat_values >= self.vocab_size)))
+        if bad:
+            raise ValueError(f"detokenize got a token id outside the vocabulary [0, {self.vocab_size}) of "
+                             f"{self.vocab_file!r}; pass ids this tokenizer produced.")
+        ids = tf.ragged.boolean_mask(ids, tf.not_equal(ids, self.pad_id))
+        chars = tf.strings.unicode_split(tf.strings.reduce_join(
+            tf.gather(self._tokens, ids), axis=1), "UTF-8")  # [b, (c)]
+        byte_strings = self._char_byte.lookup(chars.flat_values)
+        return tf.strings.reduce_join(chars.with_flat_values(byte_strings), axis=1)
+
+    def token_to_id(self, token):
+        """Python helper: the id of `token` (KeyError naming it if it is not in the vocabulary)."""
+        if token not in self._index:
+            raise KeyError(f"Token {token!r} is not in the vocabulary {self.vocab_file!r}.")
+        return self._index[token]
+
+    def id_to_token(self, id):  # pylint: disable=redefined-builtin
+        """Python helper: the token with id `id` (IndexError if out of range)."""
+        if not 0 <= int(id) < self.vocab_size:
+            raise IndexError(f"Token id {id} is out of range; the vocabulary has {self.vocab_size} tokens.")
+        return self._vocab[int(id)]
+
+
+def _table(keys, values, default, value_dtype=tf.int64):
+    """A static lookup table (keys are strings)."""
+    keys = tf.constant(list(keys), tf.string)
+    values = tf.constant(list(values), value_dtype)
+    return tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(keys, values), default)

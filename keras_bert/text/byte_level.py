@@ -1,0 +1,121 @@
+"""Byte-level BPE's two in-graph steps: GPT-2's pre-tokenizer split (with byte offsets) and BPE merges.
+
+Hand-written (docs/DESIGN.md rule 9, measured reasons): keras-hub 0.32's `BytePairTokenizer` runs in the graph
+but (1) emulates GPT-2's `\\s+(?!\\S)` with a marker character and splits whitespace runs differently
+from Hugging Face `tokenizers` (`"  "` -> `" ", " "` where HF keeps `"  "` whole, so `ĠĠ` becomes two
+ids; `"a\\x00b"` loses everything after the NUL), (2) returns no offsets, and (3) keeps a mutable
+cache table. The merge loop below follows keras-hub's (one lowest-rank, leftmost pair per word per
+step), which is what HF's BPE does for merges learnt in order.
+"""
+
+import re
+
+import tensorflow as tf
+import tensorflow_text as text
+
+# Unicode White_Space (what `\\s` means to HF's onig regex; RE2's `\\s` is ASCII only).
+WHITESPACE = r"\t-\r \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
+_RUN = rf"[{WHITESPACE}]+"
+# GPT-2's pattern without the lookahead: `\s+(?!\S)` is done by `_chunks` (see `pretokenize`).
+_WORD = (rf"'s|'t|'re|'ve|'m|'ll|'d| ?\p{{L}}+| ?\p{{N}}+| ?[^{WHITESPACE}\p{{L}}\p{{N}}]+|{_RUN}")
+
+
+def bytes_to_unicode():
+    """GPT-2's byte -> printable character table (`Ġ` for the space byte): a list of 256 strings."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), 256)]
+    table, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            table[byte] = chr(byte)
+        else:
+            table[byte] = chr(256 + extra)
+            extra += 1
+    return [table[b] for b in range(256)]
+
+
+def special_pattern(specials):
+    """An RE2 pattern matching any of the literal `specials` (longest first)."""
+    return "|".join(re.escape(token) for token in sorted(specials, key=len, reverse=True))
+
+
+def pretokenize(texts, specials=None):
+    """GPT-2 / RoBERTa's ByteLevel pre-tokenizer split: `[b]` valid UTF-8 -> words `[b, (w)]`, with
+    byte starts and ends `[b, (w)]` in the text.
+
+    RE2 has no lookahead, so `\\s+(?!\\S)|\\s+` is done in two passes: the text is cut into runs of
+    whitespace and of other characters; a whitespace run followed by text gives its last character to
+    that text (which the pattern's ` ?` then takes with the next word, or `\\s+` keeps alone); then
+    GPT-2's pattern splits every chunk. NUL is split as `\\x01` (RE2 stops at NUL) and kept as NUL.
+    `specials` (a `special_pattern`): literal special tokens are words of their own, matched before
+    the rest as Hugging Face matches added tokens (the text on either side is split on its own).
+    """
+    safe = tf.strings.regex_replace(texts, r"\x00", "\x01")  # same bytes, same character class
+    cut_at = f"{specials}|{_RUN}" if specials else _RUN
+    runs, starts, ends = text.regex_split_with_offsets(safe, cut_at, cut_at)  # [b, (r)]
+    row = runs.value_rowids()
+    starts, ends = starts.flat_values, ends.flat_values
+    same_row_next = tf.concat([tf.equal(row[1:], row[:-1]), [False]], 0)
+    is_space = tf.strings.regex_full_match(runs.flat_values, _RUN)
+    gives = is_space & same_row_next  # gives its last character to the next run (not to a special)
+    if specials:
+        gives &= ~tf.concat([tf.strings.regex_full_match(runs.flat_values[1:], specials), [False]], 0)
+    last = tf.strings.substr(runs.flat_values, -1, 1, unit="UTF8_CHAR")
+    cut = tf.where(gives, ends - tf.cast(tf.strings.length(last), tf.int64), ends)
+    starts = tf.where(tf.concat([[False], gives[:-1]], 0), tf.concat([[0], cut[:-1]], 0), starts)
+    keep = cut > starts
+    starts, ends, row = (tf.boolean_mask(x, keep) for x in (starts, cut, row))
+    chunks = tf.strings.substr(tf.gather(safe, row), starts, ends - starts)  # [C]
+    word = f"{specials}|{_WORD}" if specials else _WORD
+    _, word_starts, word_ends = text.regex_split_with_offsets(chunks, word, word)  # [C, (w)]
+    word_chunk = word_starts.value_rowids()
+    shift = tf.gather(starts, word_chunk)
+    word_starts, word_ends = word_starts.flat_values + shift, word_ends.flat_values + shift
+    word_text = tf.gather(row, word_chunk)
+    words = tf.strings.substr(tf.gather(texts, word_text), word_starts, word_ends - word_starts)
+    nrows = tf.shape(texts, out_type=tf.int64)[0]
+
+    def by_text(values):
+        return tf.RaggedTensor.from_value_rowids(values, word_text, nrows=nrows)
+
+    return by_text(words), by_text(word_starts), by_text(word_ends)
+
+
+def bpe_merge(symbols, merge_ranks, no_rank):
+    """Applies BPE merges: `symbols` `[W, (s)]` (a word's byte characters) -> tokens `[W, (t)]`.
+
+    Args:
+        symbols: ragged `tf.string`, one row per word.
+        merge_ranks: a lookup table `"left right"` -> rank (int64), `no_rank` for pairs never merged.
+        no_rank: the table's default (larger than every rank).
+    """
+    # Each step costs (words x longest word), and there are up to (longest word) steps: words are
+    # merged in buckets of similar length so one 250-byte word does not slow every short one
+    # (measured: 434 lines with one such word, 140 s in one bucket, ~1 s in two; each bucket's loop
+    # adds to the graph's trace time, so two).
+    short = symbols.row_lengths() <= 16
+    order = [tf.where(short)[:, 0], tf.where(~short)[:, 0]]
+    merged = tf.concat([_merge(tf.gather(symbols, rows), merge_ranks, no_rank) for rows in order], 0)
+    return tf.gather(merged, tf.math.invert_permutation(tf.concat(order, 0)))
+
+
+def _merge(symbols, merge_ranks, no_rank):
+    words = symbols.to_tensor("")  # (W, S): "" pads and marks merged-away symbols
+    words = tf.concat([words, tf.fill([tf.shape(words)[0], 2], "")], 1)  # no empty pair axis
+
+    def step(words, _):
+        left, right = words[:, :-1], words[:, 1:]  # (W, S-1) each
+        ranks = merge_ranks.lookup(tf.strings.join([left, right], " "))
+        ranks = tf.where((left != "") & (right != ""), ranks, no_rank)
+        best = tf.argmin(ranks, axis=1, output_type=tf.int32)  # leftmost lowest rank
+        merges = tf.reduce_min(ranks, axis=1) < no_rank  # (W,)
+        index = tf.range(tf.shape(words)[1])[tf.newaxis, :]  # (1, S)
+        best = best[:, tf.newaxis]
+        joined = tf.strings.join([words, tf.roll(words, -1, axis=1)])  # symbol i + symbol i+1
+        merged = tf.where(index == best, joined, tf.where(index == best + 1, "", words))
+        merged = tf.where(merges[:, tf.newaxis], merged, words)
+        # Close the gap left by the merged-away symbol, so pairs stay adjacent.
+        merged = tf.ragged.boolean_mask(merged, merged != "").to_tensor("", shape=tf.shape(words))
+        return merged, tf.reduce_any(merges)
+
+    words, _ = tf.while_loop(lambda _, more: more, step, [words, tf.constant(True)])
+    return tf.ragged.boolean_mask(words, words != "")

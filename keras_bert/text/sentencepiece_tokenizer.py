@@ -1,0 +1,157 @@
+"""In-graph SentencePiece tokenizer with XLM-R's fairseq ids (tf-text's `SentencepieceTokenizer`)."""
+
+import os
+
+import tensorflow as tf
+import tensorflow_text as text
+
+from keras_bert.text.offsets import bytes_to_chars
+from keras_bert.text.string_inputs import strings_or_string
+
+# Characters SentencePiece's nmt_nfkc normalization turns into its `▁` or drops: a `▁` piece's span
+# skips them, as Hugging Face's offsets do.
+_SPACE_LIKE = r"[\p{Z}\p{Cc}\p{Cf}]"
+
+
+class SentencepieceTokenizer(tf.Module):
+    """XLM-R's SentencePiece (`sentencepiece.bpe.model`, a unigram model) in the TensorFlow graph.
+
+    Ids are fairseq's, as XLM-R's embeddings use them: `<s>`=0, `<pad>`=1, `</s>`=2, `<unk>`=3,
+    SentencePiece id + 1 for every other piece, `<mask>` last. Segmentation is the `sentencepiece`
+    library's own (tf-text links it). Hugging Face's `XLMRobertaTokenizer` (transformers 5: the Rust
+    converted tokenizer) differs on rare text (tools/_tokenizer_parity.py measures it): equal-score
+    segmentations of long repeated words break ties differently, and its normalizer treats a few
+    characters (U+0085, halfwidth voiced marks, stacked combining marks) differently. Offsets are
+    character spans as Hugging Face reports them. Literal `<mask>` in text is tokenized as text.
+
+    Args:
+        model_file: the SentencePiece model (`sentencepiece.bpe.model`).
+        text_config: the `TextConfig` it is made from (`text_config` returns it).
+
+    Example:
+        >>> tokenizer = SentencepieceTokenizer("sentencepiece.bpe.model")
+        >>> tokenizer.tokenize(["Hello world"])  # doctest: +SKIP
+    """
+
+    pair_layout = "roberta"
+    mask_token = "<mask>"
+
+    def __init__(self, model_file, text_config=None):
+        super().__init__(name="sentencepiece_tokenizer")
+        self.model_file = os.fspath(model_file)
+        self._text_config = text_config
+        with open(self.model_file, "rb") as f:
+            model = f.read()
+        try:
+            self._sp = text.SentencepieceTokenizer(model=model, out_type=tf.int32)
+            pieces = int(self._sp.vocab_size())
+        except Exception as error:  # pylint: disable=broad-except
+            raise ValueError(f"{self.model_file} is not a SentencePiece model ({error}); pass the "
+                             "model's sentencepiece.bpe.model.") from None
+        self.cls_id, self.pad_id, self.sep_id, self.unk_id = 0, 1, 2, 3
+        self.mask_id = pieces + 1
+        self.vocab_size = pieces + 2
+        spm_pieces = [p.decode("utf-8") for p in self._sp.id_to_string(tf.range(pieces)).numpy()]
+        self._vocab = ("<s>", "<pad>", "</s>", "<unk>", *spm_pieces[3:], "<mask>")  # fairseq id = spm id + 1
+        self._index = {token: i for i, token in enumerate(self._vocab)}
+        self._is_space_piece = tf.constant([t.startswith("\u2581") for t in self._vocab])
+        self.vocab_asset = tf.saved_model.Asset(self.model_file)
+        self.vocab_path = self.model_file  # `keras_bert.Tokenizer`'s name for it (messages, exports)
+        self.lower_case = False  # the model's normalization holds the casing
+
+    @property
+    def continues_word(self):
+        """Per id: the piece continues the word before it (no leading `▁`; special ids never)."""
+        return [3 < i < self.mask_id and not t.startswith("\u2581") for i, t in enumerate(self._vocab)]
+
+    @property
+    def vocab(self):
+        """The vocabulary in fairseq order (a list of pieces)."""
+        return list(self._vocab)
+
+    @property
+    def text_config(self):
+        """The `keras_bert.TextConfig` this tokenizer was made from (`TextConfig.tokenizer()`), else None.
+
+        Not built here: text_config.py makes these tokenizers, and a module importing it back would
+        close an import circle (tests/test_layout.py).
+        """
+        return self._text_config
+
+    def _fairseq(self, spm_ids):
+        return tf.where(spm_ids == 0, self.unk_id, spm_ids + 1)
+
+    @strings_or_string
+    def tokenize(self, texts):
+        """Text to ids: `[batch]` strings -> int32 `[batch, (pieces)]`; scalar -> `[(pieces)]`."""
+        return tf.ragged.map_flat_values(self._fairseq, self._sp.tokenize(_valid(texts)))
+
+    @strings_or_string
+    def tokenize_words(self, texts):
+        """Ids grouped by word (a `▁` piece starts one): `[batch]` -> `[batch, (words), (pieces)]`."""
+        ids = self.tokenize(texts)
+        return _by_word(ids, ids, self._is_space_piece)
+
+    @strings_or_string
+    def tokenize_with_offsets(self, texts):
+        """Ids grouped by word with every piece's character span `[start, end)` in the text.
+
+        Returns:
+            `(ids, starts, ends)` of shape `[batch, (words), (pieces)]` (int32, int64, int64).
+        """
+        texts = _valid(texts)
+        ids, byte_starts, byte_ends = self._sp.tokenize_with_offsets(texts)  # [b, (p)]
+        ids = tf.ragged.map_flat_values(self._fairseq, ids)
+        starts, ends = bytes_to_chars(texts, byte_starts, byte_ends)  # [P]
+        # Hugging Face's spans: a `▁` piece starts after the spaces its `▁` stands for, and an empty
+        # span (a `▁` of spaces only, the 2nd+ piece of one expanded character) is the next character.
+        chars = tf.strings.unicode_split(texts, "UTF-8")  # [b, (c)]
+        text_start = tf.gather(chars.row_starts(), ids.value_rowids())  # [P]
+        solid = tf.where(~tf.strings.regex_full_match(chars.flat_values, _SPACE_LIKE))[:, 0]  # [N]
+        solid = tf.concat([solid, [tf.size(chars.flat_values, tf.int64)]], 0)
+        first_solid = tf.gather(solid, tf.searchsorted(solid, starts + text_start)) - text_start
+        spaced = tf.gather(self._is_space_piece, ids.flat_values)
+        starts = tf.where(spaced, tf.minimum(first_solid, ends), starts)
+        length = tf.gather(chars.row_lengths(), ids.value_rowids())
+        ends = tf.where(starts == ends, tf.minimum(starts + 1, length), ends)
+        return tuple(_by_word(ids, ids.with_flat_values(v), self._is_space_piece)
+                     for v in (ids.flat_values, starts, ends))
+
+    def detokenize(self, ids):
+        """Ids back to text (special ids dropped): `[batch, (pieces)]` -> `[batch]`; rank 1 -> scalar."""
+        if not isinstance(ids, tf.RaggedTensor):
+            ids = tf.convert_to_tensor(ids)
+        if ids.shape.rank == 1:
+            return self.detokenize(ids[tf.newaxis])[0]
+        if not isinstance(ids, tf.RaggedTensor):
+            ids = tf.RaggedTensor.from_tensor(ids)
+        ids = tf.cast(ids, tf.int32)
+        ids = tf.ragged.boolean_mask(ids, (ids > self.unk_id) & (ids < self.mask_id))
+        return self._sp.detokenize(ids - 1)
+
+    def token_to_id(self, token):
+        """Python helper: the id of `token` (KeyError naming it if it is not in the vocabulary)."""
+        if token not in self._index:
+            raise KeyError(f"Token {token!r} is not in the vocabulary {self.model_file!r}.")
+        return self._index[token]
+
+    def id_to_token(self, id):  # pylint: disable=redefined-builtin
+        """Python helper: the piece with id `id` (IndexError if out of range)."""
+        if not 0 <= int(id) < self.vocab_size:
+            raise IndexError(f"Token id {id} is out of range; the vocabulary has {self.vocab_size} tokens.")
+        return self._vocab[int(id)]
+
+
+def _valid(texts):
+    return tf.strings.unicode_transcode(texts, "UTF-8", "UTF-8", errors="replace", replacement_char=0xFFFD)
+
+
+def _by_word(ids, values, starts_word):
+    """`values` `[b, (p)]` (shaped as `ids`) -> `[b, (w), (p)]`: a word starts at a `▁` piece (and
+    at each text's first piece)."""
+    first = tf.equal(tf.range(tf.size(ids.flat_values, tf.int64)),
+                     tf.gather(ids.row_starts(), ids.value_rowids()))
+    flags = tf.gather(starts_word, ids.flat_values) | first  # [P]
+    words = tf.RaggedTensor.from_row_starts(values.flat_values, tf.where(flags)[:, 0])  # [W, (p)]
+    per_text = tf.math.unsorted_segment_sum(tf.cast(flags, tf.int64), ids.value_rowids(), ids.nrows())
+    return tf.RaggedTensor.from_row_lengths(words, per_text)

@@ -1,0 +1,115 @@
+"""The tokenizer kinds of the text contract: each kind's files, its tokenizer, its Hugging Face files.
+
+"wordpiece" (BERT: `vocab.txt`), "byte_bpe" (RoBERTa, ModernBERT: `vocab.json` + `merges.txt`, or a BPE
+`tokenizer.json`) and "sentencepiece" (XLM-R: `sentencepiece.bpe.model`). Imports no TensorFlow.
+"""
+
+import os
+
+from keras_bert.text.byte_bpe_files import (BPE_SPECIALS, MERGES_TXT, VOCAB_JSON, bpe_from_tokenizer_json,
+                                            read_merges, read_vocab_json, special_ids)
+from keras_bert.text.contract_files import read_json, write_json
+
+KINDS = ("wordpiece", "byte_bpe", "sentencepiece")
+SENTENCEPIECE_MODEL = "sentencepiece.bpe.model"
+# The contract's files of each kind, as saved in a folder: (vocab_file's name, merges_file's name).
+FILE_NAMES = {"wordpiece": ("vocab.txt", None), "byte_bpe": (VOCAB_JSON, MERGES_TXT),
+              "sentencepiece": (SENTENCEPIECE_MODEL, None)}
+# transformers' tokenizer class of each non-WordPiece kind (AutoTokenizer reads it from tokenizer_config.json).
+HF_CLASSES = {"byte_bpe": "RobertaTokenizer", "sentencepiece": "XLMRobertaTokenizer"}
+
+
+def check_kind(kind, source="kind"):
+    if kind not in KINDS:
+        raise ValueError(f"{source}: tokenizer kind {kind!r} is not supported; expected one of {KINDS}.")
+
+
+def make_tokenizer(config):
+    """The in-graph tokenizer of a non-WordPiece `TextConfig`."""
+    # pylint: disable=import-outside-toplevel
+    if config.kind == "byte_bpe":
+        from keras_bert.text.byte_bpe_tokenizer import ByteBpeTokenizer
+
+        return ByteBpeTokenizer(config.vocab_file, config.merges_file, text_config=config)
+    from keras_bert.text.sentencepiece_tokenizer import SentencepieceTokenizer
+
+    return SentencepieceTokenizer(config.vocab_file, text_config=config)
+
+
+def contract_files(config):
+    """`[(file name in a folder, path now)]` of the contract's files (`vocab_file`, `merges_file`)."""
+    vocab_name, merges_name = FILE_NAMES[config.kind]
+    files = [(vocab_name, config.vocab_file)]
+    if merges_name:
+        files.append((merges_name, config.merges_file))
+    return files
+
+
+def find_files(directory):
+    """`(kind, vocab_file, merges_file)` of a folder holding byte-level BPE or SentencePiece files,
+    else None (a WordPiece folder, or none). A `tokenizer.json` of a model keras_bert cannot run in
+    the graph is one line naming it."""
+    path = lambda name: os.path.join(directory, name)  # noqa: E731
+    if os.path.isfile(path(VOCAB_JSON)) and os.path.isfile(path(MERGES_TXT)):
+        return "byte_bpe", path(VOCAB_JSON), path(MERGES_TXT)
+    if os.path.isfile(path(SENTENCEPIECE_MODEL)):
+        return "sentencepiece", path(SENTENCEPIECE_MODEL), None
+    tokenizer_json = path("tokenizer.json")
+    if not os.path.isfile(tokenizer_json):
+        return None
+    bpe = bpe_from_tokenizer_json(tokenizer_json)
+    if bpe is not None:
+        return ("byte_bpe", *bpe)
+    model = (read_json(tokenizer_json).get("model") or {}).get("type")
+    if model not in (None, "WordPiece"):
+        raise ValueError(
+            f"{tokenizer_json} holds a {model} tokenizer, which keras_bert cannot run in the graph "
+            f"from tokenizer.json alone; put the model's {SENTENCEPIECE_MODEL} (SentencePiece) or "
+            f"{VOCAB_JSON} + {MERGES_TXT} (byte-level BPE) beside it.")
+    return None
+
+
+def write_huggingface_kind(config, directory):
+    """tokenizer_config.json + special_tokens_map.json for RoBERTa / XLM-R's tokenizer classes
+    (the vocabulary files are copied by the caller), so AutoTokenizer.from_pretrained gives the same ids.
+    A byte-level BPE with BERT's special names (ModernBERT) gets its own tokenizer.json instead."""
+    if config.kind == "byte_bpe":
+        tokens = read_vocab_json(config.vocab_file)
+        ids = special_ids(tokens, config.vocab_file)
+        if tokens[ids["cls"]] != BPE_SPECIALS["cls"]:
+            return _write_bert_named_bpe(config, directory, tokens, ids)
+    specials = {f"{key}_token": token for key, token in BPE_SPECIALS.items()}
+    specials.update(bos_token="<s>", eos_token="</s>")
+    # RoBERTa's byte-level settings; XLM-R's Metaspace adds its own prefix space (add_prefix_space=False
+    # would turn that off and change the ids).
+    settings = dict(add_prefix_space=False, trim_offsets=True) if config.kind == "byte_bpe" else {}
+    write_json(os.path.join(directory, "tokenizer_config.json"), dict(
+        specials, tokenizer_class=HF_CLASSES[config.kind], model_max_length=config.max_seq_length or 512,
+        **settings))
+    write_json(os.path.join(directory, "special_tokens_map.json"), specials)
+
+
+def _write_bert_named_bpe(config, directory, tokens, ids):
+    """ModernBERT's tokenizer files: a ByteLevel BPE `tokenizer.json` packing `[CLS] A [SEP] B [SEP]`."""
+    specials = {f"{key}_token": tokens[i] for key, i in ids.items()}
+    cls, sep = tokens[ids["cls"]], tokens[ids["sep"]]
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True}
+    template = lambda *parts: [  # noqa: E731
+        {"SpecialToken": {"id": p, "type_id": t}} if p in (cls, sep) else {"Sequence": {"id": p, "type_id": t}}
+        for p, t in parts]
+    write_json(os.path.join(directory, "tokenizer.json"), {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": i, "content": tokens[i], "single_word": False, "lstrip": False, "rstrip": False,
+                          "normalized": False, "special": True} for i in sorted(set(ids.values()))],
+        "normalizer": None, "pre_tokenizer": byte_level, "decoder": byte_level,
+        "post_processor": {
+            "type": "TemplateProcessing", "single": template((cls, 0), ("A", 0), (sep, 0)),
+            "pair": template((cls, 0), ("A", 0), (sep, 0), ("B", 1), (sep, 1)),
+            "special_tokens": {t: {"id": t, "ids": [ids[k]], "tokens": [t]} for k, t in (("cls", cls), ("sep", sep))}},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                  "vocab": {token: i for i, token in enumerate(tokens)},
+                  "merges": [merge.split(" ") for merge in read_merges(config.merges_file)]}})
+    write_json(os.path.join(directory, "tokenizer_config.json"), dict(
+        specials, tokenizer_class="PreTrainedTokenizerFast", model_max_length=config.max_seq_length or 8192))
+    write_json(os.path.join(directory, "special_tokens_map.json"), specials)
