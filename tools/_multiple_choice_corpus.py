@@ -11,7 +11,6 @@ the wrong ones, in a random order. Only the modern-spelling texts (`*_gut.txt`) 
 First Folio copy is never "another play". Train and eval examples share no line; chance is 0.25.
 """
 
-import argparse
 import csv
 import glob
 import os
@@ -93,9 +92,7 @@ def write_multiple_choice_task(folder, train, evaluation, texts_dir=None, seed=0
 
 
 def main(argv=None):
-    parser = ArgumentParser(description=__doc__.split("\n")[0],
-                            formatter_class=argparse.RawDescriptionHelpFormatter,
-                            epilog=__doc__.split("\n", 1)[1])
+    parser = ArgumentParser(doc=__doc__)
     parser.add_argument("folder", help="where train.csv and eval.csv are written")
     parser.add_argument("--train", type=positive_int, default=2000, help="training examples")
     parser.add_argument("--eval", type=positive_int, default=400, help="evaluation examples")
