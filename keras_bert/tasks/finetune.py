@@ -72,9 +72,6 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
     with exclusive_run_folder(run.output_dir if is_chief(run.strategy) else None):
         contents = read_checkpoint(checkpoint)  # once: the model is built from it in the strategy's scope
         check_batch_memory(contents.config, batch_size, seq_length, mixed_precision=run.mixed_precision)
-        if contents.text_config is None:
-            raise ValueError(f"{checkpoint} has no vocab.txt next to it; fine-tuning needs the "
-                             "checkpoint's own vocabulary.")
         runner = task_class.from_checkpoint(contents, options=chosen)
         runner.fit_options(train_file)  # the label vocabulary (SQuAD: v2), before reading and building
         train = runner.read(train_file, training=True)

@@ -100,8 +100,8 @@ class Task(Serving):
         decides an unset option.
         """
         if contents.text_config is None:
-            raise ValueError("the checkpoint has no vocab.txt next to it; fine-tuning needs the checkpoint's "
-                             "own vocabulary.")
+            raise ValueError(f"{contents.source} has no vocab.txt next to it; fine-tuning needs the "
+                             "checkpoint's own vocabulary.")
         if options is None:
             options = cls.make_options(seq_length, batch_size, seed, **given)
         decided = {k: v for k, v in cls.checkpoint_options(contents).items() if getattr(options, k) is None}

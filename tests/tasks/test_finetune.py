@@ -1,5 +1,7 @@
 """finetune_task: the task names, and the option errors it raises before loading any checkpoint."""
 
+import dataclasses
+
 import pytest
 
 from keras_bert.tasks.finetune import TASKS, finetune_task
@@ -73,3 +75,6 @@ def test_from_checkpoint_keeps_options_made_before_and_fills_what_the_checkpoint
     embedding = TASKS["embedding"]
     task = embedding.from_checkpoint(contents, options=embedding.make_options(64, normalize=False))
     assert (task.pooling, task.normalize, task.seq_length) == ("mean", False, 64)  # pooling: the checkpoint's
+    without_vocab = dataclasses.replace(contents, text_config=None)
+    with pytest.raises(ValueError, match=r"^Hugging Face checkpoint .* has no vocab.txt next to it; fine-tuning"):
+        embedding.from_checkpoint(without_vocab, 64)
