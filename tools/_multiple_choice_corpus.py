@@ -2,7 +2,7 @@
 
     python tools/_multiple_choice_corpus.py runs/mc_data --train 2000 --eval 400
     python tools/finetune.py multiple_choice --checkpoint MINILM --train_file runs/mc_data/train.csv \\
-        --eval_file runs/mc_data/eval.csv --seq_length 96 --batch_size 16 --epochs 1
+        --eval_file runs/mc_data/eval.csv --seq_length 64 --batch_size 16 --epochs 1 --learning_rate 1e-4
 
 Each example (SWAG's columns, `multiple_choice`'s defaults: context, ending0..ending3, label) is 2 or 3
 consecutive lines of one speech or stanza of a play or poem (speaker tags and stage directions
