@@ -42,12 +42,20 @@ _NOISE = re.compile(
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse with a one-line error (no usage block): `prog: error: message (see --help)`."""
+    """argparse with a one-line error (no usage block): `prog: error: message (see --help)`.
 
-    def __init__(self, *args, **kwargs):
+    `doc`: a tool's docstring; its first line is the description, the rest (usage examples) the
+    epilog, kept as written.
+    """
+
+    def __init__(self, *args, doc=None, **kwargs):
         # In messages, the tool's file name, also when its main() runs in another program.
         script = sys._getframe(1).f_globals.get("__file__") or sys.argv[0]  # pylint: disable=protected-access
         kwargs.setdefault("prog", os.path.basename(script))
+        if doc:
+            description, _, epilog = doc.partition("\n")
+            kwargs.update(description=description, epilog=epilog,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
         super().__init__(*args, **kwargs)
 
     def error(self, message):

@@ -32,6 +32,12 @@ def test_parser_error_is_one_line_and_hints_at_negative_values(capsys):
                                        "for a negative value write --learning_rate=VALUE (see --help)\n")
 
 
+def test_parser_from_a_docstring_has_its_first_line_as_description_and_the_rest_as_written():
+    help_text = ArgumentParser(prog="tool.py", doc="Do a thing.\n\n    python tools/tool.py  # as written\n").format_help()
+    assert help_text.index("Do a thing.") < help_text.index("options:") < help_text.index(
+        "\n    python tools/tool.py  # as written")
+
+
 def test_one_line_joins_lines_and_names_the_file():
     assert one_line(ValueError("bad\n   value\tgiven ")) == "bad value given"
     assert one_line(FileNotFoundError(2, "No such file or directory", "/x/vocab.txt")) == \

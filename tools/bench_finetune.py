@@ -27,7 +27,6 @@ whichever side runs while they do (PyTorch's threads more than TensorFlow's when
 are oversubscribed), so compare ratios from quiet runs.
 """
 
-import argparse
 import csv
 import os
 import re
@@ -63,9 +62,7 @@ _STAGE_DIRECTION = re.compile(r"\[[^\]]*\]")
 
 
 def parse_args(argv):
-    parser = ArgumentParser(description=__doc__.split("\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n", 1)[1])
+    parser = ArgumentParser(doc=__doc__)
     for name, default in (("train_per_genre", 400), ("dev_per_genre", 150), ("seq_length", 128),
                           ("batch_size", 32), ("epochs", 2), ("seed", 0)):
         parser.add_argument("--" + name, type=int, default=default)

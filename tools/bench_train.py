@@ -16,7 +16,6 @@ that hardware utilisation. Numbers are noisy when other processes share the CPU;
 CPU-second of this process (also printed) are steadier then.
 """
 
-import argparse
 import os
 import sys
 import time
@@ -33,9 +32,7 @@ CONTESTANTS = ("ours_xla", "ours_no_xla", "keras_hub_xla", "keras_hub_no_xla", "
 
 
 def parse_args(argv):
-    parser = ArgumentParser(description=__doc__.split("\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n", 1)[1])
+    parser = ArgumentParser(doc=__doc__)
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--heads", type=int, default=4)

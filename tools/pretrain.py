@@ -13,7 +13,6 @@ model, keras_bert format) and prints, at the end, held-out MLM accuracy beside a
 guess and a fill-in-the-mask demo on held-out sentences.
 """
 
-import argparse
 import dataclasses
 import os
 import sys
@@ -52,9 +51,7 @@ DEMO_DROPOUT = dict(dropout_rate=0.0, attention_dropout_rate=0.0)
 
 
 def parse_args(argv):
-    parser = ArgumentParser(description=__doc__.split("\n")[0],
-                            formatter_class=argparse.RawDescriptionHelpFormatter,
-                            epilog=__doc__.split("\n", 1)[1])
+    parser = ArgumentParser(doc=__doc__)
     data = parser.add_argument_group("data")
     data.add_argument("--files", nargs="*", help="corpus text files or globs (default: the "
                       "Shakespeare corpus, see tools/get_corpus.py)")

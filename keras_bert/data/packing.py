@@ -14,8 +14,6 @@ for its tokens, its masked predictions and one more example) over a window of ex
 
 import tensorflow as tf
 
-PACKED_FEATURES = ("input_example_ids", "input_position_ids", "next_sentence_positions")
-
 
 def pack_examples(features, labels, seq_length, max_predictions_per_seq, max_examples_per_row):
     """Packs a window of unpacked examples into as few rows as first-fit decreasing finds.

@@ -10,8 +10,6 @@ from keras_bert.export.serving_checks import ID_INPUTS
 
 VOCAB_FILE = "vocab.txt"
 LABELS_FILE = "labels.txt"
-# Metadata names MediaPipe's BertPreprocessorCalculator finds the inputs by, per id input.
-METADATA_INPUT_NAMES = {"input_word_ids": "ids", "input_mask": "mask", "input_type_ids": "segment_ids"}
 # Inputs process units, the BertTokenizer and VOCABULARY files are metadata schema 1.1.0
 # (mediapipe/tasks/cc/metadata/metadata_version.cc); the wheel's native module would compute it.
 MIN_PARSER_VERSION = "1.1.0"

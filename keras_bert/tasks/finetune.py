@@ -64,7 +64,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
     if task_class is None:
         raise ValueError(f"Unknown task {task!r}; expected one of {tuple(TASKS)}.")
     task_class.check_options(options, TASKS.values())
-    task_class.Options(seq_length=seq_length, batch_size=batch_size, seed=run.seed, **options)  # before loading
+    chosen = task_class.make_options(seq_length, batch_size, run.seed, **options)  # once, before loading
     if run.strategy is None or isinstance(run.strategy, str):  # once: the chief and replicas are needed now
         run = run.replace(strategy=get_strategy(run.strategy or "auto"))
     check_min_batch(task_class, batch_size, run)
@@ -72,10 +72,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
     with exclusive_run_folder(run.output_dir if is_chief(run.strategy) else None):
         contents = read_checkpoint(checkpoint)  # once: the model is built from it in the strategy's scope
         check_batch_memory(contents.config, batch_size, seq_length, mixed_precision=run.mixed_precision)
-        if contents.text_config is None:
-            raise ValueError(f"{checkpoint} has no vocab.txt next to it; fine-tuning needs the "
-                             "checkpoint's own vocabulary.")
-        runner = task_class.from_checkpoint(contents, seq_length, batch_size, run.seed, **options)
+        runner = task_class.from_checkpoint(contents, options=chosen)
         runner.fit_options(train_file)  # the label vocabulary (SQuAD: v2), before reading and building
         train = runner.read(train_file, training=True)
         evaluation = runner.read(eval_file, training=False) if eval_file else None

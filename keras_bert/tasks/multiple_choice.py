@@ -15,7 +15,6 @@ DEFAULT_ENDINGS = ("ending0", "ending1", "ending2", "ending3")  # SWAG's columns
 class MultipleChoiceOptions(TaskOptions):
     """`MultipleChoiceTask`'s options (see its Args)."""
 
-    task_name = "multiple_choice"
     context: str = option("context", "column of the context (the passage or question)")
     endings: list = option(None, "columns of the endings, one per choice (default: ending0 .. ending3, SWAG's), "
                            "or one column holding a JSON list of endings")

@@ -53,10 +53,15 @@ class Task(Serving):
                     + f". {cls.name}'s options: {', '.join(known) or 'none'}.")
 
     def __init__(self, tokenizer, seq_length=None, batch_size=None, seed=None, **options):
-        self.check_options(options)
+        self._start(tokenizer, self.make_options(seq_length, batch_size, seed, **options))
+
+    @classmethod
+    def make_options(cls, seq_length=None, batch_size=None, seed=None, **options):
+        """This task's `Options` of the run's sizes and its own `options` (None: the default), checked."""
+        cls.check_options(options)
         run = {k: v for k, v in (("seq_length", seq_length), ("batch_size", batch_size), ("seed", seed))
                if v is not None}
-        self._start(tokenizer, self.Options(**run, **options))
+        return cls.Options(**run, **options)
 
     @classmethod
     def from_options(cls, tokenizer, options):
@@ -86,15 +91,21 @@ class Task(Serving):
         object.__setattr__(self, name, value)
 
     @classmethod
-    def from_checkpoint(cls, contents, seq_length=None, batch_size=None, seed=None, **options):
+    def from_checkpoint(cls, contents, seq_length=None, batch_size=None, seed=None, *, options=None, **given):
         """This task on a checkpoint (`CheckpointContents`): its tokenizer, and the options the checkpoint
-        decides where not given (`checkpoint_options`, e.g. the embedding task's pooling)."""
+        decides where not given (`checkpoint_options`, e.g. the embedding task's pooling).
+
+        `options`: the task's `Options` made already (`make_options`, e.g. checked before a slow load),
+        in place of `seq_length`, `batch_size`, `seed` and `given`; it is copied only where the checkpoint
+        decides an unset option.
+        """
         if contents.text_config is None:
-            raise ValueError("the checkpoint has no vocab.txt next to it; fine-tuning needs the checkpoint's "
-                             "own vocabulary.")
-        decided = cls.checkpoint_options(contents)
-        options = dict(decided, **{k: v for k, v in options.items() if v is not None or k not in decided})
-        return cls(contents.text_config.tokenizer(), seq_length, batch_size, seed, **options)
+            raise ValueError(f"{contents.source} has no vocab.txt next to it; fine-tuning needs the "
+                             "checkpoint's own vocabulary.")
+        if options is None:
+            options = cls.make_options(seq_length, batch_size, seed, **given)
+        decided = {k: v for k, v in cls.checkpoint_options(contents).items() if getattr(options, k) is None}
+        return cls.from_options(contents.text_config.tokenizer(), options.replace(**decided) if decided else options)
 
     @classmethod
     def checkpoint_options(cls, contents):

@@ -114,11 +114,3 @@ def is_chief(strategy):
         return True
     has_chief = "chief" in resolver.cluster_spec().as_dict()
     return not has_chief and task_type == "worker" and int(task_id or 0) == 0
-
-
-def worker_id(strategy):
-    """`(task_type, task_id)` of this process ("worker", 0 when single-process)."""
-    resolver = getattr(strategy, "cluster_resolver", None)
-    if resolver is None or resolver.task_type is None:
-        return "worker", 0
-    return resolver.task_type, int(resolver.task_id or 0)
