@@ -159,6 +159,7 @@ class BertConfig:
         is_hf = "model_type" in values or "architectures" in values or "layer_norm_eps" in values
         try:
             act = values.get("hidden_act", "gelu")
+            family = {k: values[f"keras_bert_{k}"] for k in ("family", "position_offset") if f"keras_bert_{k}" in values}
             if "keras_bert_hidden_act" in values:
                 act, is_hf = values["keras_bert_hidden_act"], False
                 table = {a: a for a in ACTIVATIONS}
@@ -180,7 +181,8 @@ class BertConfig:
                 dropout_rate=values.get("hidden_dropout_prob", 0.1),
                 attention_dropout_rate=values.get("attention_probs_dropout_prob", 0.1),
                 initializer_range=values.get("initializer_range", 0.02),
-                layer_norm_eps=values.get("layer_norm_eps", 1e-12),
+                layer_norm_eps=values.get("keras_bert_layer_norm_eps", values.get("layer_norm_eps", 1e-12)),
+                **family,
             )
         except KeyError as e:
             raise ValueError(f"{source_path} lacks the BERT config field {e.args[0]!r}.") from None
@@ -204,6 +206,9 @@ class BertConfig:
             "attention_probs_dropout_prob": self.attention_dropout_rate,
             "initializer_range": self.initializer_range,
             "keras_bert_hidden_act": self.hidden_act,
+            # Another family (RoBERTa: positions after row 2, LayerNorm eps 1e-5) in Google's layout.
+            **({"keras_bert_family": self.family, "keras_bert_position_offset": self.position_offset,
+                "keras_bert_layer_norm_eps": self.layer_norm_eps} if self.family != "bert" else {}),
         }
 
     @classmethod

@@ -148,7 +148,8 @@ def read_huggingface_checkpoint(path):
     head, task, task_config, dropout_rate = _read_task(raw_config, config_file, text_config, suffix)
     return CheckpointContents(config=config, weights=weights, source=source, source_names=source_names,
                               text_config=text_config, config_file=config_file, task=task,
-                              task_config=task_config, head_dropout_rate=dropout_rate, head=head)
+                              task_config=task_config, head_dropout_rate=dropout_rate, head=head,
+                              head_options=head.hf_options(raw_config) if head else None)
 
 
 def _read_task(raw_config, config_file, text_config, suffix):
@@ -192,11 +193,11 @@ def huggingface_task(model):
     from keras_bert.checkpoints.weight_map import task_head
 
     head = task_head(model)
-    if head is None or model.task not in {task for _, task in head.HF_TASKS}:  # what each head class declares
+    if head is None or not head.carries(model.task):  # what each head class declares
         raise ValueError(
             f"Model {model.name!r} (task {model.task!r}) has a head that no Hugging Face BERT "
-            f"architecture holds (HF heads: {sorted({t for h in HEADS for _, t in h.HF_TASKS})}, "
-            "as keras_bert's head classes make them); save it with model.save('model.keras'), or its encoder "
+            f"architecture holds (HF heads: {sorted(h.HF_ARCHITECTURE for h in HEADS if h.HF_ARCHITECTURE)}; a "
+            "sequence head needs its task's problem_type); save it with model.save('model.keras'), or its encoder "
             "with save_checkpoint(model.encoder, path, format='huggingface').")
     return head, model.task, model.task_config
 
@@ -248,8 +249,8 @@ def _task_config(head, task, task_config):
         labels = task_config.get("labels") or [f"LABEL_{i}" for i in range(head.num_outputs)]
         entries.update(id2label={str(i): str(name) for i, name in enumerate(labels)},
                        label2id={str(name): i for i, name in enumerate(labels)})
-    if head.hf_problem_type(task):
-        entries["problem_type"] = head.hf_problem_type(task)
+    if head.problem_type_for(task):
+        entries["problem_type"] = head.problem_type_for(task)
     if head.dropout_rate is not None:
         entries["classifier_dropout"] = head.dropout_rate
     return entries

@@ -211,7 +211,8 @@ def _task_model(contents, dtype):
     else:  # a Hugging Face folder's: sized from its weights
         dropout = contents.head_dropout_rate
         dropout = contents.config.dropout_rate if dropout is None else dropout
-        head = contents.head.from_weights(contents.weights, dropout, contents.config.initializer_range, dtype)
+        head = contents.head.from_weights(contents.weights, dropout, contents.config.initializer_range, dtype,
+                                          **(contents.head_options or {}))
     model = BertTaskModel.from_head(encoder, head, contents.model_name, contents.task,
                                     dict(contents.task_config or {}))
     assign_weights(model, contents)

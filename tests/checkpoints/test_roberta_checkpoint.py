@@ -125,3 +125,42 @@ def test_a_folder_without_a_readable_tokenizer_loads_with_one_warning(tmp_path):
     with pytest.warns(UserWarning, match=r"no text contract read .* sentencepiece tokenizer's files .*feed token ids"):
         encoder = load_checkpoint(tmp_path)
     assert encoder.text_config is None
+
+
+def test_google_format_keeps_the_family_and_keras_hub_refuses_it(tmp_path):
+    """bert_config.json carries the family in keras_bert's own keys (as it carries the erf GELU); keras-hub's
+    BertBackbone cannot hold RoBERTa's positions: one line, before anything is written."""
+    _, theirs = hf_model("roberta", "Model", seed=9)
+    theirs.save_pretrained(tmp_path / "hf")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        encoder = load_checkpoint(tmp_path / "hf")
+        save_checkpoint(encoder, tmp_path / "google", format="google")
+        again = load_checkpoint(tmp_path / "google")
+    assert again.config == encoder.config
+    assert max_difference(ours(encoder, "Model"), ours(again, "Model"), MASK) == 0.0
+    with pytest.raises(ValueError, match=r"is a 'roberta' model \(positions start at row 2\); keras-hub's "
+                                         r"BertBackbone cannot hold it"):
+        save_checkpoint(encoder, tmp_path / "hub", format="keras_hub")
+
+
+def test_a_tasks_declared_problem_type_travels_with_its_head(tmp_path):
+    """A task outside the table declares its problem_type (as `Task.HF_PROBLEM_TYPE`); the head carries it into
+    config.json and back, so the loaded model saves again (issue 28's leftover: no head lists task names)."""
+    from keras_bert.models import build_classifier
+
+    _, theirs = hf_model("roberta", "Model", seed=10)
+    theirs.save_pretrained(tmp_path / "hf")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        encoder = load_checkpoint(tmp_path / "hf")
+    model = build_classifier(encoder, 3, task="my_tags", problem_type="multi_label_classification")
+    save_checkpoint(model, tmp_path / "a", format="hf")
+    assert json.loads((tmp_path / "a" / "config.json").read_text())["problem_type"] == "multi_label_classification"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loaded = load_checkpoint(tmp_path / "a")
+    assert (loaded.task, loaded.head.problem_type) == ("my_tags", "multi_label_classification")
+    save_checkpoint(loaded, tmp_path / "b", format="hf")
+    assert json.loads((tmp_path / "b" / "config.json").read_text())["architectures"] == [
+        "RobertaForSequenceClassification"]
