@@ -58,6 +58,8 @@ class BertConfig:
         layer_norm_eps: LayerNorm epsilon (1e-12 in BERT).
         position_offset: the first position's row in the position table (0 in BERT; RoBERTa and
             XLM-R: `padding_idx + 1` = 2, positions `offset + arange(seq)`).
+        pooler_activation: the pooler's activation: "tanh" (BERT) or one of `ACTIVATIONS` (ELECTRA's
+            sequence head computes GELU on its first dense layer, which keras_bert holds as the pooler).
         family: the model family's name (`keras_bert.models.families.FAMILIES`: "bert", "roberta",
             ...); it says how checkpoints name the weights and which tokenizer kind the model uses.
 
@@ -80,6 +82,7 @@ class BertConfig:
     initializer_range: float = 0.02
     layer_norm_eps: float = 1e-12
     position_offset: int = 0
+    pooler_activation: str = "tanh"
     family: str = "bert"
 
     def __post_init__(self):
@@ -97,6 +100,8 @@ class BertConfig:
                 not 0 <= self.position_offset < self.max_position_embeddings:
             raise ValueError(f"BertConfig.position_offset must be an integer in [0, max_position_embeddings="
                              f"{self.max_position_embeddings}), got {self.position_offset!r}.")
+        if self.pooler_activation not in ("tanh",) + ACTIVATIONS:
+            raise ValueError(f"pooler_activation must be one of {('tanh',) + ACTIVATIONS}, got {self.pooler_activation!r}.")
         if not isinstance(self.family, str) or not self.family:
             raise ValueError(f"BertConfig.family must be a family name such as 'bert', got {self.family!r}.")
         if self.hidden_act not in ACTIVATIONS:
@@ -159,7 +164,8 @@ class BertConfig:
         is_hf = "model_type" in values or "architectures" in values or "layer_norm_eps" in values
         try:
             act = values.get("hidden_act", "gelu")
-            family = {k: values[f"keras_bert_{k}"] for k in ("family", "position_offset") if f"keras_bert_{k}" in values}
+            family = {k: values[f"keras_bert_{k}"] for k in ("family", "position_offset", "pooler_activation")
+                      if f"keras_bert_{k}" in values}
             if "keras_bert_hidden_act" in values:
                 act, is_hf = values["keras_bert_hidden_act"], False
                 table = {a: a for a in ACTIVATIONS}
@@ -208,6 +214,7 @@ class BertConfig:
             "keras_bert_hidden_act": self.hidden_act,
             # Another family (RoBERTa: positions after row 2, LayerNorm eps 1e-5) in Google's layout.
             **({"keras_bert_family": self.family, "keras_bert_position_offset": self.position_offset,
+                "keras_bert_pooler_activation": self.pooler_activation,
                 "keras_bert_layer_norm_eps": self.layer_norm_eps} if self.family != "bert" else {}),
         }
 

@@ -121,6 +121,8 @@ def read_huggingface_checkpoint(path):
     config = family.config_from_huggingface(raw_config, config_file)
     check_task_fields(raw_config, config_file, TASK_KEY)
     suffix = next(filter(None, (family.architecture_suffix(a) for a in raw_config.get("architectures") or ())), None)
+    if suffix and hf_head(["Bert" + suffix]):
+        family.architecture(suffix)  # refuses a head this family's class holds otherwise
     source = f"Hugging Face checkpoint {files[0] if len(files) == 1 else directory}"
     tensors = {family.to_bert_name(name, suffix): value for name, value in _read_tensors(files).items()}
     weights, source_names = {}, {}
@@ -231,6 +233,8 @@ def write_huggingface_checkpoint(directory, config, weights, head=None, task=Non
         if head is not None and not head.reads_pooler and name.startswith("bert/pooler/"):
             continue  # add_pooling_layer=False in HF
         hf_name, transposed = family_hf_name(name, family, suffix)
+        if not family.pooler and hf_name.startswith(family.hf_prefix + ".pooler."):
+            continue  # the family has no pooler (ELECTRA)
         tensors[hf_name] = np.ascontiguousarray(value.T if transposed else value, dtype=np.float32)
     hf_config = family.huggingface_config(config, architecture)
     if head is not None:

@@ -131,7 +131,8 @@ class BertEncoder(keras.Model):
             dropout_rate=config.dropout_rate, attention_dropout_rate=config.attention_dropout_rate,
             initializer_range=config.initializer_range, layer_norm_eps=config.layer_norm_eps,
             dtype=dtype, name=f"transformer_layer_{index}") for index in range(config.num_layers)]
-        pooler = Pooler(config.hidden_size, config.initializer_range, dtype=dtype, name="pooler")
+        pooler = Pooler(config.hidden_size, config.initializer_range, config.pooler_activation, dtype=dtype,
+                        name="pooler")
         encoder_outputs = forward(embeddings, blocks, inputs)
         outputs = {"sequence_output": encoder_outputs[-1], "pooled_output": pooler(encoder_outputs[-1]),
                    "encoder_outputs": encoder_outputs}

@@ -32,6 +32,8 @@ class ModelFamily:
         head_renames: HF class suffix (`ForSequenceClassification`) -> more such pairs for that head.
         hf_config: config.json entries of this family beyond BERT's (token ids); a function of the config.
         hf_config_fields: a function of a config.json dict -> the `BertConfig` fields it decides.
+        pooler: whether its base model has BERT's pooler (ELECTRA has none: none is written).
+        unsupported: HF class suffixes this family has that keras_bert's heads do not hold.
     """
 
     name: str
@@ -47,6 +49,8 @@ class ModelFamily:
     head_renames: dict = dataclasses.field(default_factory=dict)
     hf_config: object = None
     hf_config_fields: object = None
+    pooler: bool = True
+    unsupported: tuple = ()
 
     def config_from_huggingface(self, raw, source_path):
         """The `BertConfig` of a config.json dict of this family."""
@@ -61,7 +65,11 @@ class ModelFamily:
                     architectures=[architecture])
 
     def architecture(self, suffix):
-        """This family's HF class name for a BERT class name's suffix (`ForMaskedLM`, `Model`)."""
+        """This family's HF class name for a BERT class name's suffix (`ForMaskedLM`, `Model`); one line
+        for a head this family's classes hold otherwise."""
+        if suffix in self.unsupported:
+            raise ValueError(f"keras_bert does not hold {self.hf_class_prefix}{suffix} (its head differs from "
+                             f"Bert{suffix}'s); save the model with model.save('model.keras').")
         return self.hf_class_prefix + suffix
 
     def architecture_suffix(self, architecture):
@@ -114,13 +122,30 @@ _ROBERTA = dict(
                                                 ("classifier.out_proj.", "classifier."))},
     hf_config=_roberta_config, hf_config_fields=_roberta_fields)
 
+def _electra_fields(raw):
+    """ELECTRA's discriminator without the embedding projection; its sequence head's dense is a GELU pooler."""
+    if raw.get("embedding_size", raw["hidden_size"]) != raw["hidden_size"]:
+        raise ValueError(f"This ELECTRA has embedding_size={raw['embedding_size']} != hidden_size={raw['hidden_size']} "
+                         "(an embeddings_project layer), which keras_bert does not hold yet.")
+    return {"pooler_activation": "gelu"}
+
+
+ELECTRA = ModelFamily(
+    "electra", ("electra",), hf_prefix="electra", hf_class_prefix="Electra", pretraining_suffix="ForMaskedLM",
+    next_sentence=False, pooler=False, unsupported=("ForMultipleChoice", "ForPreTraining"),
+    hf_renames=(("generator_predictions.dense.", "cls.predictions.transform.dense."),
+                ("generator_predictions.LayerNorm.", "cls.predictions.transform.LayerNorm."),
+                ("generator_lm_head.bias", "cls.predictions.bias"),
+                ("generator_lm_head.weight", "cls.predictions.decoder.weight")),
+    head_renames=_ROBERTA["head_renames"], hf_config=lambda config: {"embedding_size": config.hidden_size},
+    hf_config_fields=_electra_fields)
 BERT = ModelFamily("bert", ("bert",))
 ROBERTA = ModelFamily("roberta", ("roberta",), hf_prefix="roberta", hf_class_prefix="Roberta",
                       tokenizer="byte_bpe", **_ROBERTA)
 XLM_ROBERTA = ModelFamily("xlm_roberta", ("xlm-roberta",), hf_prefix="roberta", hf_class_prefix="XLMRoberta",
                           tokenizer="sentencepiece", **_ROBERTA)
 
-FAMILIES = {family.name: family for family in (BERT, ROBERTA, XLM_ROBERTA)}
+FAMILIES = {family.name: family for family in (BERT, ROBERTA, XLM_ROBERTA, ELECTRA)}
 
 
 def family_for_model_type(model_type, source="config.json"):

@@ -22,11 +22,11 @@ ROBERTA_TINY = TINY.replace(family="roberta", position_offset=2, type_vocab_size
 
 
 def test_model_types_pick_their_family_and_others_are_named_in_one_line():
-    assert [family_for_model_type(t).name for t in ("bert", "roberta", "xlm-roberta")] == list(FAMILIES)
+    assert [family_for_model_type(t).name for t in ("bert", "roberta", "xlm-roberta", "electra")] == list(FAMILIES)
     with pytest.raises(ValueError, match=r"^x/config.json describes a 'deberta' model; keras_bert reads model_type "
-                                         r"'bert', 'roberta', 'xlm-roberta'\.$"):
+                                         r"'bert', 'electra', 'roberta', 'xlm-roberta'\.$"):
         family_for_model_type("deberta", "x/config.json")
-    with pytest.raises(ValueError, match=r"names family 'gpt'; keras_bert knows \['bert', 'roberta', 'xlm_roberta'\]"):
+    with pytest.raises(ValueError, match=r"names family 'gpt'; keras_bert knows \['bert', 'electra', 'roberta', "):
         family_of(TINY.replace(family="gpt"))
 
 
@@ -63,6 +63,8 @@ def test_positions_start_after_the_offset():
         encoder({name: np.ones((1, 33), "int32") for name in batch})
     with pytest.raises(ValueError, match=r"position_offset must be an integer in \[0, max_position_embeddings=32\)"):
         TINY.replace(position_offset=32)
+    with pytest.raises(ValueError, match=r"pooler_activation must be one of \('tanh', 'gelu', 'gelu_tanh', 'relu'\)"):
+        TINY.replace(pooler_activation="sigmoid")
 
 
 def test_a_roberta_pretrainer_is_masked_lm_only_and_bert_keeps_nsp():
