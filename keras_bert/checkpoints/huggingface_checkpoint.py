@@ -32,6 +32,7 @@ CONFIG_NAME = "config.json"
 WEIGHTS_NAME = "model.safetensors"
 INDEX_NAME = "model.safetensors.index.json"
 _LAYOUT = "a Hugging Face folder must contain config.json and model.safetensors (vocab.txt optional)"
+_TOKEN_TYPES, _POSITIONS = "bert/embeddings/token_type_embeddings", "bert/embeddings/position_embeddings"
 TASK_KEY = "keras_bert_task"  # config.json: {"task", "task_config"} (column names, threshold...) as saved
 _IGNORED = ("embeddings.position_ids", "cls.predictions.decoder.weight")  # buffers / tied copies (BERT's names)
 PICKLE_SNIPPET = (
@@ -135,6 +136,8 @@ def read_huggingface_checkpoint(path):
         value = tensors[name].astype("float32") if tensors[name].dtype != np.float32 else tensors[name]
         weights[goog] = np.ascontiguousarray(value.T) if transposed else value
         source_names[goog] = (family.from_bert_name(name, suffix), transposed)
+    if not family.token_types:  # one zero row: what the family adds for every token (nothing)
+        weights.setdefault(_TOKEN_TYPES, np.zeros((1, config.hidden_size), np.float32))
     decoder = next((n for n in tensors if n.endswith("cls.predictions.decoder.weight")), None)
     table = weights.get("bert/embeddings/word_embeddings")
     if decoder and table is not None and not np.array_equal(tensors[decoder].astype("float32"), table):
@@ -228,6 +231,8 @@ def write_huggingface_checkpoint(directory, config, weights, head=None, task=Non
     suffix = head.HF_ARCHITECTURE[len("Bert"):] if head is not None else (
         family.pretraining_suffix if has_heads else "Model")
     architecture = family.architecture(suffix)
+    if not family.token_types:  # its one row is added to every position: folded into the positions, exactly
+        weights = dict(weights, **{_POSITIONS: weights[_POSITIONS] + weights[_TOKEN_TYPES][0]})
     tensors = {}
     for name, value in weights.items():
         if head is not None and not head.reads_pooler and name.startswith("bert/pooler/"):
@@ -235,6 +240,8 @@ def write_huggingface_checkpoint(directory, config, weights, head=None, task=Non
         hf_name, transposed = family_hf_name(name, family, suffix)
         if not family.pooler and hf_name.startswith(family.hf_prefix + ".pooler."):
             continue  # the family has no pooler (ELECTRA)
+        if not family.token_types and name == _TOKEN_TYPES:
+            continue
         tensors[hf_name] = np.ascontiguousarray(value.T if transposed else value, dtype=np.float32)
     hf_config = family.huggingface_config(config, architecture)
     if head is not None:

@@ -34,6 +34,9 @@ class ModelFamily:
         hf_config_fields: a function of a config.json dict -> the `BertConfig` fields it decides.
         pooler: whether its base model has BERT's pooler (ELECTRA has none: none is written).
         unsupported: HF class suffixes this family has that keras_bert's heads do not hold.
+        hf_parts: (HF name part, BERT's name part) pairs replaced inside names (DistilBERT's `.ffn.lin1.`).
+        hf_config_keys: BERT's config.json key -> this family's (DistilBERT's `dim` for `hidden_size`).
+        token_types: whether it has token type embeddings (DistilBERT: none; keras_bert holds one zero row).
     """
 
     name: str
@@ -51,9 +54,13 @@ class ModelFamily:
     hf_config_fields: object = None
     pooler: bool = True
     unsupported: tuple = ()
+    hf_parts: tuple = ()
+    hf_config_keys: dict = dataclasses.field(default_factory=dict)
+    token_types: bool = True
 
     def config_from_huggingface(self, raw, source_path):
         """The `BertConfig` of a config.json dict of this family."""
+        raw = dict(raw, **{bert: raw[ours] for bert, ours in self.hf_config_keys.items() if ours in raw})
         config = self.config_class.from_huggingface_dict(raw, source_path)
         fields = self.hf_config_fields(raw) if self.hf_config_fields else {}
         return config.replace(family=self.name, **fields)
@@ -61,8 +68,8 @@ class ModelFamily:
     def huggingface_config(self, config, architecture):
         """config.json's dict for `config` saved as HF's `architecture`."""
         extra = self.hf_config(config) if self.hf_config else {}
-        return dict(config.to_huggingface_dict(), **extra, model_type=self.model_types[0],
-                    architectures=[architecture])
+        values = {self.hf_config_keys.get(key, key): value for key, value in config.to_huggingface_dict().items()}
+        return dict(values, **extra, model_type=self.model_types[0], architectures=[architecture])
 
     def architecture(self, suffix):
         """This family's HF class name for a BERT class name's suffix (`ForMaskedLM`, `Model`); one line
@@ -85,6 +92,8 @@ class ModelFamily:
         """This family's HF weight name -> BERT's HF name (`roberta.x` -> `bert.x`, renamed heads)."""
         if hf_name.startswith(self.hf_prefix + "."):
             hf_name = _BERT_PREFIX + hf_name[len(self.hf_prefix) + 1:]
+        for ours, bert in self.hf_parts:
+            hf_name = hf_name.replace(ours, bert)
         for ours, bert in self._pairs(suffix):
             if hf_name.startswith(ours):
                 return bert + hf_name[len(ours):]
@@ -95,6 +104,8 @@ class ModelFamily:
         for ours, bert in self._pairs(suffix):
             if bert_name.startswith(bert):
                 return ours + bert_name[len(bert):]
+        for ours, bert in self.hf_parts:
+            bert_name = bert_name.replace(bert, ours)
         if bert_name.startswith(_BERT_PREFIX):
             return self.hf_prefix + "." + bert_name[len(_BERT_PREFIX):]
         return bert_name
@@ -139,13 +150,32 @@ ELECTRA = ModelFamily(
                 ("generator_lm_head.weight", "cls.predictions.decoder.weight")),
     head_renames=_ROBERTA["head_renames"], hf_config=lambda config: {"embedding_size": config.hidden_size},
     hf_config_fields=_electra_fields)
+# DistilBERT: BERT's layers under other names, no token types, no pooler; its heads' `pre_classifier` + ReLU is a
+# ReLU pooler. Parts are replaced in this order both ways (the attention's output before the block's).
+DISTILBERT = ModelFamily(
+    "distilbert", ("distilbert",), hf_prefix="distilbert", hf_class_prefix="DistilBert",
+    pretraining_suffix="ForMaskedLM", next_sentence=False, pooler=False, token_types=False,
+    hf_parts=(("transformer.layer.", "encoder.layer."), (".attention.q_lin.", ".attention.self.query."),
+              (".attention.k_lin.", ".attention.self.key."), (".attention.v_lin.", ".attention.self.value."),
+              (".attention.out_lin.", ".attention.output.dense."), (".sa_layer_norm.", ".attention.output.LayerNorm."),
+              (".ffn.lin1.", ".intermediate.dense."), (".ffn.lin2.", ".output.dense."),
+              (".output_layer_norm.", ".output.LayerNorm.")),
+    hf_renames=(("vocab_transform.", "cls.predictions.transform.dense."),
+                ("vocab_layer_norm.", "cls.predictions.transform.LayerNorm."),
+                ("vocab_projector.bias", "cls.predictions.bias"), ("vocab_projector.weight", "cls.predictions.decoder.weight")),
+    head_renames={suffix: (("pre_classifier.", "bert.pooler.dense."),)
+                  for suffix in ("ForSequenceClassification", "ForMultipleChoice")},
+    hf_config_keys={"hidden_size": "dim", "num_hidden_layers": "n_layers", "num_attention_heads": "n_heads",
+                    "intermediate_size": "hidden_dim", "hidden_act": "activation", "hidden_dropout_prob": "dropout",
+                    "attention_probs_dropout_prob": "attention_dropout"},
+    hf_config_fields=lambda raw: {"type_vocab_size": 1, "pooler_activation": "relu"})
 BERT = ModelFamily("bert", ("bert",))
 ROBERTA = ModelFamily("roberta", ("roberta",), hf_prefix="roberta", hf_class_prefix="Roberta",
                       tokenizer="byte_bpe", **_ROBERTA)
 XLM_ROBERTA = ModelFamily("xlm_roberta", ("xlm-roberta",), hf_prefix="roberta", hf_class_prefix="XLMRoberta",
                           tokenizer="sentencepiece", **_ROBERTA)
 
-FAMILIES = {family.name: family for family in (BERT, ROBERTA, XLM_ROBERTA, ELECTRA)}
+FAMILIES = {family.name: family for family in (BERT, ROBERTA, XLM_ROBERTA, ELECTRA, DISTILBERT)}
 
 
 def family_for_model_type(model_type, source="config.json"):

@@ -23,3 +23,20 @@ def test_roberta_and_xlm_r_names_through_their_records():
         for (hf, suffix), canonical in cases.items():
             assert canonical_name(hf, family, suffix) == canonical
             assert family_hf_name(canonical[0], family, suffix) == (hf, canonical[1])
+
+
+def test_distilbert_parts_are_renamed_inside_names_both_ways():
+    from keras_bert.models.families import DISTILBERT
+
+    cases = {("distilbert.transformer.layer.1.attention.out_lin.weight", None):
+             ("bert/encoder/layer_1/attention/output/dense/kernel", True),
+             ("distilbert.transformer.layer.1.ffn.lin2.bias", None): ("bert/encoder/layer_1/output/dense/bias", False),
+             ("distilbert.transformer.layer.0.sa_layer_norm.weight", None):
+             ("bert/encoder/layer_0/attention/output/LayerNorm/gamma", False),
+             ("distilbert.transformer.layer.0.output_layer_norm.bias", None):
+             ("bert/encoder/layer_0/output/LayerNorm/beta", False),
+             ("vocab_projector.bias", "ForMaskedLM"): ("cls/predictions/output_bias", False),
+             ("pre_classifier.weight", "ForMultipleChoice"): ("bert/pooler/dense/kernel", True)}
+    for (hf, suffix), canonical in cases.items():
+        assert canonical_name(hf, DISTILBERT, suffix) == canonical
+        assert family_hf_name(canonical[0], DISTILBERT, suffix) == (hf, canonical[1])
