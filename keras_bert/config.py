@@ -56,6 +56,12 @@ class BertConfig:
         attention_dropout_rate: dropout on the attention probabilities.
         initializer_range: stddev of the truncated-normal initializer.
         layer_norm_eps: LayerNorm epsilon (1e-12 in BERT).
+        position_offset: the first position's row in the position table (0 in BERT; RoBERTa and
+            XLM-R: `padding_idx + 1` = 2, positions `offset + arange(seq)`).
+        pooler_activation: the pooler's activation: "tanh" (BERT) or one of `ACTIVATIONS` (ELECTRA's
+            sequence head computes GELU on its first dense layer, which keras_bert holds as the pooler).
+        family: the model family's name (`keras_bert.models.families.FAMILIES`: "bert", "roberta",
+            ...); it says how checkpoints name the weights and which tokenizer kind the model uses.
 
     Example:
         >>> config = BertConfig.from_preset("bert_tiny_uncased")
@@ -75,6 +81,9 @@ class BertConfig:
     attention_dropout_rate: float = 0.1
     initializer_range: float = 0.02
     layer_norm_eps: float = 1e-12
+    position_offset: int = 0
+    pooler_activation: str = "tanh"
+    family: str = "bert"
 
     def __post_init__(self):
         for name in ("vocab_size", "hidden_size", "num_layers", "num_heads",
@@ -87,6 +96,14 @@ class BertConfig:
                 f"hidden_size ({self.hidden_size}) must be divisible by num_heads "
                 f"({self.num_heads}); e.g. hidden_size={self.num_heads * 64} "
                 f"or num_heads={max(1, self.hidden_size // 64)}.")
+        if isinstance(self.position_offset, bool) or not isinstance(self.position_offset, int) or \
+                not 0 <= self.position_offset < self.max_position_embeddings:
+            raise ValueError(f"BertConfig.position_offset must be an integer in [0, max_position_embeddings="
+                             f"{self.max_position_embeddings}), got {self.position_offset!r}.")
+        if self.pooler_activation not in ("tanh",) + ACTIVATIONS:
+            raise ValueError(f"pooler_activation must be one of {('tanh',) + ACTIVATIONS}, got {self.pooler_activation!r}.")
+        if not isinstance(self.family, str) or not self.family:
+            raise ValueError(f"BertConfig.family must be a family name such as 'bert', got {self.family!r}.")
         if self.hidden_act not in ACTIVATIONS:
             raise ValueError(
                 f"hidden_act must be one of {ACTIVATIONS}, got {self.hidden_act!r}.")
@@ -97,6 +114,11 @@ class BertConfig:
     @property
     def head_size(self):
         return self.hidden_size // self.num_heads
+
+    @property
+    def max_sequence_length(self):
+        """The longest input: the position rows after `position_offset`."""
+        return self.max_position_embeddings - self.position_offset
 
     def replace(self, **changes):
         """Returns a copy with some fields changed (the dataclass is frozen)."""
@@ -142,6 +164,8 @@ class BertConfig:
         is_hf = "model_type" in values or "architectures" in values or "layer_norm_eps" in values
         try:
             act = values.get("hidden_act", "gelu")
+            family = {k: values[f"keras_bert_{k}"] for k in ("family", "position_offset", "pooler_activation")
+                      if f"keras_bert_{k}" in values}
             if "keras_bert_hidden_act" in values:
                 act, is_hf = values["keras_bert_hidden_act"], False
                 table = {a: a for a in ACTIVATIONS}
@@ -163,7 +187,8 @@ class BertConfig:
                 dropout_rate=values.get("hidden_dropout_prob", 0.1),
                 attention_dropout_rate=values.get("attention_probs_dropout_prob", 0.1),
                 initializer_range=values.get("initializer_range", 0.02),
-                layer_norm_eps=values.get("layer_norm_eps", 1e-12),
+                layer_norm_eps=values.get("keras_bert_layer_norm_eps", values.get("layer_norm_eps", 1e-12)),
+                **family,
             )
         except KeyError as e:
             raise ValueError(f"{source_path} lacks the BERT config field {e.args[0]!r}.") from None
@@ -187,9 +212,19 @@ class BertConfig:
             "attention_probs_dropout_prob": self.attention_dropout_rate,
             "initializer_range": self.initializer_range,
             "keras_bert_hidden_act": self.hidden_act,
+            # Another family (RoBERTa: positions after row 2, LayerNorm eps 1e-5) in Google's layout.
+            **({"keras_bert_family": self.family, "keras_bert_position_offset": self.position_offset,
+                "keras_bert_pooler_activation": self.pooler_activation,
+                "keras_bert_layer_norm_eps": self.layer_norm_eps} if self.family != "bert" else {}),
         }
 
+    @classmethod
+    def from_huggingface_dict(cls, raw, source_path="<dict>"):
+        """A Hugging Face config.json's dict -> BertConfig (the family's fields are set by its record)."""
+        return cls.from_source_dict(raw, source_path)
+
     def to_huggingface_dict(self):
+        """BERT's config.json fields (a family's record adds its own `model_type` and token ids)."""
         return {
             "architectures": ["BertForPreTraining"],
             "model_type": "bert",

@@ -1,5 +1,5 @@
 """The seams keep their shape: an export format is one module plus one record, and nothing in export/ or
-checkpoints/ switches on a task or model-kind name (compares one, or keys a table by one)."""
+checkpoints/ switches on a task, model-kind or model-family name (compares one, or keys a table by one)."""
 
 import ast
 import os
@@ -17,10 +17,13 @@ ROOT = os.path.dirname(PACKAGE)
 
 
 def kind_names():
-    """Every task name and model-kind name: TASKS' keys and load_checkpoint's model choices."""
+    """Every task name, model-kind name and family name: TASKS' keys, load_checkpoint's model choices,
+    FAMILIES' names and the Hugging Face model_types they read."""
+    from keras_bert.models.families import FAMILIES
     from keras_bert.tasks import TASKS
 
-    return set(TASKS) | (set(CHECKPOINT_MODELS) - {"auto"})
+    families = set(FAMILIES) | {t for family in FAMILIES.values() for t in family.model_types}
+    return set(TASKS) | (set(CHECKPOINT_MODELS) - {"auto"}) | families
 
 
 def name_switches(path, names):
@@ -70,9 +73,11 @@ def test_the_switch_check_finds_a_comparison_and_a_table(tmp_path):
                 pass
             if task in ("squad", "other"):
                 pass
+            if config.family == "roberta":
+                pass
             return {"pretrainer": 1, "x": 2}
     """))
-    assert [hit.split(":")[0] for hit in name_switches(str(path), kind_names())] == ["5", "7"]
+    assert [hit.split(":")[0] for hit in name_switches(str(path), kind_names())] == ["5", "7", "9"]
 
 
 def test_the_format_records_are_the_tools_choices():

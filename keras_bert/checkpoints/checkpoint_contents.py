@@ -33,6 +33,7 @@ class CheckpointContents:
         head_dropout_rate: the dropout before that head, where the source names it (None: the config's).
         head: the class of that head (a `keras_bert.models.TaskHead` subclass), None without one.
         head_config: that head's own config (`get_config()`, from a Keras model), None: sized from the weights.
+        head_options: that head's options a Hugging Face config.json gives (`TaskHead.hf_options`), or None.
         model_name: the task model's name, where the source names it (None: the head's `MODEL_NAME`).
 
     Example:
@@ -53,6 +54,7 @@ class CheckpointContents:
     head_dropout_rate: float = None
     head: type = None
     head_config: dict = None
+    head_options: dict = None
     model_name: str = None
 
     @property

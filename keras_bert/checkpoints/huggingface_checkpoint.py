@@ -1,15 +1,15 @@
-"""Hugging Face BERT folders: config.json + model.safetensors (never pickles).
+"""Hugging Face folders of every BERT-shaped family: config.json + model.safetensors (never pickles).
 
-Names map one to one onto Google's: `bert.encoder.layer.3.attention.self.query.weight`
-is `bert/encoder/layer_3/attention/self/query/kernel`, transposed (PyTorch
-Linear weights are `[out, in]`). Accepted: with or without the `bert.` prefix
-(BertModel saves none, BertForPreTraining does), with or without the
-`cls.predictions.*` / `cls.seq_relationship.*` heads, old `gamma`/`beta`
-LayerNorm names, sharded `model.safetensors.index.json` folders.
+config.json's `model_type` picks the family (`keras_bert.models.families.FAMILIES`: BERT, RoBERTa,
+XLM-R); its record maps the folder's weight names onto the canonical (Google) names
+(`huggingface_names`). Accepted: with or without the base model's prefix (`BertModel` saves none,
+`BertForPreTraining` `bert.`), with or without the pretraining heads, old `gamma`/`beta` LayerNorm
+names, sharded `model.safetensors.index.json` folders.
 
 Fine-tuned heads travel both ways: each head class (`keras_bert.models.HEADS`) declares the HF
 architecture that holds the same layers and its weight names (`SequenceHead`:
-`BertForSequenceClassification`, `classifier.*`; `SpanHead`: `BertForQuestionAnswering`, `qa_outputs.*`).
+`BertForSequenceClassification`, `classifier.*`; `SpanHead`: `BertForQuestionAnswering`, `qa_outputs.*`);
+the family names the class (`RobertaForSequenceClassification`) and renames what it names otherwise.
 """
 
 import json
@@ -20,76 +20,26 @@ import warnings
 import numpy as np
 
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
-from keras_bert.config import BertConfig, read_json
+from keras_bert.checkpoints.huggingface_names import (canonical_name, family_hf_name, google_name,  # noqa: F401
+                                                      huggingface_name)
 from keras_bert.checkpoints.task_fields import check_task_fields
+from keras_bert.config import read_json
+from keras_bert.models.families import family_for_model_type, family_of
 from keras_bert.models.heads import HEADS, hf_head
 from keras_bert.text.text_config import find_text_config
 
 CONFIG_NAME = "config.json"
 WEIGHTS_NAME = "model.safetensors"
 INDEX_NAME = "model.safetensors.index.json"
-_LAYOUT = "a Hugging Face BERT folder must contain config.json and model.safetensors (vocab.txt optional)"
-_HEADS = {  # Hugging Face name -> Google name; same layout
-    "cls.predictions.bias": "cls/predictions/output_bias",
-    "cls.predictions.decoder.bias": "cls/predictions/output_bias",
-    "cls.seq_relationship.weight": "cls/seq_relationship/output_weights",
-    "cls.seq_relationship.bias": "cls/seq_relationship/output_bias",
-}
-for _head in HEADS:  # the task heads' names, as each declares them: [outputs, H] in both
-    if _head.HF_PREFIX:
-        _HEADS.update({f"{_head.HF_PREFIX}.weight": _head.GOOGLE_PREFIX + "output_weights",
-                       f"{_head.HF_PREFIX}.bias": _head.GOOGLE_PREFIX + "output_bias"})
+_LAYOUT = "a Hugging Face folder must contain config.json and model.safetensors (vocab.txt optional)"
+_TOKEN_TYPES, _POSITIONS = "bert/embeddings/token_type_embeddings", "bert/embeddings/position_embeddings"
 TASK_KEY = "keras_bert_task"  # config.json: {"task", "task_config"} (column names, threshold...) as saved
-_LAYER_NORM_LEAVES = {"gamma": "weight", "beta": "bias"}
-_IGNORED = ("embeddings.position_ids", "cls.predictions.decoder.weight")  # buffers / tied copies
+_IGNORED = ("embeddings.position_ids", "cls.predictions.decoder.weight")  # buffers / tied copies (BERT's names)
 PICKLE_SNIPPET = (
     "    import torch, safetensors.torch\n"
     "    state = torch.load('pytorch_model.bin', map_location='cpu', weights_only=True)\n"
     "    safetensors.torch.save_file({k: v.contiguous() for k, v in state.items()}, "
     "'model.safetensors', metadata={'format': 'pt'})")
-
-
-def google_name(hf_name):
-    """(Google name, transposed) for a Hugging Face BERT tensor name."""
-    name = hf_name[len("bert."):] if hf_name.startswith("bert.") else hf_name
-    if name in _HEADS:
-        return _HEADS[name], False
-    parts = name.split(".")
-    scope = ["cls"] if parts[0] == "cls" else ["bert"]
-    parts = parts[1:] if parts[0] == "cls" else parts
-    path, index = [], 0
-    while index < len(parts) - 1:  # "layer", "3" -> "layer_3"
-        if parts[index] == "layer" and parts[index + 1].isdigit():
-            path.append(f"layer_{parts[index + 1]}")
-            index += 2
-        else:
-            path.append(parts[index])
-            index += 1
-    leaf = parts[-1]
-    if path and path[-1] == "LayerNorm":
-        return "/".join(scope + path + [{"weight": "gamma", "bias": "beta"}.get(leaf, leaf)]), False
-    if path and path[-1].endswith("_embeddings") and leaf == "weight":
-        return "/".join(scope + path), False
-    if leaf == "weight":
-        return "/".join(scope + path + ["kernel"]), True
-    return "/".join(scope + path + [leaf]), False
-
-
-def huggingface_name(google):
-    """(Hugging Face name, transposed) for a Google name, as BertForPreTraining saves it."""
-    for hf, goog in _HEADS.items():
-        if goog == google and hf != "cls.predictions.decoder.bias":
-            return hf, False
-    parts = google.split("/")
-    dotted = ".".join(p.replace("layer_", "layer.") if p.startswith("layer_") else p for p in parts[:-1])
-    leaf = parts[-1]
-    if leaf.endswith("_embeddings"):
-        return f"{dotted}.{leaf}.weight", False
-    if leaf in ("gamma", "beta"):
-        return f"{dotted}.{_LAYER_NORM_LEAVES[leaf]}", False
-    if leaf == "kernel":
-        return f"{dotted}.weight", True
-    return f"{dotted}.{leaf}", False
 
 
 def _read_raw(path, name):
@@ -163,18 +113,19 @@ def read_huggingface_checkpoint(path):
     config_file = os.path.join(directory, CONFIG_NAME)
     if not os.path.exists(config_file):
         raise FileNotFoundError(f"{directory} has {os.path.basename(files[0])} but no {CONFIG_NAME}; {_LAYOUT}.")
-    raw_config = read_json(config_file, "a Hugging Face BERT config")
-    if raw_config.get("model_type", "bert") != "bert":
-        raise ValueError(
-            f"{config_file} describes a {raw_config['model_type']!r} model; keras_bert loads "
-            "model_type 'bert' only.")
+    raw_config = read_json(config_file, "a Hugging Face config")
+    family = family_for_model_type(raw_config.get("model_type", "bert"), config_file)
     if raw_config.get("position_embedding_type", "absolute") != "absolute":
         raise ValueError(
             f"{config_file} uses position_embedding_type={raw_config['position_embedding_type']!r}; "
             "keras_bert implements BERT's 'absolute' position embeddings only.")
-    config = BertConfig.from_source_dict(raw_config, source_path=config_file)
+    config = family.config_from_huggingface(raw_config, config_file)
+    check_task_fields(raw_config, config_file, TASK_KEY)
+    suffix = next(filter(None, (family.architecture_suffix(a) for a in raw_config.get("architectures") or ())), None)
+    if suffix and hf_head(["Bert" + suffix]):
+        family.architecture(suffix)  # refuses a head this family's class holds otherwise
     source = f"Hugging Face checkpoint {files[0] if len(files) == 1 else directory}"
-    tensors = _read_tensors(files)
+    tensors = {family.to_bert_name(name, suffix): value for name, value in _read_tensors(files).items()}
     weights, source_names = {}, {}
     for name in sorted(tensors, key=lambda n: n.endswith("decoder.bias")):  # prefer cls.predictions.bias
         if name.endswith(_IGNORED) or tensors[name].dtype.kind in "iub":  # buffers, not weights
@@ -184,26 +135,32 @@ def read_huggingface_checkpoint(path):
             continue
         value = tensors[name].astype("float32") if tensors[name].dtype != np.float32 else tensors[name]
         weights[goog] = np.ascontiguousarray(value.T) if transposed else value
-        source_names[goog] = (name, transposed)
+        source_names[goog] = (family.from_bert_name(name, suffix), transposed)
+    if not family.token_types:  # one zero row: what the family adds for every token (nothing)
+        weights.setdefault(_TOKEN_TYPES, np.zeros((1, config.hidden_size), np.float32))
     decoder = next((n for n in tensors if n.endswith("cls.predictions.decoder.weight")), None)
     table = weights.get("bert/embeddings/word_embeddings")
     if decoder and table is not None and not np.array_equal(tensors[decoder].astype("float32"), table):
         warnings.warn(
-            f"{source}: {decoder} differs from the word embeddings; keras_bert ties the MLM "
-            "projection to the word embeddings (as BERT does), so the untied decoder is ignored.",
+            f"{source}: {family.from_bert_name(decoder, suffix)} differs from the word embeddings; keras_bert "
+            "ties the MLM projection to the word embeddings (as BERT does), so the untied decoder is ignored.",
             UserWarning, stacklevel=2)
     text_config = find_text_config(directory)
-    head, task, task_config, dropout_rate = _read_task(raw_config, config_file, text_config)
+    if text_config is None and family.tokenizer != "wordpiece":
+        warnings.warn(f"{directory}: no text contract read (this keras_bert reads WordPiece vocabularies; a "
+                      f"{family.tokenizer} tokenizer's files are not read yet); text_config is None: feed token ids.",
+                      UserWarning, stacklevel=2)
+    head, task, task_config, dropout_rate = _read_task(raw_config, config_file, text_config, suffix)
     return CheckpointContents(config=config, weights=weights, source=source, source_names=source_names,
                               text_config=text_config, config_file=config_file, task=task,
-                              task_config=task_config, head_dropout_rate=dropout_rate, head=head)
+                              task_config=task_config, head_dropout_rate=dropout_rate, head=head,
+                              head_options=head.hf_options(raw_config) if head else None)
 
 
-def _read_task(raw_config, config_file, text_config):
+def _read_task(raw_config, config_file, text_config, suffix):
     """(head class, task, task_config, head dropout) of a fine-tuned folder's config.json (its
-    `architectures`, as a head class declares it), or Nones for `BertModel` / `BertForPreTraining`."""
-    check_task_fields(raw_config, config_file, TASK_KEY)
-    head = hf_head(raw_config.get("architectures"))
+    architecture's `ForX`, as a head class declares it), or Nones for `BertModel` / `BertForPreTraining`."""
+    head = hf_head(["Bert" + suffix] if suffix else None)
     if head is None:
         return None, None, None, None
     # transformers 5 leaves out its default id2label (two outputs, LABEL_0 and LABEL_1)
@@ -241,22 +198,24 @@ def huggingface_task(model):
     from keras_bert.checkpoints.weight_map import task_head
 
     head = task_head(model)
-    if head is None or model.task not in {task for _, task in head.HF_TASKS}:  # what each head class declares
+    if head is None or not head.carries(model.task):  # what each head class declares
         raise ValueError(
             f"Model {model.name!r} (task {model.task!r}) has a head that no Hugging Face BERT "
-            f"architecture holds (HF heads: {sorted({t for h in HEADS for _, t in h.HF_TASKS})}, "
-            "as keras_bert's head classes make them); save it with model.save('model.keras'), or its encoder "
+            f"architecture holds (HF heads: {sorted(h.HF_ARCHITECTURE for h in HEADS if h.HF_ARCHITECTURE)}; a "
+            "sequence head needs its task's problem_type); save it with model.save('model.keras'), or its encoder "
             "with save_checkpoint(model.encoder, path, format='huggingface').")
     return head, model.task, model.task_config
 
 
 def write_huggingface_checkpoint(directory, config, weights, head=None, task=None, task_config=None):
-    """Writes config.json + model.safetensors as `BertForPreTraining` (or a head's `BertFor...`) saves them.
+    """Writes config.json + model.safetensors as the model family's pretraining class (BERT:
+    `BertForPreTraining`), base model (`BertModel`) or a head's class (`BertFor...`) saves them.
 
-    Names carry the `bert.` prefix; `transformers.BertModel` and
-    `BertForPreTraining` both load the folder with `from_pretrained`. With a `head` (a `TaskHead`),
+    Names carry the family's prefix (`bert.`, `roberta.`); config.json its `model_type`;
+    `transformers.AutoModel` loads the folder with `from_pretrained`. With a `head` (a `TaskHead`),
     the head and its config (`id2label`/`label2id`, `problem_type`, `classifier_dropout`) are written
-    as its architecture (`head.HF_ARCHITECTURE`) saves them, so `transformers.pipeline` runs it.
+    as its architecture (`head.HF_ARCHITECTURE`, in the family's name) saves them, so
+    `transformers.pipeline` runs it.
 
     Args: as `write_google_checkpoint` (`directory`, `config`, Google-named `weights`), and the
         task model's head, `task` and `task_config` (see `huggingface_task`).
@@ -267,16 +226,24 @@ def write_huggingface_checkpoint(directory, config, weights, head=None, task=Non
     from safetensors.numpy import save_file
 
     os.makedirs(directory, exist_ok=True)
+    family = family_of(config)
+    has_heads = any(name.startswith("cls/") for name in weights)
+    suffix = head.HF_ARCHITECTURE[len("Bert"):] if head is not None else (
+        family.pretraining_suffix if has_heads else "Model")
+    architecture = family.architecture(suffix)
+    if not family.token_types:  # its one row is added to every position: folded into the positions, exactly
+        weights = dict(weights, **{_POSITIONS: weights[_POSITIONS] + weights[_TOKEN_TYPES][0]})
     tensors = {}
     for name, value in weights.items():
         if head is not None and not head.reads_pooler and name.startswith("bert/pooler/"):
             continue  # add_pooling_layer=False in HF
-        hf_name, transposed = huggingface_name(name)
+        hf_name, transposed = family_hf_name(name, family, suffix)
+        if not family.pooler and hf_name.startswith(family.hf_prefix + ".pooler."):
+            continue  # the family has no pooler (ELECTRA)
+        if not family.token_types and name == _TOKEN_TYPES:
+            continue
         tensors[hf_name] = np.ascontiguousarray(value.T if transposed else value, dtype=np.float32)
-    has_heads = any(name.startswith("cls.") for name in tensors)
-    architecture = head.HF_ARCHITECTURE if head is not None else (
-        "BertForPreTraining" if has_heads else "BertModel")
-    hf_config = dict(config.to_huggingface_dict(), architectures=[architecture])
+    hf_config = family.huggingface_config(config, architecture)
     if head is not None:
         hf_config.update(_task_config(head, task, task_config or {}))
     with open(os.path.join(directory, CONFIG_NAME), "w", encoding="utf-8") as f:
@@ -293,8 +260,8 @@ def _task_config(head, task, task_config):
         labels = task_config.get("labels") or [f"LABEL_{i}" for i in range(head.num_outputs)]
         entries.update(id2label={str(i): str(name) for i, name in enumerate(labels)},
                        label2id={str(name): i for i, name in enumerate(labels)})
-    if head.hf_problem_type(task):
-        entries["problem_type"] = head.hf_problem_type(task)
+    if head.problem_type_for(task):
+        entries["problem_type"] = head.problem_type_for(task)
     if head.dropout_rate is not None:
         entries["classifier_dropout"] = head.dropout_rate
     return entries

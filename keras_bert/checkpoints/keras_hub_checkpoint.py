@@ -73,6 +73,9 @@ def _google_shape(name, value, hidden):
 
 
 def _check_representable(config, source):
+    if config.position_offset:  # RoBERTa-style positions: BertBackbone starts at row 0
+        raise ValueError(f"{source} is a {config.family!r} model (positions start at row {config.position_offset}); "
+                         "keras-hub's BertBackbone cannot hold it. Save it as 'huggingface' or 'keras'.")
     if config.hidden_act == "relu":
         raise ValueError(f"{source} uses hidden_act='relu'; keras-hub's BertBackbone always computes "
                          "the tanh GELU, so it cannot hold this model. Save it as 'huggingface' or 'keras'.")
@@ -113,12 +116,12 @@ def write_keras_hub_checkpoint(path, encoder, text_config=None, vocab_file=None)
     Example:
         >>> write_keras_hub_checkpoint("/tmp/preset", encoder, tokenizer.text_config)  # doctest: +SKIP
     """
-    keras_hub = _keras_hub()
     config, source = encoder.config, f"model {encoder.name!r}"
     if text_config is None and vocab_file:
         raise ValueError(f"Writing the keras-hub tokenizer for {vocab_file} needs the text contract "
                          "(casing): pass text_config=tokenizer.text_config to save_checkpoint.")
     _check_representable(config, source)
+    keras_hub = _keras_hub()
     backbone = keras_hub.models.BertBackbone(
         vocabulary_size=config.vocab_size, num_layers=config.num_layers, num_heads=config.num_heads,
         hidden_dim=config.hidden_size, intermediate_dim=config.intermediate_size,

@@ -11,10 +11,10 @@ from keras_bert.checkpoints import (google_checkpoint, huggingface_checkpoint, k
 from keras_bert.checkpoints.checkpoint_contents import check_text_length
 from keras_bert.checkpoints.vocab_file import check_vocab
 from keras_bert.checkpoints.weight_map import MLM, NSP, assign_weights
-from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
 from keras_bert.models.builders import build_embedder
+from keras_bert.models.families import build_family_encoder
 from keras_bert.models.heads import upgrade
 
 _FORMATS_HELP = (
@@ -148,7 +148,7 @@ def model_from_contents(contents, model="encoder", dtype=None):
     has_heads = any(name.startswith((MLM, NSP)) for name in contents.weights)
     if model == "auto":
         model = "pretrainer" if has_heads else "encoder"
-    encoder = BertEncoder(contents.config, dtype=dtype)
+    encoder = build_family_encoder(contents.config, dtype=dtype)
     result = encoder
     if model == "embedding":
         return _embedder(encoder, contents)
@@ -160,8 +160,8 @@ def model_from_contents(contents, model="encoder", dtype=None):
             assign_weights(result, contents)  # warns itself if one of the heads is missing
         else:
             warnings.warn(
-                f"{contents.source} has no pretraining heads (cls/predictions, cls/seq_relationship); "
-                "the pretrainer's MLM and NSP heads are freshly initialized.", UserWarning, stacklevel=2)
+                f"{contents.source} has no pretraining heads (masked LM, next sentence); "
+                "the pretrainer's heads are freshly initialized.", UserWarning, stacklevel=2)
             assign_weights(encoder, contents)
     encoder.text_config = contents.text_config  # the pretrainer's is its encoder's
     return result
@@ -205,13 +205,14 @@ def _embedder(encoder, contents):
 def _task_model(contents, dtype):
     """The `BertTaskModel` of `contents.head` (its class, sized from its weights) holding the
     checkpoint's encoder and head, with its task and options."""
-    encoder = BertEncoder(contents.config, dtype=dtype)
+    encoder = build_family_encoder(contents.config, dtype=dtype)
     if contents.head_config is not None:  # a Keras model's head: from its own config
         head = contents.head.from_config(dict(contents.head_config, **({"dtype": dtype} if dtype else {})))
     else:  # a Hugging Face folder's: sized from its weights
         dropout = contents.head_dropout_rate
         dropout = contents.config.dropout_rate if dropout is None else dropout
-        head = contents.head.from_weights(contents.weights, dropout, contents.config.initializer_range, dtype)
+        head = contents.head.from_weights(contents.weights, dropout, contents.config.initializer_range, dtype,
+                                          **(contents.head_options or {}))
     model = BertTaskModel.from_head(encoder, head, contents.model_name, contents.task,
                                     dict(contents.task_config or {}))
     assign_weights(model, contents)

@@ -10,7 +10,9 @@ import warnings
 import keras
 import numpy as np
 
-from keras_bert.models.bert_encoder import BertEncoder
+from keras_bert.models.bert_encoder import BLOCK_PARTS, BertEncoder, block_variables  # noqa: F401 (re-exported)
+from keras_bert.models.bert_encoder import dense_variables as _dense
+from keras_bert.models.bert_encoder import layer_norm_variables as _layer_norm
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
 from keras_bert.models.heads import upgrade
@@ -43,28 +45,6 @@ def find_encoder(model):
         "pass a model built by keras_bert (build_encoder, build_pretrainer, build_classifier, ...).")
 
 
-def _dense(prefix, layer):
-    return [(prefix + "/kernel", layer.kernel, False), (prefix + "/bias", layer.bias, False)]
-
-
-def _layer_norm(prefix, layer):
-    return [(prefix + "/gamma", layer.gamma, False), (prefix + "/beta", layer.beta, False)]
-
-
-# The sub-layers of one transformer block, in Google's names; a Dense or a LayerNorm each.
-BLOCK_PARTS = ("attention/self/query", "attention/self/key", "attention/self/value",
-               "attention/output/dense", "attention/output/LayerNorm", "intermediate/dense",
-               "output/dense", "output/LayerNorm")
-
-
-def block_variables(prefix, sublayers):
-    """(Google name, variable, False) for one block's sub-layers, given in `BLOCK_PARTS` order."""
-    entries = []
-    for part, layer in zip(BLOCK_PARTS, sublayers, strict=True):
-        entries += (_layer_norm if part.endswith("LayerNorm") else _dense)(f"{prefix}/{part}", layer)
-    return entries
-
-
 def task_head(model):
     """The `TaskHead` of a `BertTaskModel` (one saved before heads were classes: its upgraded head),
     or None for any other model (an encoder, a pretrainer, a head assembled by hand)."""
@@ -78,26 +58,16 @@ def model_variables(model):
 
     `transposed` is True where Google stores the transpose of the Keras variable.
     """
-    encoder = find_encoder(model)
-    embeddings = encoder.get_layer("embeddings")
-    entries = [
-        ("bert/embeddings/word_embeddings", embeddings.word_embeddings.embeddings, False),
-        ("bert/embeddings/token_type_embeddings", embeddings.token_type_embeddings.embeddings, False),
-        ("bert/embeddings/position_embeddings", embeddings.position_embeddings.embeddings, False),
-    ] + _layer_norm("bert/embeddings/LayerNorm", embeddings.layer_norm)
-    for index in range(encoder.config.num_layers):
-        block = encoder.get_layer(f"transformer_layer_{index}")
-        entries += block_variables(f"bert/encoder/layer_{index}", (
-            block.query, block.key, block.value, block.attention_output, block.attention_layer_norm,
-            block.intermediate, block.output_dense, block.output_layer_norm))
-    entries += _dense("bert/pooler/dense", encoder.get_layer("pooler").dense)
+    entries = find_encoder(model).named_variables()  # the encoder names its own weights
     if isinstance(model, BertPretrainer):
-        mlm, nsp = model.get_layer("mlm_head"), model.get_layer("nsp_head")
+        mlm = model.get_layer("mlm_head")
         entries += (_dense("cls/predictions/transform/dense", mlm.transform)
                     + _layer_norm("cls/predictions/transform/LayerNorm", mlm.layer_norm)
-                    + [("cls/predictions/output_bias", mlm.output_bias, False),
-                       ("cls/seq_relationship/output_weights", nsp.dense.kernel, True),
-                       ("cls/seq_relationship/output_bias", nsp.dense.bias, False)])
+                    + [("cls/predictions/output_bias", mlm.output_bias, False)])
+        if model.next_sentence:  # RoBERTa-style pretrainers have masked LM only
+            nsp = model.get_layer("nsp_head")
+            entries += [("cls/seq_relationship/output_weights", nsp.dense.kernel, True),
+                        ("cls/seq_relationship/output_bias", nsp.dense.bias, False)]
     head = task_head(model)
     return entries + (head.google_variables() if head is not None else [])
 

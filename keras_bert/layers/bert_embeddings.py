@@ -31,7 +31,8 @@ class BertEmbeddings(BertLayer):
     """Sums word, segment (token type) and learned absolute position embeddings.
 
     Positions are 0..seq-1, or `input_position_ids` (int `[batch, seq]`) when given, as in
-    packed rows where they restart at each example.
+    packed rows where they restart at each example; each is shifted by `position_offset` rows
+    (RoBERTa's `padding_idx + 1`: its first token reads row 2).
 
     Args:
         vocab_size: rows of the word-embedding matrix.
@@ -41,6 +42,7 @@ class BertEmbeddings(BertLayer):
         dropout_rate: dropout applied after the LayerNorm.
         initializer_range: stddev of the truncated-normal initializer.
         layer_norm_eps: LayerNorm epsilon.
+        position_offset: the row of position 0 in the position table.
 
     Example:
         >>> layer = BertEmbeddings(vocab_size=100, hidden_size=16)
@@ -50,12 +52,12 @@ class BertEmbeddings(BertLayer):
     """
 
     def __init__(self, vocab_size, hidden_size, max_position_embeddings=512, type_vocab_size=2,
-                 dropout_rate=0.1, initializer_range=0.02, layer_norm_eps=1e-12, **kwargs):
+                 dropout_rate=0.1, initializer_range=0.02, layer_norm_eps=1e-12, position_offset=0, **kwargs):
         super().__init__(**kwargs)
         self.store_arguments(vocab_size=vocab_size, hidden_size=hidden_size,
             max_position_embeddings=max_position_embeddings, type_vocab_size=type_vocab_size,
             dropout_rate=dropout_rate, initializer_range=initializer_range,
-            layer_norm_eps=layer_norm_eps)
+            layer_norm_eps=layer_norm_eps, position_offset=position_offset)
         initializer = keras.initializers.TruncatedNormal(stddev=initializer_range)
         self.word_embeddings = keras.layers.Embedding(
             vocab_size, hidden_size, embeddings_initializer=initializer,
@@ -84,25 +86,29 @@ class BertEmbeddings(BertLayer):
 
     def call(self, input_word_ids, input_type_ids=None, input_position_ids=None, training=None):
         seq_length = ops.shape(input_word_ids)[1]
-        if isinstance(seq_length, int) and seq_length > self.max_position_embeddings:
+        longest = self.max_position_embeddings - self.position_offset
+        if isinstance(seq_length, int) and seq_length > longest:
+            offset = f" - position_offset={self.position_offset}" if self.position_offset else ""
             raise ValueError(
                 f"Sequence length {seq_length} exceeds max_position_embeddings="
-                f"{self.max_position_embeddings}; truncate inputs to at most "
-                f"{self.max_position_embeddings} tokens.")
+                f"{self.max_position_embeddings}{offset}; truncate inputs to at most {longest} tokens.")
         _check_ids_in_range(input_word_ids, self.vocab_size, "input_word_ids", "vocab_size",
                             "tokenize with the vocab.txt the model was trained with")
         _check_ids_in_range(input_type_ids, self.type_vocab_size, "input_type_ids", "type_vocab_size",
                             "segment ids are 0 for the first text and 1 for the second")
-        _check_ids_in_range(input_position_ids, self.max_position_embeddings, "input_position_ids",
+        _check_ids_in_range(input_position_ids, longest, "input_position_ids",
                             "max_position_embeddings", "positions restart at 0 for each packed example")
         x = self.word_embeddings(input_word_ids)  # (batch, seq, hidden)
         if input_type_ids is None:
             input_type_ids = ops.zeros_like(input_word_ids)
         x = x + self.token_type_embeddings(input_type_ids)
         if input_position_ids is None:
-            positions = self.position_embeddings.embeddings[:seq_length]  # (seq, hidden)
+            start = self.position_offset
+            positions = self.position_embeddings.embeddings[start:start + seq_length]  # (seq, hidden)
             x = x + ops.expand_dims(ops.cast(positions, x.dtype), 0)  # (1, seq, hidden)
         else:  # packed rows: positions restart at each example
+            if self.position_offset:
+                input_position_ids = input_position_ids + self.position_offset
             x = x + ops.cast(self.position_embeddings(input_position_ids), x.dtype)  # (batch, seq, hidden)
         if not training:
             return self.layer_norm(x)

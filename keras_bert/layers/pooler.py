@@ -2,6 +2,7 @@
 
 import keras
 
+from keras_bert.layers.activations import get_activation
 from keras_bert.layers.bert_layer import BertLayer
 
 
@@ -12,17 +13,18 @@ class Pooler(BertLayer):
     Args:
         hidden_size: width of the hidden states.
         initializer_range: stddev of the truncated-normal initializer.
+        activation: "tanh" (BERT) or a `BertConfig.hidden_act` name (ELECTRA's sequence head: "gelu").
 
     Example:
         >>> Pooler(16)(keras.ops.ones((2, 5, 16))).shape
         (2, 16)
     """
 
-    def __init__(self, hidden_size, initializer_range=0.02, **kwargs):
+    def __init__(self, hidden_size, initializer_range=0.02, activation="tanh", **kwargs):
         super().__init__(**kwargs)
-        self.store_arguments(hidden_size=hidden_size, initializer_range=initializer_range)
+        self.store_arguments(hidden_size=hidden_size, initializer_range=initializer_range, activation=activation)
         self.dense = keras.layers.Dense(
-            hidden_size, activation="tanh",
+            hidden_size, activation="tanh" if activation == "tanh" else get_activation(activation),
             kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
             dtype=self.dtype_policy, name="dense")
 

@@ -29,6 +29,31 @@ def forward(embeddings, blocks, inputs, query_positions=None):
     return outputs
 
 
+def dense_variables(prefix, layer):
+    """Google's names of a Dense layer's kernel and bias: `(name, variable, False)` each."""
+    return [(prefix + "/kernel", layer.kernel, False), (prefix + "/bias", layer.bias, False)]
+
+
+def layer_norm_variables(prefix, layer):
+    """Google's names of a LayerNorm's gamma and beta."""
+    return [(prefix + "/gamma", layer.gamma, False), (prefix + "/beta", layer.beta, False)]
+
+
+# The sub-layers of one transformer block, in Google's names; a Dense or a LayerNorm each.
+BLOCK_PARTS = ("attention/self/query", "attention/self/key", "attention/self/value",
+               "attention/output/dense", "attention/output/LayerNorm", "intermediate/dense",
+               "output/dense", "output/LayerNorm")
+
+
+def block_variables(prefix, sublayers):
+    """(Google name, variable, False) for one block's sub-layers, given in `BLOCK_PARTS` order."""
+    entries = []
+    for part, layer in zip(BLOCK_PARTS, sublayers, strict=True):
+        names = layer_norm_variables if part.endswith("LayerNorm") else dense_variables
+        entries += names(f"{prefix}/{part}", layer)
+    return entries
+
+
 def encoder_inputs(packed=False):
     """The three int32 `[batch, seq]` inputs of the TF Hub BERT convention (+ packed rows')."""
     names = ENCODER_INPUTS + (PACKED_INPUTS if packed else ())
@@ -99,14 +124,15 @@ class BertEncoder(keras.Model):
             max_position_embeddings=config.max_position_embeddings,
             type_vocab_size=config.type_vocab_size, dropout_rate=config.dropout_rate,
             initializer_range=config.initializer_range, layer_norm_eps=config.layer_norm_eps,
-            dtype=dtype, name="embeddings")
+            position_offset=config.position_offset, dtype=dtype, name="embeddings")
         blocks = [TransformerEncoderBlock(
             hidden_size=config.hidden_size, num_heads=config.num_heads,
             intermediate_size=config.intermediate_size, hidden_act=config.hidden_act,
             dropout_rate=config.dropout_rate, attention_dropout_rate=config.attention_dropout_rate,
             initializer_range=config.initializer_range, layer_norm_eps=config.layer_norm_eps,
             dtype=dtype, name=f"transformer_layer_{index}") for index in range(config.num_layers)]
-        pooler = Pooler(config.hidden_size, config.initializer_range, dtype=dtype, name="pooler")
+        pooler = Pooler(config.hidden_size, config.initializer_range, config.pooler_activation, dtype=dtype,
+                        name="pooler")
         encoder_outputs = forward(embeddings, blocks, inputs)
         outputs = {"sequence_output": encoder_outputs[-1], "pooled_output": pooler(encoder_outputs[-1]),
                    "encoder_outputs": encoder_outputs}
@@ -132,6 +158,22 @@ class BertEncoder(keras.Model):
         `self(inputs)["pooled_output"]` to float rounding; ~1.15x faster on MiniLM)."""
         first_token = keras.ops.zeros((keras.ops.shape(inputs["input_word_ids"])[0], 1), "int32")
         return self._pooler(self.sequence_output_at(inputs, first_token))
+
+    def named_variables(self):
+        """`(canonical name, variable, transposed)` of the encoder's weights; canonical names are Google's
+        TF1 names (`bert/embeddings/word_embeddings`, ...), which every checkpoint format maps to its own.
+        `transposed` is True where that format stores the transpose of the Keras variable (never here)."""
+        embeddings = self.embeddings
+        entries = [
+            ("bert/embeddings/word_embeddings", embeddings.word_embeddings.embeddings, False),
+            ("bert/embeddings/token_type_embeddings", embeddings.token_type_embeddings.embeddings, False),
+            ("bert/embeddings/position_embeddings", embeddings.position_embeddings.embeddings, False),
+        ] + layer_norm_variables("bert/embeddings/LayerNorm", embeddings.layer_norm)
+        for index, block in enumerate(self._blocks):
+            entries += block_variables(f"bert/encoder/layer_{index}", (
+                block.query, block.key, block.value, block.attention_output, block.attention_layer_norm,
+                block.intermediate, block.output_dense, block.output_layer_norm))
+        return entries + dense_variables("bert/pooler/dense", self._pooler.dense)
 
     @property
     def text_config(self):

@@ -6,7 +6,8 @@ from keras import ops
 from keras_bert.compat import in_xla_context
 from keras_bert.layers.masked_lm_head import MaskedLMHead
 from keras_bert.layers.next_sentence_head import NextSentenceHead
-from keras_bert.models.bert_encoder import BertEncoder, EncoderTextConfig, as_config, encoder_inputs
+from keras_bert.models.bert_encoder import EncoderTextConfig, as_config, encoder_inputs
+from keras_bert.models.families import build_family_encoder, family_of
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
@@ -37,6 +38,9 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
         packed: take packed rows (see above); the weights are the same either way.
         text_config: the text contract of a new encoder (see `BertEncoder`); a given
             encoder keeps its own. `model.text_config` is the encoder's.
+        next_sentence: whether the model has the next-sentence head (None: as its family's
+            pretraining has it, `families.ModelFamily.next_sentence`: BERT yes, RoBERTa no). Without
+            it the outputs are `mlm_logits` only and the loss is masked LM alone.
 
     Example:
         >>> model = BertPretrainer("bert_tiny_uncased")
@@ -44,10 +48,11 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
     """
 
     def __init__(self, config, encoder=None, dtype=None, name="bert_pretrainer", packed=False,
-                 text_config=None, **kwargs):
+                 text_config=None, next_sentence=None, **kwargs):
         config = as_config(config)
+        next_sentence = family_of(config).next_sentence if next_sentence is None else bool(next_sentence)
         if encoder is None:
-            encoder = BertEncoder(config, dtype=dtype, packed=packed, text_config=text_config)
+            encoder = build_family_encoder(config, dtype=dtype, packed=packed, text_config=text_config)
         elif encoder.config != config:
             raise ValueError(f"encoder.config {encoder.config} differs from config {config}.")
         elif encoder.packed != packed:
@@ -64,21 +69,23 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
             dtype=dtype, name="mlm_head")
         mlm_logits = mlm_head(outputs["sequence_output"], inputs["masked_lm_positions"])
         pooled = outputs["pooled_output"]
-        if packed:  # each example's own [CLS], through the encoder's pooler
+        if packed and next_sentence:  # each example's own [CLS], through the encoder's pooler
             inputs["next_sentence_positions"] = keras.Input(shape=(None,), dtype="int32",
                                                             name="next_sentence_positions")
             cls = ops.take_along_axis(outputs["sequence_output"], ops.expand_dims(
                 inputs["next_sentence_positions"], -1), axis=1)  # (batch, examples, hidden)
             pooled = encoder.get_layer("pooler").dense(cls)
-        nsp_logits = NextSentenceHead(config.initializer_range, dtype=dtype, name="nsp_head")(pooled)
-        super().__init__(inputs=inputs, outputs={"mlm_logits": mlm_logits, "nsp_logits": nsp_logits},
-                         name=name, **kwargs)
+        model_outputs = {"mlm_logits": mlm_logits}
+        if next_sentence:
+            model_outputs["nsp_logits"] = NextSentenceHead(config.initializer_range, dtype=dtype, name="nsp_head")(pooled)
+        super().__init__(inputs=inputs, outputs=model_outputs, name=name, **kwargs)
         self.config = config
+        self.next_sentence = next_sentence
         self.packed = bool(packed)
         self.layer_dtype = encoder.layer_dtype
         self.encoder = encoder
         self._mlm_head = mlm_head
-        self._nsp_head = self.get_layer("nsp_head")
+        self._nsp_head = self.get_layer("nsp_head") if next_sentence else None
         self.mlm_loss_tracker = keras.metrics.Mean(name="mlm_loss")
         self.nsp_loss_tracker = keras.metrics.Mean(name="nsp_loss")
         # Weighted mean of "the true token's logit is the largest": the same number as
@@ -99,7 +106,7 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
         inputs = dict(inputs)
         masked = ops.cast(inputs["masked_lm_positions"], "int32")
         batch, predictions = ops.shape(masked)[0], ops.shape(masked)[1]
-        if self.packed:
+        if self.packed and self.next_sentence:
             cls = ops.cast(inputs["next_sentence_positions"], "int32")  # (batch, examples)
         else:
             cls = ops.zeros((batch, 1), "int32")
@@ -107,6 +114,8 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
         rows = self.encoder.sequence_output_at(inputs, ops.concatenate([cls, masked], axis=1))  # (batch, examples + p, hidden)
         mlm_logits = self._mlm_head(rows, ops.broadcast_to(
             ops.arange(examples, examples + predictions, dtype="int32"), (batch, predictions)))
+        if not self.next_sentence:
+            return {"mlm_logits": mlm_logits}
         pooler = self.encoder.get_layer("pooler")
         pooled = pooler.dense(rows[:, :examples]) if self.packed else pooler(rows)
         return {"mlm_logits": mlm_logits, "nsp_logits": self._nsp_head(pooled)}
@@ -115,13 +124,14 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
         # The encoder is rebuilt from `config`; its contract (vocab: the encoder's asset) goes along.
         return {"config": self.config.to_dict(), "dtype": self.layer_dtype,
                 "name": self.name, "trainable": self.trainable, "packed": self.packed,
-                "text_config": self.encoder.get_config()["text_config"]}
+                "text_config": self.encoder.get_config()["text_config"], "next_sentence": self.next_sentence}
 
     def with_packing(self, packed):
         """This model with `packed` inputs (or without): a new `BertPretrainer`, same weights."""
         if packed == self.packed:
             return self
-        model = BertPretrainer(self.config, dtype=self.layer_dtype, name=self.name, packed=packed)
+        model = BertPretrainer(self.config, dtype=self.layer_dtype, name=self.name, packed=packed,
+                               next_sentence=self.next_sentence)
         model.set_weights(self.get_weights())
         model.text_config = self.text_config
         return model
@@ -136,12 +146,11 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         mlm_logits = ops.cast(y_pred["mlm_logits"], "float32")
-        nsp_logits = ops.cast(y_pred["nsp_logits"], "float32")
         weights = ops.cast(y["masked_lm_weights"], "float32")
         # Each loss object scales itself for tf.distribute (1 / replicas).
         loss = self._mlm_loss_fn(y["masked_lm_ids"], mlm_logits, sample_weight=weights)
-        if "next_sentence_labels" in y:  # absent when the data has no NSP (RoBERTa-style)
-            nsp_labels, nsp_logits, nsp_weights = self._nsp_targets(y, nsp_logits)
+        if "next_sentence_labels" in y and self.next_sentence:  # absent when the data has no NSP (RoBERTa-style)
+            nsp_labels, nsp_logits, nsp_weights = self._nsp_targets(y, y_pred["nsp_logits"])
             loss = loss + self._nsp_loss_fn(nsp_labels, nsp_logits, sample_weight=nsp_weights)
         for extra in self.losses:  # regularizers, if any
             loss = loss + ops.sum(ops.cast(extra, "float32"))  # as Keras's Trainer sums them
@@ -149,7 +158,6 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         mlm_logits = ops.cast(y_pred["mlm_logits"], "float32")
-        nsp_logits = ops.cast(y_pred["nsp_logits"], "float32")
         weights = ops.cast(y["masked_lm_weights"], "float32")
         # Labels cast to float32 as the Loss object casts them in compute_loss: the graphs are
         # then identical and XLA computes the vocab-wide cross-entropy once, not twice.
@@ -160,14 +168,14 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
             mlm_logits, ops.expand_dims(ops.cast(y["masked_lm_ids"], "int32"), -1), axis=-1)[..., 0]
         correct = ops.cast(true_logit >= ops.max(mlm_logits, axis=-1), "float32")  # [b, p]
         self.mlm_accuracy.update_state(correct, sample_weight=weights)
-        if "next_sentence_labels" in y:
-            nsp_labels, nsp_logits, nsp_weights = self._nsp_targets(y, nsp_logits)
+        if "next_sentence_labels" in y and self.next_sentence:
+            nsp_labels, nsp_logits, nsp_weights = self._nsp_targets(y, y_pred["nsp_logits"])
             nsp_loss = keras.losses.sparse_categorical_crossentropy(nsp_labels, nsp_logits, from_logits=True)
             self.nsp_loss_tracker.update_state(ops.mean(nsp_loss) if nsp_weights is None else (
                 ops.sum(nsp_loss * nsp_weights) / ops.maximum(ops.sum(nsp_weights), 1e-5)))
             self.nsp_accuracy.update_state(nsp_labels, nsp_logits, sample_weight=nsp_weights)
         results = super().compute_metrics(x, y, y_pred, sample_weight)
-        if "next_sentence_labels" not in y:  # MLM only: no NSP numbers (a constant 0 reads like a failure)
+        if "next_sentence_labels" not in y or not self.next_sentence:  # MLM only: no NSP numbers (a constant 0 reads like a failure)
             nsp = {self.nsp_loss_tracker.name, self.nsp_accuracy.name}
             results = {name: value for name, value in results.items() if name not in nsp}
         return results

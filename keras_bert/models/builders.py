@@ -55,7 +55,7 @@ def build_pretrainer(encoder, dtype=None):
 
 
 def build_classifier(encoder, num_classes, dropout_rate=None, name="bert_classifier",
-                     task="classification", task_config=None):
+                     task="classification", task_config=None, problem_type=None):
     """Sentence(-pair) classifier: dropout + dense on the pooled `[CLS]` output; outputs logits.
 
     Args:
@@ -64,6 +64,7 @@ def build_classifier(encoder, num_classes, dropout_rate=None, name="bert_classif
         dropout_rate: dropout before the classifier (default: the config's).
         task, task_config: what the model is (see `BertTaskModel`); e.g. `task_config=
             {"labels": [...]}`. Other tasks with this head (regression, multi-label) name themselves.
+        problem_type: Hugging Face's problem_type of the task (`SequenceHead`; the task class declares it).
 
     Example:
         >>> model = build_classifier("bert_tiny_uncased", num_classes=3)
@@ -71,7 +72,7 @@ def build_classifier(encoder, num_classes, dropout_rate=None, name="bert_classif
         ...               loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     """
     encoder = _encoder(encoder)
-    head = SequenceHead(num_classes, **_head_options(encoder, dropout_rate))
+    head = SequenceHead(num_classes, **_head_options(encoder, dropout_rate), problem_type=problem_type)
     return BertTaskModel.from_head(encoder, head, name, task, task_config)
 
 

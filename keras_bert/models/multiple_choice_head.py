@@ -41,7 +41,7 @@ class MultipleChoiceHead(TaskHead):
     """
 
     HF_ARCHITECTURE = "BertForMultipleChoice"
-    HF_TASKS = ((None, "multiple_choice"),)
+    HF_TASK = "multiple_choice"
     HF_LABELS = False
     MODEL_NAME = "bert_multiple_choice"
     NAME = "multiple_choice"

@@ -2,6 +2,7 @@
 
 import keras
 
+from keras_bert.choices import HF_PROBLEM_TYPES
 from keras_bert.models.task_head import TaskHead
 
 
@@ -10,7 +11,11 @@ class SequenceHead(TaskHead):
     """One vector of logits per sequence: Google's run_classifier.py head (`output_weights`,
     `output_bias`), Hugging Face's `BertForSequenceClassification` (pooler, dropout, `classifier`).
 
-    Args: see `TaskHead`.
+    Args:
+        num_outputs, dropout_rate, initializer_range: see `TaskHead`.
+        problem_type: Hugging Face's `problem_type` of the model's task ("single_label_classification",
+            "regression", "multi_label_classification"), as the task declares it (`Task.HF_PROBLEM_TYPE`);
+            None: the one `choices.HF_PROBLEM_TYPES` gives the model's task.
 
     Example:
         >>> SequenceHead(2, dropout_rate=0.1)(keras.ops.ones((4, 16))).shape
@@ -18,11 +23,32 @@ class SequenceHead(TaskHead):
     """
 
     HF_ARCHITECTURE = "BertForSequenceClassification"
-    HF_TASKS = (("single_label_classification", "classification"),
-                ("single_label_classification", "pair_classification"),
-                ("regression", "regression"), ("multi_label_classification", "multi_label"))
     MODEL_NAME = "bert_classifier"
     NAME = "classifier"
+
+    def __init__(self, num_outputs, dropout_rate=None, initializer_range=0.02, problem_type=None, **kwargs):
+        super().__init__(num_outputs, dropout_rate, initializer_range, **kwargs)
+        kinds = sorted(set(HF_PROBLEM_TYPES.values()))
+        if problem_type is not None and problem_type not in kinds:
+            raise ValueError(f"{self.name}: problem_type must be one of {kinds} or None, got {problem_type!r}.")
+        self.problem_type = problem_type
+        self._argument_names += ("problem_type",)
+
+    def problem_type_for(self, task):
+        """config.json's problem_type: the head's own (its task declared it), else its task's in the table."""
+        return self.problem_type or self.hf_problem_type(task)
+
+    def carries(self, task):
+        return self.problem_type_for(task) is not None
+
+    @classmethod
+    def hf_problem_type(cls, task):
+        return HF_PROBLEM_TYPES.get(task)
+
+    @classmethod
+    def hf_options(cls, hf_config):
+        """config.json's problem_type, so that the head keeps it for whatever task the folder names."""
+        return {"problem_type": hf_config["problem_type"]} if hf_config.get("problem_type") else {}
 
     @classmethod
     def hf_task(cls, hf_config, config_file):
@@ -31,9 +57,9 @@ class SequenceHead(TaskHead):
             labels = hf_config.get("id2label") or {}
             count = len(labels) or int(hf_config.get("num_labels") or 2)
             problem_type = "regression" if count == 1 else "single_label_classification"
-        kinds = sorted({kind for kind, _ in cls.HF_TASKS})
+        kinds = sorted(set(HF_PROBLEM_TYPES.values()))
         if problem_type not in kinds:
             raise ValueError(f"{config_file}: problem_type {problem_type!r} is not one of {kinds}; "
                              "fix the config.json.")
-        task = next(task for kind, task in cls.HF_TASKS if kind == problem_type)
+        task = next(task for task, kind in HF_PROBLEM_TYPES.items() if kind == problem_type)
         return task, problem_type != "regression"

@@ -23,7 +23,7 @@ class SpanHead(TaskHead):
     ENCODER_OUTPUT = "sequence_output"
     HF_ARCHITECTURE = "BertForQuestionAnswering"
     HF_PREFIX = "qa_outputs"
-    HF_TASKS = ((None, "squad"),)
+    HF_TASK = "squad"
     HF_LABELS = False
     MODEL_NAME = "bert_span_labeler"
     NAME = "span_labeler"
@@ -42,7 +42,7 @@ class SpanHead(TaskHead):
         return {"start_logits": tuple(features_shape[:-1]), "end_logits": tuple(features_shape[:-1])}
 
     @classmethod
-    def from_weights(cls, weights, dropout_rate=None, initializer_range=0.02, dtype=None):
+    def from_weights(cls, weights, dropout_rate=None, initializer_range=0.02, dtype=None, **options):
         return cls(initializer_range=initializer_range, dtype=dtype)
 
     @classmethod

@@ -32,9 +32,7 @@ class TaskHead(BertLayer):
     ENCODER_OUTPUT = "pooled_output"  # what the head reads
     HF_ARCHITECTURE = None  # the transformers class holding the same layers (None: none does)
     HF_PREFIX = "classifier"  # its Hugging Face weight names: PREFIX.weight ([outputs, hidden]), PREFIX.bias
-    # (problem_type, task) pairs: config.json's problem_type <-> the task of a folder transformers wrote;
-    # reading takes the first pair of a problem_type, writing the pair of the model's task.
-    HF_TASKS = ()
+    HF_TASK = None  # the task a folder transformers wrote with this head loads as (SequenceHead: by problem_type)
     HF_LABELS = True  # config.json's id2label names the outputs
     MODEL_NAME = "bert_task_model"  # the model's name when built from a checkpoint that names none
     NAME = "head"  # the layer's name (a head saved before heads were classes: its Keras layer's name)
@@ -94,10 +92,16 @@ class TaskHead(BertLayer):
         return None
 
     @classmethod
-    def from_weights(cls, weights, dropout_rate=None, initializer_range=0.02, dtype=None):
-        """The head sized from its Google-named `weights` (a checkpoint's), fresh weights."""
+    def from_weights(cls, weights, dropout_rate=None, initializer_range=0.02, dtype=None, **options):
+        """The head sized from its Google-named `weights` (a checkpoint's), fresh weights; `options`: its own
+        constructor options (`hf_options`)."""
         return cls(weights[cls.GOOGLE_PREFIX + "output_bias"].shape[0], dropout_rate, initializer_range,
-                   dtype=dtype)
+                   dtype=dtype, **options)
+
+    @classmethod
+    def hf_options(cls, hf_config):
+        """The head's own constructor options a Hugging Face config.json gives (here: none)."""
+        return {}
 
     @classmethod
     def from_legacy(cls, model, layer):
@@ -111,10 +115,17 @@ class TaskHead(BertLayer):
     @classmethod
     def hf_task(cls, hf_config, config_file):
         """(task, whether id2label names the outputs) of a folder transformers wrote with this head."""
-        problem_type = hf_config.get("problem_type")
-        return next((task for kind, task in cls.HF_TASKS if kind == problem_type), cls.HF_TASKS[0][1]), cls.HF_LABELS
+        return cls.HF_TASK, cls.HF_LABELS
 
     @classmethod
     def hf_problem_type(cls, task):
-        """config.json's problem_type for a model of `task` with this head (None: none written)."""
-        return next((kind for kind, name in cls.HF_TASKS if name == task), None)
+        """config.json's problem_type for a model of `task` with this head class (None: none written)."""
+        return None
+
+    def problem_type_for(self, task):
+        """config.json's problem_type for this head's model of `task` (None: none written)."""
+        return self.hf_problem_type(task)
+
+    def carries(self, task):
+        """Whether a Hugging Face folder holds this head's model of `task` (saved with the task's name)."""
+        return self.HF_ARCHITECTURE is not None

@@ -20,6 +20,6 @@ class TokenHead(TaskHead):
 
     ENCODER_OUTPUT = "sequence_output"
     HF_ARCHITECTURE = "BertForTokenClassification"
-    HF_TASKS = ((None, "token_classification"),)
+    HF_TASK = "token_classification"
     MODEL_NAME = "bert_token_classifier"
     NAME = "token_classifier"

@@ -168,6 +168,7 @@ class ClassificationTask(Task):
 
     name = "classification"
     Options = ClassificationOptions
+    HF_PROBLEM_TYPE = "single_label_classification"
 
     def fit_options(self, path):
         """The label vocabulary of the training file `path` (`label_vocabulary`), unless `labels` was given."""
@@ -197,7 +198,8 @@ class ClassificationTask(Task):
     def build_head(self, encoder, task_config):
         from keras_bert.models.builders import build_classifier
 
-        return build_classifier(encoder, len(fitted_labels(self)), task=self.name, task_config=task_config)
+        return build_classifier(encoder, len(fitted_labels(self)), task=self.name, task_config=task_config,
+                                problem_type=self.HF_PROBLEM_TYPE)
 
     def validation_data(self, evaluation):
         return evaluation if self.doc_stride is None else without_document(evaluation)

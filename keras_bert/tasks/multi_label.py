@@ -128,6 +128,7 @@ class MultiLabelTask(Task):
 
     name = "multi_label"
     Options = MultiLabelOptions
+    HF_PROBLEM_TYPE = "multi_label_classification"
 
     def _label_sets(self, path, values, lines):
         """Each row's label names, or a one-line error naming the file, line and label. One rule for
@@ -192,7 +193,7 @@ class MultiLabelTask(Task):
         from keras_bert.models.builders import build_classifier
 
         return build_classifier(encoder, len(fitted_labels(self)), name="bert_multi_label_classifier", task=self.name,
-                                task_config=task_config)
+                                task_config=task_config, problem_type=self.HF_PROBLEM_TYPE)
 
     def compile_kwargs(self):
         import keras  # here, not at the top: `finetune.py TASK --help` loads no Keras

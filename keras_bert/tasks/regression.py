@@ -146,6 +146,7 @@ class RegressionTask(Task):
 
     name = "regression"
     Options = RegressionOptions
+    HF_PROBLEM_TYPE = "regression"
 
     def read(self, path, training):
         from keras_bert.data.classification import read_text_rows, text_dataset
@@ -164,7 +165,8 @@ class RegressionTask(Task):
     def build_head(self, encoder, task_config):
         from keras_bert.models.builders import build_classifier
 
-        return build_classifier(encoder, 1, name="bert_regressor", task=self.name, task_config=task_config)
+        return build_classifier(encoder, 1, name="bert_regressor", task=self.name, task_config=task_config,
+                                problem_type=self.HF_PROBLEM_TYPE)
 
     def compile_kwargs(self):
         import keras  # here, not at the top: `finetune.py TASK --help` loads no Keras

@@ -1,0 +1,75 @@
+"""Hugging Face weight names <-> the canonical (Google TF1) names, for every BERT-shaped family.
+
+BERT's names map one to one onto Google's: `bert.encoder.layer.3.attention.self.query.weight` is
+`bert/encoder/layer_3/attention/self/query/kernel`, transposed (PyTorch Linear weights are `[out, in]`).
+Another family's names go through BERT's: its record (`keras_bert.models.families`) renames its
+prefix (`roberta.`) and the weights it names otherwise (`lm_head.*`, RoBERTa's `classifier.dense`).
+"""
+
+from keras_bert.models.heads import HEADS
+
+_HEADS = {  # Hugging Face name -> Google name; same layout
+    "cls.predictions.bias": "cls/predictions/output_bias",
+    "cls.predictions.decoder.bias": "cls/predictions/output_bias",
+    "cls.seq_relationship.weight": "cls/seq_relationship/output_weights",
+    "cls.seq_relationship.bias": "cls/seq_relationship/output_bias",
+}
+for _head in HEADS:  # the task heads' names, as each declares them: [outputs, H] in both
+    if _head.HF_PREFIX:
+        _HEADS.update({f"{_head.HF_PREFIX}.weight": _head.GOOGLE_PREFIX + "output_weights",
+                       f"{_head.HF_PREFIX}.bias": _head.GOOGLE_PREFIX + "output_bias"})
+_LAYER_NORM_LEAVES = {"gamma": "weight", "beta": "bias"}
+
+
+def google_name(hf_name):
+    """(Google name, transposed) for a Hugging Face BERT tensor name."""
+    name = hf_name[len("bert."):] if hf_name.startswith("bert.") else hf_name
+    if name in _HEADS:
+        return _HEADS[name], False
+    parts = name.split(".")
+    scope = ["cls"] if parts[0] == "cls" else ["bert"]
+    parts = parts[1:] if parts[0] == "cls" else parts
+    path, index = [], 0
+    while index < len(parts) - 1:  # "layer", "3" -> "layer_3"
+        if parts[index] == "layer" and parts[index + 1].isdigit():
+            path.append(f"layer_{parts[index + 1]}")
+            index += 2
+        else:
+            path.append(parts[index])
+            index += 1
+    leaf = parts[-1]
+    if path and path[-1] == "LayerNorm":
+        return "/".join(scope + path + [{"weight": "gamma", "bias": "beta"}.get(leaf, leaf)]), False
+    if path and path[-1].endswith("_embeddings") and leaf == "weight":
+        return "/".join(scope + path), False
+    if leaf == "weight":
+        return "/".join(scope + path + ["kernel"]), True
+    return "/".join(scope + path + [leaf]), False
+
+
+def huggingface_name(google):
+    """(Hugging Face name, transposed) for a Google name, as BertForPreTraining saves it."""
+    for hf, goog in _HEADS.items():
+        if goog == google and hf != "cls.predictions.decoder.bias":
+            return hf, False
+    parts = google.split("/")
+    dotted = ".".join(p.replace("layer_", "layer.") if p.startswith("layer_") else p for p in parts[:-1])
+    leaf = parts[-1]
+    if leaf.endswith("_embeddings"):
+        return f"{dotted}.{leaf}.weight", False
+    if leaf in ("gamma", "beta"):
+        return f"{dotted}.{_LAYER_NORM_LEAVES[leaf]}", False
+    if leaf == "kernel":
+        return f"{dotted}.weight", True
+    return f"{dotted}.{leaf}", False
+
+
+def canonical_name(hf_name, family, suffix=None):
+    """(Canonical name, transposed) of `family`'s HF weight `hf_name` in a folder of HF class `...suffix`."""
+    return google_name(family.to_bert_name(hf_name, suffix))
+
+
+def family_hf_name(canonical, family, suffix=None):
+    """(HF name, transposed) of a canonical name, as `family`'s HF class `...suffix` saves it."""
+    bert_name, transposed = huggingface_name(canonical)
+    return family.from_bert_name(bert_name, suffix), transposed

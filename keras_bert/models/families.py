@@ -1,0 +1,201 @@
+"""FAMILIES: the model families (BERT, RoBERTa, XLM-R), one record each, and their lookups.
+
+A family record says what checkpoints need to read and write a family without naming it: the
+Hugging Face `model_type`s it reads, its config and encoder classes, its HF weight prefix and class
+names, how its HF weight names map onto BERT's (whose Google names are the canonical names of
+every BERT-shaped family), and its tokenizer kind. Adding a family: one record, one line in
+`FAMILIES` (docs/DESIGN.md, "A model family").
+"""
+
+import dataclasses
+
+from keras_bert.config import BertConfig
+from keras_bert.models.bert_encoder import BertEncoder
+
+_BERT_PREFIX = "bert."  # BERT's HF prefix: the one the canonical (Google) names convert through
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelFamily:
+    """One model family: its names in Hugging Face checkpoints and the classes that build it.
+
+    Args:
+        name: the family's name, as `BertConfig.family` carries it.
+        model_types: config.json `model_type`s this family reads (the first is the one it writes).
+        config_class, encoder_class: its config dataclass and its encoder (a keras.Model).
+        hf_prefix: the base model's prefix in HF head classes' weight names (`roberta.` ...).
+        hf_class_prefix: the HF class names' stem (`Roberta` -> `RobertaForSequenceClassification`).
+        pretraining_suffix: the HF class of the pretrainer after the stem (`ForPreTraining`).
+        next_sentence: whether its pretrainer has BERT's next-sentence head.
+        tokenizer: its tokenizer kind ("wordpiece", "byte_bpe", "sentencepiece").
+        hf_renames: (HF name prefix, BERT's HF name prefix) pairs for its other weight names.
+        head_renames: HF class suffix (`ForSequenceClassification`) -> more such pairs for that head.
+        hf_config: config.json entries of this family beyond BERT's (token ids); a function of the config.
+        hf_config_fields: a function of a config.json dict -> the `BertConfig` fields it decides.
+        pooler: whether its base model has BERT's pooler (ELECTRA has none: none is written).
+        unsupported: HF class suffixes this family has that keras_bert's heads do not hold.
+        hf_parts: (HF name part, BERT's name part) pairs replaced inside names (DistilBERT's `.ffn.lin1.`).
+        hf_config_keys: BERT's config.json key -> this family's (DistilBERT's `dim` for `hidden_size`).
+        token_types: whether it has token type embeddings (DistilBERT: none; keras_bert holds one zero row).
+    """
+
+    name: str
+    model_types: tuple
+    config_class: type = BertConfig
+    encoder_class: type = BertEncoder
+    hf_prefix: str = "bert"
+    hf_class_prefix: str = "Bert"
+    pretraining_suffix: str = "ForPreTraining"
+    next_sentence: bool = True
+    tokenizer: str = "wordpiece"
+    hf_renames: tuple = ()
+    head_renames: dict = dataclasses.field(default_factory=dict)
+    hf_config: object = None
+    hf_config_fields: object = None
+    pooler: bool = True
+    unsupported: tuple = ()
+    hf_parts: tuple = ()
+    hf_config_keys: dict = dataclasses.field(default_factory=dict)
+    token_types: bool = True
+
+    def config_from_huggingface(self, raw, source_path):
+        """The `BertConfig` of a config.json dict of this family."""
+        raw = dict(raw, **{bert: raw[ours] for bert, ours in self.hf_config_keys.items() if ours in raw})
+        config = self.config_class.from_huggingface_dict(raw, source_path)
+        fields = self.hf_config_fields(raw) if self.hf_config_fields else {}
+        return config.replace(family=self.name, **fields)
+
+    def huggingface_config(self, config, architecture):
+        """config.json's dict for `config` saved as HF's `architecture`."""
+        extra = self.hf_config(config) if self.hf_config else {}
+        values = {self.hf_config_keys.get(key, key): value for key, value in config.to_huggingface_dict().items()}
+        return dict(values, **extra, model_type=self.model_types[0], architectures=[architecture])
+
+    def architecture(self, suffix):
+        """This family's HF class name for a BERT class name's suffix (`ForMaskedLM`, `Model`); one line
+        for a head this family's classes hold otherwise."""
+        if suffix in self.unsupported:
+            raise ValueError(f"keras_bert does not hold {self.hf_class_prefix}{suffix} (its head differs from "
+                             f"Bert{suffix}'s); save the model with model.save('model.keras').")
+        return self.hf_class_prefix + suffix
+
+    def architecture_suffix(self, architecture):
+        """`BertForX`'s `ForX` for one of this family's HF class names, else None."""
+        if architecture.startswith(self.hf_class_prefix):
+            return architecture[len(self.hf_class_prefix):]
+        return None
+
+    def _pairs(self, suffix):
+        return tuple(self.head_renames.get(suffix, ())) + tuple(self.hf_renames)
+
+    def to_bert_name(self, hf_name, suffix=None):
+        """This family's HF weight name -> BERT's HF name (`roberta.x` -> `bert.x`, renamed heads)."""
+        if hf_name.startswith(self.hf_prefix + "."):
+            hf_name = _BERT_PREFIX + hf_name[len(self.hf_prefix) + 1:]
+        for ours, bert in self.hf_parts:
+            hf_name = hf_name.replace(ours, bert)
+        for ours, bert in self._pairs(suffix):
+            if hf_name.startswith(ours):
+                return bert + hf_name[len(ours):]
+        return hf_name
+
+    def from_bert_name(self, bert_name, suffix=None):
+        """BERT's HF weight name (as `BertForPreTraining` or a `BertFor...` head saves it) -> this family's."""
+        for ours, bert in self._pairs(suffix):
+            if bert_name.startswith(bert):
+                return ours + bert_name[len(bert):]
+        for ours, bert in self.hf_parts:
+            bert_name = bert_name.replace(bert, ours)
+        if bert_name.startswith(_BERT_PREFIX):
+            return self.hf_prefix + "." + bert_name[len(_BERT_PREFIX):]
+        return bert_name
+
+
+def _roberta_fields(raw):
+    """RoBERTa's positions start after the padding row: `padding_idx + 1`."""
+    return {"position_offset": int(raw.get("pad_token_id", 1)) + 1}
+
+
+def _roberta_config(config):
+    pad = config.position_offset - 1
+    return {"pad_token_id": pad, "bos_token_id": 0, "eos_token_id": 2}
+
+
+# RoBERTa's masked-LM head (`lm_head`) is BERT's `cls.predictions` under other names; its
+# sequence head's `classifier.dense` + tanh is BERT's pooler, `classifier.out_proj` BERT's classifier.
+_ROBERTA = dict(
+    pretraining_suffix="ForMaskedLM", next_sentence=False,
+    hf_renames=(("lm_head.dense.", "cls.predictions.transform.dense."),
+                ("lm_head.layer_norm.", "cls.predictions.transform.LayerNorm."),
+                ("lm_head.decoder.", "cls.predictions.decoder."),
+                ("lm_head.bias", "cls.predictions.bias")),
+    head_renames={"ForSequenceClassification": (("classifier.dense.", "bert.pooler.dense."),
+                                                ("classifier.out_proj.", "classifier."))},
+    hf_config=_roberta_config, hf_config_fields=_roberta_fields)
+
+def _electra_fields(raw):
+    """ELECTRA's discriminator without the embedding projection; its sequence head's dense is a GELU pooler."""
+    if raw.get("embedding_size", raw["hidden_size"]) != raw["hidden_size"]:
+        raise ValueError(f"This ELECTRA has embedding_size={raw['embedding_size']} != hidden_size={raw['hidden_size']} "
+                         "(an embeddings_project layer), which keras_bert does not hold yet.")
+    return {"pooler_activation": "gelu"}
+
+
+ELECTRA = ModelFamily(
+    "electra", ("electra",), hf_prefix="electra", hf_class_prefix="Electra", pretraining_suffix="ForMaskedLM",
+    next_sentence=False, pooler=False, unsupported=("ForMultipleChoice", "ForPreTraining"),
+    hf_renames=(("generator_predictions.dense.", "cls.predictions.transform.dense."),
+                ("generator_predictions.LayerNorm.", "cls.predictions.transform.LayerNorm."),
+                ("generator_lm_head.bias", "cls.predictions.bias"),
+                ("generator_lm_head.weight", "cls.predictions.decoder.weight")),
+    head_renames=_ROBERTA["head_renames"], hf_config=lambda config: {"embedding_size": config.hidden_size},
+    hf_config_fields=_electra_fields)
+# DistilBERT: BERT's layers under other names, no token types, no pooler; its heads' `pre_classifier` + ReLU is a
+# ReLU pooler. Parts are replaced in this order both ways (the attention's output before the block's).
+DISTILBERT = ModelFamily(
+    "distilbert", ("distilbert",), hf_prefix="distilbert", hf_class_prefix="DistilBert",
+    pretraining_suffix="ForMaskedLM", next_sentence=False, pooler=False, token_types=False,
+    hf_parts=(("transformer.layer.", "encoder.layer."), (".attention.q_lin.", ".attention.self.query."),
+              (".attention.k_lin.", ".attention.self.key."), (".attention.v_lin.", ".attention.self.value."),
+              (".attention.out_lin.", ".attention.output.dense."), (".sa_layer_norm.", ".attention.output.LayerNorm."),
+              (".ffn.lin1.", ".intermediate.dense."), (".ffn.lin2.", ".output.dense."),
+              (".output_layer_norm.", ".output.LayerNorm.")),
+    hf_renames=(("vocab_transform.", "cls.predictions.transform.dense."),
+                ("vocab_layer_norm.", "cls.predictions.transform.LayerNorm."),
+                ("vocab_projector.bias", "cls.predictions.bias"), ("vocab_projector.weight", "cls.predictions.decoder.weight")),
+    head_renames={suffix: (("pre_classifier.", "bert.pooler.dense."),)
+                  for suffix in ("ForSequenceClassification", "ForMultipleChoice")},
+    hf_config_keys={"hidden_size": "dim", "num_hidden_layers": "n_layers", "num_attention_heads": "n_heads",
+                    "intermediate_size": "hidden_dim", "hidden_act": "activation", "hidden_dropout_prob": "dropout",
+                    "attention_probs_dropout_prob": "attention_dropout"},
+    hf_config_fields=lambda raw: {"type_vocab_size": 1, "pooler_activation": "relu"})
+BERT = ModelFamily("bert", ("bert",))
+ROBERTA = ModelFamily("roberta", ("roberta",), hf_prefix="roberta", hf_class_prefix="Roberta",
+                      tokenizer="byte_bpe", **_ROBERTA)
+XLM_ROBERTA = ModelFamily("xlm_roberta", ("xlm-roberta",), hf_prefix="roberta", hf_class_prefix="XLMRoberta",
+                          tokenizer="sentencepiece", **_ROBERTA)
+
+FAMILIES = {family.name: family for family in (BERT, ROBERTA, XLM_ROBERTA, ELECTRA, DISTILBERT)}
+
+
+def family_for_model_type(model_type, source="config.json"):
+    """The family reading config.json's `model_type`; one line naming the known ones for any other."""
+    for family in FAMILIES.values():
+        if model_type in family.model_types:
+            return family
+    known = sorted(t for family in FAMILIES.values() for t in family.model_types)
+    raise ValueError(f"{source} describes a {model_type!r} model; keras_bert reads model_type "
+                     f"{', '.join(repr(t) for t in known)}.")
+
+
+def family_of(config):
+    """The family of a config (its `family` field); one line naming the known ones for any other."""
+    name = getattr(config, "family", "bert")
+    if name not in FAMILIES:
+        raise ValueError(f"The model's config names family {name!r}; keras_bert knows {sorted(FAMILIES)}.")
+    return FAMILIES[name]
+
+
+def build_family_encoder(config, **kwargs):
+    """The encoder of `config`'s family (its `encoder_class`) built from `config`."""
+    return family_of(config).encoder_class(config, **kwargs)
