@@ -1,5 +1,5 @@
-"""RoBERTa and XLM-R through the family seam: seeded transformers folders load with equal outputs, and
-save back as folders transformers loads with equal outputs (right-padded rows, every head)."""
+"""RoBERTa, XLM-R, ELECTRA and DistilBERT through the family seam: seeded transformers folders load with
+equal outputs, and save back as folders transformers loads with equal outputs (right-padded rows, every head)."""
 
 import json
 import warnings
@@ -186,3 +186,22 @@ def test_electra_heads_keras_bert_does_not_hold_are_refused_in_one_line(tmp_path
     (tmp_path / "config.json").write_text(json.dumps(config))
     with pytest.raises(ValueError, match=r"embedding_size=8 != hidden_size=16 \(an embeddings_project layer\)"):
         load_checkpoint(tmp_path)
+
+
+def test_compare_with_transformers_reads_a_roberta_folder(tmp_path):
+    """`compare_with_transformers` (convert_checkpoint.py --reference) runs the family's AutoModel and
+    AutoTokenizer: a byte-level BPE made of single characters, real sentences and pairs."""
+    from keras_bert.checkpoints import compare_with_transformers
+
+    tokens = ["<s>", "<pad>", "</s>", "<unk>", "\u0120"] + [chr(c) for c in range(33, 127)]
+    (tmp_path / "vocab.json").write_text(json.dumps({t: i for i, t in enumerate(tokens)}))
+    (tmp_path / "merges.txt").write_text("#version: 0.2\n")
+    transformers.RobertaTokenizerFast(vocab_file=str(tmp_path / "vocab.json"),
+                                      merges_file=str(tmp_path / "merges.txt")).save_pretrained(tmp_path)
+    model = randomize(transformers.RobertaModel(transformers.RobertaConfig(
+        **dict(TINY, vocab_size=len(tokens), max_position_embeddings=130))), seed=12)
+    model.save_pretrained(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        diffs = compare_with_transformers(load_checkpoint(tmp_path), str(tmp_path))
+    assert diffs["num_examples"] == 7 and max(diffs["sequence_output"], diffs["pooled_output"]) <= TOLERANCE
