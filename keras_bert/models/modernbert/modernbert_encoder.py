@@ -35,7 +35,9 @@ class ModernBertEncoder(keras.Model):
     `sequence_output` `[b, s, h]` (= HF `last_hidden_state`), `pooled_output` `[b, h]` =
     `head(pool(sequence_output))` (pool: `classifier_pooling`, "cls" or masked "mean"; what
     `ModernBertForSequenceClassification` feeds its `classifier`) and `encoder_outputs` (each
-    block's output before the final norm, = HF `hidden_states[1:]`).
+    block's output before the final norm, = HF `hidden_states[1:]`), and `head_sequence_output` `[b, s, h]` =
+    `head(sequence_output)` (what `ModernBertFor{TokenClassification,QuestionAnswering}` and the masked LM
+    read per token; `TaskHead`s read it in place of `sequence_output`).
 
     Args:
         config: a `ModernBertConfig` or its dict.
@@ -84,7 +86,8 @@ class ModernBertEncoder(keras.Model):
         if dtype is not None:  # the pooling runs in float32; the head in the policy's compute dtype
             pooled = keras.ops.cast(pooled, keras.dtype_policies.get(dtype).compute_dtype)
         outputs = {"sequence_output": sequence_output, "pooled_output": head(pooled),
-                   "encoder_outputs": encoder_outputs}
+                   "encoder_outputs": encoder_outputs,
+                   "head_sequence_output": head(sequence_output)}  # what token/span heads read
         super().__init__(inputs=inputs, outputs=outputs, name=name, **kwargs)
         self.config = config
         self.layer_dtype = keras.dtype_policies.get(dtype).name if dtype is not None else None
