@@ -4,8 +4,6 @@ outputs (right-padded rows; the parity table prints with -s)."""
 
 import json
 import os
-import subprocess
-import sys
 import warnings
 
 import keras
@@ -18,6 +16,7 @@ from keras_bert.models import BertPretrainer, BertTaskModel
 from keras_bert.models.families import FAMILIES, family_for_model_type, family_of
 from keras_bert.models.modernbert import ModernBertConfig, ModernBertEncoder
 
+from tests.conftest import run_tool
 from tests.models.modernbert.tiny_modernbert import padded_batch, save_seeded
 
 transformers = pytest.importorskip("transformers")
@@ -97,27 +96,41 @@ def test_modernbert_is_one_family_record_with_its_pretraining_defaults():
     assert FAMILIES["bert"].mask_rate == 0.15
 
 
-def test_a_modernbert_task_model_keras_file_loads_in_a_fresh_process(tmp_path):
-    save_seeded(str(tmp_path / "hf"), "ModernBertForTokenClassification", seed=9, num_labels=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = load_checkpoint(tmp_path / "hf")
-    model.save(tmp_path / "model.keras")
-    np.savez(tmp_path / "io.npz", expected=ours(model, "ForTokenClassification", BATCH)["logits"], **BATCH)
-    script = ("import sys, numpy as np, keras, keras_bert, keras_bert.models\n"
-              "model = keras.saving.load_model(sys.argv[1])\n"
-              "io = np.load(sys.argv[2])\n"
-              "out = model({k: io[k] for k in ('input_word_ids', 'input_mask', 'input_type_ids')})\n"
-              "print(type(model.encoder).__name__, model.task, model.task_config['labels'],\n"
-              "      float(np.abs(keras.ops.convert_to_numpy(out) - io['expected']).max()))\n")
-    env = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "model.keras"), str(tmp_path / "io.npz")],
-                          env=env, capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    name, task, labels, difference = done.stdout.strip().splitlines()[-1].rsplit(" ", 1)[0].split(" ", 2) + [
-        done.stdout.strip().splitlines()[-1].rsplit(" ", 1)[1]]
-    assert (name, task) == ("ModernBertEncoder", "token_classification") and "LABEL_2" in labels
-    assert float(difference) == 0.0
+def byte_bpe_folder(folder, lines):
+    """A seeded ModernBertModel with the byte-level BPE ModernBERT's names ([CLS] A [SEP] B [SEP]) trained on `lines`."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers.processors import TemplateProcessing
+
+    bpe = tokenizers.ByteLevelBPETokenizer(add_prefix_space=False)
+    bpe.train_from_iterator(lines, vocab_size=300, show_progress=False,
+                            special_tokens=["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"])
+    bpe.post_processor = TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+                                            special_tokens=[("[CLS]", 1), ("[SEP]", 2)])
+    save_seeded(str(folder), "ModernBertModel", seed=1, vocab_size=bpe.get_vocab_size(), pad_token_id=3,
+                cls_token_id=1, bos_token_id=1, sep_token_id=2, eos_token_id=2, max_position_embeddings=64)
+    bpe.save(str(folder / "tokenizer.json"))
+    return folder
+
+
+def test_a_modernbert_folder_fine_tunes_and_its_keras_file_loads_in_another_process(tmp_path):
+    """tools/finetune.py on a ModernBERT folder with its byte-level BPE; its model.keras, loaded here (not the
+    process that wrote it), is a ModernBERT task model that saves as a folder transformers reads to equal logits."""
+    train = os.path.join(ROOT, "tests", "data", "fixtures", "sentiment.csv")
+    with open(train, encoding="utf-8") as f:
+        lines = [line.rsplit(",", 1)[0].strip('"') for line in f.read().splitlines()[1:]]
+    folder = byte_bpe_folder(tmp_path / "hf", lines * 20)
+    done = run_tool("finetune", "--checkpoint", str(folder), "--task", "classification", "--train_file", train,
+                    "--epochs", "1", "--batch_size", "4", "--strategy", "default", "--jit_compile", "off",
+                    "--seq_length", "32", "--output_dir", str(tmp_path / "run"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    model = keras.saving.load_model(tmp_path / "run" / "model.keras")
+    assert isinstance(model.encoder, ModernBertEncoder) and model.task == "classification"
+    assert model.encoder.text_config.tokenizer().cls_id == 1
+    ids = np.array([[1, 40, 77, 120, 2, 3, 3, 3], [1, 9, 250, 2, 3, 3, 3, 3]], "int32")
+    batch = {"input_word_ids": ids, "input_mask": (ids != 3).astype("int32"), "input_type_ids": 0 * ids}
+    save_checkpoint(model, tmp_path / "back", format="huggingface")
+    back = transformers.ModernBertForSequenceClassification.from_pretrained(tmp_path / "back").eval()
+    assert max_difference(reference(back, batch), ours(model, "Seq", batch), batch["input_mask"]) <= TOLERANCE
 
 
 def test_a_modernbert_masked_lm_folder_loads_as_a_pretrainer_both_ways(tmp_path):
