@@ -1,10 +1,11 @@
-"""FAMILIES: the model families (BERT, RoBERTa, XLM-R), one record each, and their lookups.
+"""FAMILIES: the model families (BERT, RoBERTa, XLM-R, ELECTRA, DistilBERT, ModernBERT), one record each.
 
 A family record says what checkpoints need to read and write a family without naming it: the
 Hugging Face `model_type`s it reads, its config and encoder classes, its HF weight prefix and class
 names, how its HF weight names map onto BERT's (whose Google names are the canonical names of
-every BERT-shaped family), and its tokenizer kind. Adding a family: one record, one line in
-`FAMILIES` (docs/DESIGN.md, "A model family").
+every BERT-shaped family; ModernBERT's canonical names are its own HF names without `model.`), its
+pretraining's masked-LM head and masking rate, and its tokenizer kind. Adding a family: one record,
+one line in `FAMILIES` (docs/DESIGN.md, "A model family").
 """
 
 import dataclasses
