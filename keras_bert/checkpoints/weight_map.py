@@ -90,14 +90,12 @@ def is_training_state(name):
 
 
 def _shape_error(contents, name, got, expected):
-    config = contents.config
+    sizes = ", ".join(f"{field}={getattr(contents.config, field)}" for field in (
+        "vocab_size", "hidden_size", "intermediate_size", "max_position_embeddings", "type_vocab_size")
+        if hasattr(contents.config, field))  # a family's config may lack some (ModernBERT: token types)
     return ValueError(
         f"{contents.source}: variable {contents.source_name(name)!r} has shape "
-        f"{contents.source_shape(name, got)} but the config ({contents.config_file}: "
-        f"vocab_size={config.vocab_size}, hidden_size={config.hidden_size}, "
-        f"intermediate_size={config.intermediate_size}, "
-        f"max_position_embeddings={config.max_position_embeddings}, "
-        f"type_vocab_size={config.type_vocab_size}) expects "
+        f"{contents.source_shape(name, got)} but the config ({contents.config_file}: {sizes}) expects "
         f"{contents.source_shape(name, expected)}. The config and the weights do not "
         "belong together: use the config file that was saved with these weights.")
 

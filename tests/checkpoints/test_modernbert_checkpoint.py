@@ -152,3 +152,15 @@ def test_a_modernbert_masked_lm_folder_loads_as_a_pretrainer_both_ways(tmp_path)
     rebuilt = BertPretrainer.from_config(model.get_config())  # the family's config class reads the dict back
     assert rebuilt.config == model.config and len(rebuilt.weights) == len(model.weights)
     print(f"\nparity modernbert ForMaskedLM: load {load_diff:.2e}, save {save_diff:.2e}")
+
+
+def test_a_modernbert_folder_whose_config_disagrees_with_its_weights_is_one_line(tmp_path):
+    save_seeded(str(tmp_path), "ModernBertModel", seed=6)
+    config = json.loads((tmp_path / "config.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps(dict(config, intermediate_size=80)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match=r"^Hugging Face checkpoint .*: variable 'layers.0.mlp.Wi.weight' has shape "
+                                             r"\(192, 64\) but the config \(.*config.json: vocab_size=100, hidden_size=64, "
+                                             r"intermediate_size=80, max_position_embeddings=8192\) expects \(160, 64\)"):
+            load_checkpoint(tmp_path)
