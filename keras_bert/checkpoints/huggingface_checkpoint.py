@@ -125,17 +125,19 @@ def read_huggingface_checkpoint(path):
     if suffix and hf_head(["Bert" + suffix]):
         family.architecture(suffix)  # refuses a head this family's class holds otherwise
     source = f"Hugging Face checkpoint {files[0] if len(files) == 1 else directory}"
-    tensors = {family.to_bert_name(name, suffix): value for name, value in _read_tensors(files).items()}
+    raw_tensors = _read_tensors(files)
+    tensors = {family.to_bert_name(name, suffix): value for name, value in raw_tensors.items()}
     weights, source_names = {}, {}
-    for name in sorted(tensors, key=lambda n: n.endswith("decoder.bias")):  # prefer cls.predictions.bias
+    for hf_name in sorted(raw_tensors, key=lambda n: n.endswith("decoder.bias")):  # prefer cls.predictions.bias
+        name = family.to_bert_name(hf_name, suffix)
         if name.endswith(_IGNORED) or tensors[name].dtype.kind in "iub":  # buffers, not weights
             continue
-        goog, transposed = google_name(name)
+        goog, transposed = canonical_name(hf_name, family, suffix)
         if goog in weights:
             continue
         value = tensors[name].astype("float32") if tensors[name].dtype != np.float32 else tensors[name]
         weights[goog] = np.ascontiguousarray(value.T) if transposed else value
-        source_names[goog] = (family.from_bert_name(name, suffix), transposed)
+        source_names[goog] = (hf_name, transposed)
     if not family.token_types:  # one zero row: what the family adds for every token (nothing)
         weights.setdefault(_TOKEN_TYPES, np.zeros((1, config.hidden_size), np.float32))
     decoder = next((n for n in tensors if n.endswith("cls.predictions.decoder.weight")), None)
@@ -238,6 +240,8 @@ def write_huggingface_checkpoint(directory, config, weights, head=None, task=Non
         if head is not None and not head.reads_pooler and name.startswith("bert/pooler/"):
             continue  # add_pooling_layer=False in HF
         hf_name, transposed = family_hf_name(name, family, suffix)
+        if hf_name is None:  # not in this class's file (ModernBertModel's: no prediction head)
+            continue
         if not family.pooler and hf_name.startswith(family.hf_prefix + ".pooler."):
             continue  # the family has no pooler (ELECTRA)
         if not family.token_types and name == _TOKEN_TYPES:

@@ -64,12 +64,23 @@ def huggingface_name(google):
     return f"{dotted}.{leaf}", False
 
 
+def _is_head_name(bert_name):
+    return (bert_name[len("bert."):] if bert_name.startswith("bert.") else bert_name) in _HEADS
+
+
 def canonical_name(hf_name, family, suffix=None):
-    """(Canonical name, transposed) of `family`'s HF weight `hf_name` in a folder of HF class `...suffix`."""
-    return google_name(family.to_bert_name(hf_name, suffix))
+    """(Canonical name, transposed) of `family`'s HF weight `hf_name` in a folder of HF class `...suffix`;
+    a family with its own canonical names (`canonical_encoder_name`) keeps HF's layout for its encoder."""
+    bert_name = family.to_bert_name(hf_name, suffix)
+    if family.canonical_encoder_name is None or _is_head_name(bert_name):
+        return google_name(bert_name)
+    return family.canonical_encoder_name(hf_name), False
 
 
 def family_hf_name(canonical, family, suffix=None):
-    """(HF name, transposed) of a canonical name, as `family`'s HF class `...suffix` saves it."""
+    """(HF name, transposed) of a canonical name, as `family`'s HF class `...suffix` saves it (a name
+    None: not written in that class's file)."""
     bert_name, transposed = huggingface_name(canonical)
-    return family.from_bert_name(bert_name, suffix), transposed
+    if family.hf_encoder_name is None or _is_head_name(bert_name):
+        return family.from_bert_name(bert_name, suffix), transposed
+    return family.hf_encoder_name(canonical, suffix == "Model"), False

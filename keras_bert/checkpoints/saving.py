@@ -15,10 +15,10 @@ from keras_bert.checkpoints.sentence_transformers_checkpoint import write_senten
 from keras_bert.checkpoints.vocab_file import check_vocab, copy_vocab
 from keras_bert.checkpoints.weight_map import find_encoder, model_weights, task_head
 from keras_bert.errors import make_dir
-from keras_bert.models.bert_encoder import BertEncoder
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
 from keras_bert.models.embedder_head import EmbedderHead
+from keras_bert.models.families import ENCODER_CLASSES
 
 # What any format's writer puts in a folder: an earlier checkpoint's files are removed before
 # writing, so the folder never loads an old model (nor pairs the new one with an old vocab.txt).
@@ -116,7 +116,7 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
             layer is not encoder and layer.weights for layer in model.layers):
         head = huggingface_task(model)  # before anything is removed: a head HF cannot hold is refused
     target = model if (isinstance(model, BertPretrainer) and format != "keras_hub") or head else encoder
-    if not head and (not isinstance(model, (BertEncoder, BertPretrainer)) or target is not model):
+    if not head and (not isinstance(model, ENCODER_CLASSES + (BertPretrainer,)) or target is not model):
         extra = [layer.name for layer in model.layers if layer is not encoder and layer.weights]
         if embedder and not extra:
             warnings.warn(
@@ -148,7 +148,7 @@ def _text_config(model, encoder, vocab_file, text_config):
     """The contract to write: the given one, else the model's; `vocab_file` replaces its vocab."""
     text_config = text_config or getattr(model, "text_config", None) or getattr(encoder, "text_config", None)
     vocab_file = vocab_file or (text_config.vocab_file if text_config else None)
-    if vocab_file:
+    if vocab_file and getattr(text_config, "kind", "wordpiece") == "wordpiece":  # a vocab.txt: a token a line
         check_vocab(vocab_file, encoder.config.vocab_size, f"model {model.name!r}")
     if text_config and vocab_file:
         text_config = text_config.replace(vocab_file=vocab_file)

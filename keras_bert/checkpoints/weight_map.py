@@ -15,6 +15,7 @@ from keras_bert.models.bert_encoder import dense_variables as _dense
 from keras_bert.models.bert_encoder import layer_norm_variables as _layer_norm
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
+from keras_bert.models.families import ENCODER_CLASSES, family_of
 from keras_bert.models.heads import upgrade
 
 # Optional parts: a source may lack them (the model then keeps fresh weights).
@@ -30,7 +31,7 @@ _TRAINING_STATE = ("adam_m", "adam_v", "global_step", "Momentum", "beta1_power",
 def find_encoder(model):
     """The `BertEncoder` inside `model`: the model itself, its `.encoder` (a pretrainer or a
     `BertTaskModel`), or, for a model a user assembled around one, the one among its layers."""
-    if isinstance(model, BertEncoder):
+    if isinstance(model, ENCODER_CLASSES):  # any family's encoder
         return model
     if isinstance(model, (BertPretrainer, BertTaskModel)):
         return model.encoder
@@ -61,9 +62,11 @@ def model_variables(model):
     entries = find_encoder(model).named_variables()  # the encoder names its own weights
     if isinstance(model, BertPretrainer):
         mlm = model.get_layer("mlm_head")
-        entries += (_dense("cls/predictions/transform/dense", mlm.transform)
-                    + _layer_norm("cls/predictions/transform/LayerNorm", mlm.layer_norm)
-                    + [("cls/predictions/output_bias", mlm.output_bias, False)])
+        if hasattr(mlm, "transform"):  # BERT's: its own transform; else the encoder's (ModernBERT's `head`)
+            entries += (_dense("cls/predictions/transform/dense", mlm.transform)
+                        + _layer_norm("cls/predictions/transform/LayerNorm", mlm.layer_norm))
+        bias = mlm.output_bias if hasattr(mlm, "output_bias") else mlm.bias  # None: a decoder without one
+        entries += [("cls/predictions/output_bias", bias, False)] if bias is not None else []
         if model.next_sentence:  # RoBERTa-style pretrainers have masked LM only
             nsp = model.get_layer("nsp_head")
             entries += [("cls/seq_relationship/output_weights", nsp.dense.kernel, True),
@@ -87,14 +90,12 @@ def is_training_state(name):
 
 
 def _shape_error(contents, name, got, expected):
-    config = contents.config
+    sizes = ", ".join(f"{field}={getattr(contents.config, field)}" for field in (
+        "vocab_size", "hidden_size", "intermediate_size", "max_position_embeddings", "type_vocab_size")
+        if hasattr(contents.config, field))  # a family's config may lack some (ModernBERT: token types)
     return ValueError(
         f"{contents.source}: variable {contents.source_name(name)!r} has shape "
-        f"{contents.source_shape(name, got)} but the config ({contents.config_file}: "
-        f"vocab_size={config.vocab_size}, hidden_size={config.hidden_size}, "
-        f"intermediate_size={config.intermediate_size}, "
-        f"max_position_embeddings={config.max_position_embeddings}, "
-        f"type_vocab_size={config.type_vocab_size}) expects "
+        f"{contents.source_shape(name, got)} but the config ({contents.config_file}: {sizes}) expects "
         f"{contents.source_shape(name, expected)}. The config and the weights do not "
         "belong together: use the config file that was saved with these weights.")
 
@@ -108,6 +109,7 @@ def assign_weights(model, contents):
     source has variables this model does not use.
     """
     entries = model_variables(model)
+    pooler = family_of(find_encoder(model).config).pooler_prefix  # what a base model's file may lack
     missing, updates = [], []
     for name, variable, transposed in entries:
         if name not in contents.weights:
@@ -118,8 +120,8 @@ def assign_weights(model, contents):
         if tuple(value.shape) != expected:
             raise _shape_error(contents, name, value.shape, expected)
         updates.append((variable, value.T if transposed else value))
-    optional = [part for part in (POOLER, MLM, NSP) if any(m.startswith(part) for m in missing)]
-    required = [m for m in missing if not m.startswith((POOLER, MLM, NSP))]
+    optional = [part for part in (pooler, MLM, NSP) if any(m.startswith(part) for m in missing)]
+    required = [m for m in missing if not m.startswith((pooler, MLM, NSP))]
     head = task_head(model)
     if head is not None and any(m.endswith(("output_weights", "output_bias")) for m in required):
         raise ValueError(
@@ -138,16 +140,16 @@ def assign_weights(model, contents):
         present = [n for n, _, _ in entries if n.startswith(part) and n not in partial]
         if present:
             raise ValueError(
-                f"{contents.source} has part of the {_PART_NAMES[part]} but lacks "
+                f"{contents.source} has part of the {_PART_NAMES.get(part, 'pooler')} but lacks "
                 f"{[contents.source_name(m) for m in partial]}; the checkpoint is incomplete.")
         warnings.warn(
-            f"{contents.source} has no {_PART_NAMES[part]} weights; that part keeps its random "
+            f"{contents.source} has no {_PART_NAMES.get(part, 'pooler')} weights; that part keeps its random "
             "initialization and must be trained before use.", UserWarning, stacklevel=3)
     for variable, value in updates:
         variable.assign(keras.ops.cast(value, variable.dtype))
     used = {name for name, _, _ in entries}
     unused = [contents.source_name(n) for n in contents.weights
-              if n not in used and not n.startswith((POOLER, MLM, NSP))]
+              if n not in used and not n.startswith((pooler, MLM, NSP))]
     if unused:
         warnings.warn(
             f"{contents.source}: ignored {len(unused)} variable(s) that are not part of a BERT "

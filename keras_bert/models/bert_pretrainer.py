@@ -4,10 +4,10 @@ import keras
 from keras import ops
 
 from keras_bert.compat import in_xla_context
-from keras_bert.layers.masked_lm_head import MaskedLMHead
 from keras_bert.layers.next_sentence_head import NextSentenceHead
+from keras_bert.config import BertConfig
 from keras_bert.models.bert_encoder import EncoderTextConfig, as_config, encoder_inputs
-from keras_bert.models.families import build_family_encoder, family_of
+from keras_bert.models.families import FAMILIES, build_family_encoder, family_of
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
@@ -41,6 +41,9 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
         next_sentence: whether the model has the next-sentence head (None: as its family's
             pretraining has it, `families.ModelFamily.next_sentence`: BERT yes, RoBERTa no). Without
             it the outputs are `mlm_logits` only and the loss is masked LM alone.
+        family: the name of `config`'s family where `config` is a dict (a saved model's `get_config`):
+            its config class reads it (None: BERT's). The masked-LM head is the family's
+            (`ModelFamily.build_masked_lm_head`: ModernBERT's reads its encoder's prediction head).
 
     Example:
         >>> model = BertPretrainer("bert_tiny_uncased")
@@ -48,25 +51,22 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
     """
 
     def __init__(self, config, encoder=None, dtype=None, name="bert_pretrainer", packed=False,
-                 text_config=None, next_sentence=None, **kwargs):
-        config = as_config(config)
+                 text_config=None, next_sentence=None, family=None, **kwargs):
+        config = _family_config(config, family)
         next_sentence = family_of(config).next_sentence if next_sentence is None else bool(next_sentence)
         if encoder is None:
-            encoder = build_family_encoder(config, dtype=dtype, packed=packed, text_config=text_config)
+            encoder = build_family_encoder(config, dtype=dtype, text_config=text_config,
+                                           **({"packed": packed} if packed else {}))
         elif encoder.config != config:
             raise ValueError(f"encoder.config {encoder.config} differs from config {config}.")
-        elif encoder.packed != packed:
+        elif getattr(encoder, "packed", False) != packed:
             raise ValueError(f"encoder.packed={encoder.packed} but packed={packed}; build the "
                              f"encoder with BertEncoder(config, packed={packed}).")
         inputs = encoder_inputs(packed)
         outputs = encoder(dict(inputs))
         inputs["masked_lm_positions"] = keras.Input(shape=(None,), dtype="int32",
                                                     name="masked_lm_positions")
-        mlm_head = MaskedLMHead(
-            vocab_size=config.vocab_size, hidden_size=config.hidden_size,
-            hidden_act=config.hidden_act, initializer_range=config.initializer_range,
-            layer_norm_eps=config.layer_norm_eps, embedding_layer=encoder.embeddings,
-            dtype=dtype, name="mlm_head")
+        mlm_head = family_of(config).build_masked_lm_head(config, encoder, dtype)
         mlm_logits = mlm_head(outputs["sequence_output"], inputs["masked_lm_positions"])
         pooled = outputs["pooled_output"]
         if packed and next_sentence:  # each example's own [CLS], through the encoder's pooler
@@ -104,6 +104,8 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
         output and feed-forward run on 1 + p rows instead of all: a 4-layer step at seq 128 with
         20 predictions runs ~1.16x faster (tools/bench_train.py, XLA on a 2-core CPU)."""
         inputs = dict(inputs)
+        if not hasattr(self.encoder, "sequence_output_at"):  # a family encoder without it: the whole graph
+            return super().call(inputs, training=training)
         masked = ops.cast(inputs["masked_lm_positions"], "int32")
         batch, predictions = ops.shape(masked)[0], ops.shape(masked)[1]
         if self.packed and self.next_sentence:
@@ -124,7 +126,8 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
         # The encoder is rebuilt from `config`; its contract (vocab: the encoder's asset) goes along.
         return {"config": self.config.to_dict(), "dtype": self.layer_dtype,
                 "name": self.name, "trainable": self.trainable, "packed": self.packed,
-                "text_config": self.encoder.get_config()["text_config"], "next_sentence": self.next_sentence}
+                "text_config": self.encoder.get_config()["text_config"], "next_sentence": self.next_sentence,
+                "family": family_of(self.config).name}
 
     def with_packing(self, packed):
         """This model with `packed` inputs (or without): a new `BertPretrainer`, same weights."""
@@ -202,3 +205,13 @@ class _VocabCrossEntropy(keras.losses.Loss):
 
     def call(self, y_true, y_pred):
         return vocab_cross_entropy(y_true, y_pred)
+
+
+def _family_config(config, family):
+    """`config` as its family's config class: a config object, a BERT preset name, or a config dict (of
+    `family`'s config class where a saved pretrainer names it, else BERT's)."""
+    if isinstance(config, dict) and family is not None and FAMILIES[family].config_class is not BertConfig:
+        return FAMILIES[family].config_class.from_dict(config)
+    if any(isinstance(config, f.config_class) for f in FAMILIES.values()):
+        return config
+    return as_config(config)

@@ -4,7 +4,8 @@ import json
 
 import keras
 
-from keras_bert.models.bert_encoder import BertEncoder, EncoderTextConfig
+from keras_bert.models.bert_encoder import BertEncoder, EncoderTextConfig  # noqa: F401
+from keras_bert.models.families import ENCODER_CLASSES
 from keras_bert.models.task_head import TaskHead
 
 
@@ -62,7 +63,7 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
     def encoder(self):
         """The `BertEncoder` inside."""
         for layer in self.layers:
-            if isinstance(layer, BertEncoder):
+            if isinstance(layer, ENCODER_CLASSES):  # any family's encoder
                 return layer
         raise ValueError(f"Model {self.name!r} holds no BertEncoder.")
 
@@ -83,7 +84,7 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
         head = self.head
         if head is None:
             raise ValueError(f"Model {self.name!r} has no TaskHead to rebuild.")
-        encoder = BertEncoder(self.encoder.config, dtype=dtype, text_config=self.encoder.text_config)
+        encoder = type(self.encoder)(self.encoder.config, dtype=dtype, text_config=self.encoder.text_config)
         new_head = type(head).from_config(dict(head.get_config(), dtype=dtype))
         model = BertTaskModel.from_head(encoder, new_head, self.name, self.task, self.task_config)
         model.set_weights(self.get_weights())

@@ -6,6 +6,7 @@ from keras_bert.models.bert_encoder import BertEncoder, as_config
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
 from keras_bert.models.embedder_head import EmbedderHead
+from keras_bert.models.families import ENCODER_CLASSES
 from keras_bert.models.multiple_choice_head import MultipleChoiceHead
 from keras_bert.models.sequence_head import SequenceHead
 from keras_bert.models.span_head import SpanHead
@@ -13,13 +14,14 @@ from keras_bert.models.token_head import TokenHead
 
 
 def _encoder(encoder, dtype=None):
-    if isinstance(encoder, BertEncoder):
+    if isinstance(encoder, ENCODER_CLASSES):  # any family's encoder
         return encoder
     return BertEncoder(as_config(encoder), dtype=dtype)
 
 
 def _dropout_rate(encoder, dropout_rate):
-    return encoder.config.dropout_rate if dropout_rate is None else dropout_rate
+    # a family config without `dropout_rate` (ModernBERT: its heads' dropout is 0): none
+    return getattr(encoder.config, "dropout_rate", None) if dropout_rate is None else dropout_rate
 
 
 def _head_options(encoder, dropout_rate):

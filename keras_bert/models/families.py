@@ -1,16 +1,21 @@
-"""FAMILIES: the model families (BERT, RoBERTa, XLM-R), one record each, and their lookups.
+"""FAMILIES: the model families (BERT, RoBERTa, XLM-R, ELECTRA, DistilBERT, ModernBERT), one record each.
 
 A family record says what checkpoints need to read and write a family without naming it: the
 Hugging Face `model_type`s it reads, its config and encoder classes, its HF weight prefix and class
 names, how its HF weight names map onto BERT's (whose Google names are the canonical names of
-every BERT-shaped family), and its tokenizer kind. Adding a family: one record, one line in
-`FAMILIES` (docs/DESIGN.md, "A model family").
+every BERT-shaped family; ModernBERT's canonical names are its own HF names without `model.`), its
+pretraining's masked-LM head and masking rate, and its tokenizer kind. Adding a family: one record,
+one line in `FAMILIES` (docs/DESIGN.md, "A model family").
 """
 
 import dataclasses
 
 from keras_bert.config import BertConfig
+from keras_bert.layers.masked_lm_head import MaskedLMHead
+from keras_bert.layers.modernbert_masked_lm_head import ModernBertMaskedLMHead
 from keras_bert.models.bert_encoder import BertEncoder
+from keras_bert.models.modernbert import ModernBertConfig, ModernBertEncoder
+from keras_bert.models.modernbert.modernbert_weights import POOLER_PREFIX, to_canonical, to_huggingface
 
 _BERT_PREFIX = "bert."  # BERT's HF prefix: the one the canonical (Google) names convert through
 
@@ -37,6 +42,14 @@ class ModelFamily:
         hf_parts: (HF name part, BERT's name part) pairs replaced inside names (DistilBERT's `.ffn.lin1.`).
         hf_config_keys: BERT's config.json key -> this family's (DistilBERT's `dim` for `hidden_size`).
         token_types: whether it has token type embeddings (DistilBERT: none; keras_bert holds one zero row).
+        canonical_encoder_name: for a family whose canonical names are its own (ModernBERT: HF's without the
+            prefix), its HF encoder weight name -> canonical name; None: BERT's (Google's) through `hf_renames`.
+        hf_encoder_name: the reverse, `(canonical, base)` -> HF name (`base`: a base-model file, None: not
+            written there); None: BERT's route.
+        pooler_prefix: the canonical prefix of the weights a base model's file may lack (BERT's pooler).
+        mask_rate: its pretraining's share of masked tokens (BERT 15 %, ModernBERT 30 %).
+        masked_lm_head: `(config, encoder, dtype, name)` -> its pretrainer's masked-LM head layer (None: BERT's
+            `MaskedLMHead`, tied to the word embeddings).
     """
 
     name: str
@@ -57,13 +70,28 @@ class ModelFamily:
     hf_parts: tuple = ()
     hf_config_keys: dict = dataclasses.field(default_factory=dict)
     token_types: bool = True
+    canonical_encoder_name: object = None
+    hf_encoder_name: object = None
+    pooler_prefix: str = "bert/pooler/"
+    mask_rate: float = 0.15
+    masked_lm_head: object = None
+
+    def build_masked_lm_head(self, config, encoder, dtype=None, name="mlm_head"):
+        """Its pretrainer's masked-LM head on `encoder` (tied to its token embeddings)."""
+        if self.masked_lm_head is not None:
+            return self.masked_lm_head(config, encoder, dtype, name)
+        return MaskedLMHead(vocab_size=config.vocab_size, hidden_size=config.hidden_size, hidden_act=config.hidden_act,
+                            initializer_range=config.initializer_range, layer_norm_eps=config.layer_norm_eps,
+                            embedding_layer=encoder.embeddings, dtype=dtype, name=name)
 
     def config_from_huggingface(self, raw, source_path):
         """The `BertConfig` of a config.json dict of this family."""
         raw = dict(raw, **{bert: raw[ours] for bert, ours in self.hf_config_keys.items() if ours in raw})
         config = self.config_class.from_huggingface_dict(raw, source_path)
         fields = self.hf_config_fields(raw) if self.hf_config_fields else {}
-        return config.replace(family=self.name, **fields)
+        if any(field.name == "family" for field in dataclasses.fields(config)):  # BertConfig carries its family
+            fields["family"] = self.name
+        return config.replace(**fields)
 
     def huggingface_config(self, config, architecture):
         """config.json's dict for `config` saved as HF's `architecture`."""
@@ -169,13 +197,34 @@ DISTILBERT = ModelFamily(
                     "intermediate_size": "hidden_dim", "hidden_act": "activation", "hidden_dropout_prob": "dropout",
                     "attention_probs_dropout_prob": "attention_dropout"},
     hf_config_fields=lambda raw: {"type_vocab_size": 1, "pooler_activation": "relu"})
+def _modernbert_hf_name(canonical, base):
+    """ModernBERT's HF name of a canonical encoder name: `model.`-prefixed in its head classes' files, bare in
+    `ModernBertModel`'s, which holds no prediction `head.*` (keras_bert's pooler): None there."""
+    if base:
+        return None if canonical.startswith(POOLER_PREFIX) else canonical
+    return to_huggingface(canonical)
+
+
+# ModernBERT: its own canonical names (HF's without `model.`); its `head.*` is the encoder's pooler (what sequence
+# heads read) and, per token, what its token and span heads and its masked LM read; its decoder is tied.
+MODERNBERT = ModelFamily(
+    "modernbert", ("modernbert",), config_class=ModernBertConfig, encoder_class=ModernBertEncoder,
+    hf_prefix="model", hf_class_prefix="ModernBert", pretraining_suffix="ForMaskedLM", next_sentence=False,
+    tokenizer="byte_bpe", hf_renames=(("decoder.bias", "cls.predictions.bias"),
+                                      ("decoder.weight", "cls.predictions.decoder.weight")),
+    head_renames={"ForQuestionAnswering": (("classifier.", "qa_outputs."),)},  # its QA head is a `classifier`
+    canonical_encoder_name=to_canonical, hf_encoder_name=_modernbert_hf_name, pooler_prefix=POOLER_PREFIX,
+    mask_rate=0.3, masked_lm_head=lambda config, encoder, dtype, name: ModernBertMaskedLMHead(
+        config.vocab_size, decoder_bias=config.decoder_bias, prediction_head=encoder.head,
+        embedding_layer=encoder.embeddings, dtype=dtype, name=name))
 BERT = ModelFamily("bert", ("bert",))
 ROBERTA = ModelFamily("roberta", ("roberta",), hf_prefix="roberta", hf_class_prefix="Roberta",
                       tokenizer="byte_bpe", **_ROBERTA)
 XLM_ROBERTA = ModelFamily("xlm_roberta", ("xlm-roberta",), hf_prefix="roberta", hf_class_prefix="XLMRoberta",
                           tokenizer="sentencepiece", **_ROBERTA)
 
-FAMILIES = {family.name: family for family in (BERT, ROBERTA, XLM_ROBERTA, ELECTRA, DISTILBERT)}
+FAMILIES = {family.name: family for family in (BERT, ROBERTA, XLM_ROBERTA, ELECTRA, DISTILBERT, MODERNBERT)}
+ENCODER_CLASSES = tuple(dict.fromkeys(family.encoder_class for family in FAMILIES.values()))
 
 
 def family_for_model_type(model_type, source="config.json"):
@@ -190,6 +239,9 @@ def family_for_model_type(model_type, source="config.json"):
 
 def family_of(config):
     """The family of a config (its `family` field); one line naming the known ones for any other."""
+    own = [f for f in FAMILIES.values() if f.config_class is not BertConfig and isinstance(config, f.config_class)]
+    if own:  # a family with its own config class (ModernBERT)
+        return own[0]
     name = getattr(config, "family", "bert")
     if name not in FAMILIES:
         raise ValueError(f"The model's config names family {name!r}; keras_bert knows {sorted(FAMILIES)}.")

@@ -161,7 +161,7 @@ def test_not_a_bert_model(hf_model_dir, tmp_path):
     config["model_type"] = "deberta-v2"  # RoBERTa and XLM-R load now (tests/checkpoints/test_roberta_checkpoint.py)
     (directory / "config.json").write_text(json.dumps(config))
     with pytest.raises(ValueError, match="describes a 'deberta-v2' model; keras_bert reads model_type 'bert', "
-                                         "'distilbert', 'electra', 'roberta', 'xlm-roberta'"):
+                                         "'distilbert', 'electra', 'modernbert', 'roberta', 'xlm-roberta'"):
         load_checkpoint(directory)
 
 

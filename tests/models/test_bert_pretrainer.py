@@ -120,3 +120,22 @@ def test_vocab_cross_entropy_under_xla_equals_keras_loss_and_gradient():
     xla = tf.function(lambda: loss_and_gradient(vocab_cross_entropy), jit_compile=True)()
     np.testing.assert_allclose(xla[0], reference[0], rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(xla[1], reference[1], rtol=1e-5, atol=1e-6)
+
+
+def test_a_modernbert_pretrainer_is_masked_lm_only_with_its_family_head_and_trains():
+    """ModernBERT's pretrainer: its masked LM reads the encoder's prediction head and tied embeddings (its only
+    own weight: the decoder bias), no next-sentence head; `fit` lowers the loss; the config round-trips."""
+    from keras_bert.models.modernbert import ModernBertConfig
+
+    config = ModernBertConfig(vocab_size=50, hidden_size=16, num_layers=3, num_heads=2, intermediate_size=24,
+                              local_attention=4, pad_token_id=0)
+    model = keras_bert.models.BertPretrainer(config)
+    assert not model.next_sentence and len(model.weights) == len(model.encoder.weights) + 1  # + decoder bias
+    rng = np.random.default_rng(0)
+    x = {"input_word_ids": rng.integers(1, 50, (4, 12)).astype("int32"), "input_mask": np.ones((4, 12), "int32"),
+         "input_type_ids": np.zeros((4, 12), "int32"), "masked_lm_positions": rng.integers(0, 12, (4, 3)).astype("int32")}
+    y = {"masked_lm_ids": rng.integers(1, 50, (4, 3)).astype("int32"), "masked_lm_weights": np.ones((4, 3), "float32")}
+    model.compile(optimizer=keras.optimizers.Adam(1e-2), run_eagerly=True)  # a graph's tracing: ~8 s
+    history = model.fit(x, y, epochs=3, verbose=0).history
+    assert history["loss"][-1] < history["loss"][0] and "nsp_loss" not in history
+    assert keras_bert.models.BertPretrainer.from_config(model.get_config()).config == config

@@ -1,6 +1,7 @@
 """The ModernBERT encoder as a functional Keras model, with BertEncoder's inputs and outputs."""
 
 import os
+import shutil
 
 import keras
 
@@ -35,7 +36,9 @@ class ModernBertEncoder(keras.Model):
     `sequence_output` `[b, s, h]` (= HF `last_hidden_state`), `pooled_output` `[b, h]` =
     `head(pool(sequence_output))` (pool: `classifier_pooling`, "cls" or masked "mean"; what
     `ModernBertForSequenceClassification` feeds its `classifier`) and `encoder_outputs` (each
-    block's output before the final norm, = HF `hidden_states[1:]`).
+    block's output before the final norm, = HF `hidden_states[1:]`), and `head_sequence_output` `[b, s, h]` =
+    `head(sequence_output)` (what `ModernBertFor{TokenClassification,QuestionAnswering}` and the masked LM
+    read per token; `TaskHead`s read it in place of `sequence_output`).
 
     Args:
         config: a `ModernBertConfig` or its dict.
@@ -84,12 +87,15 @@ class ModernBertEncoder(keras.Model):
         if dtype is not None:  # the pooling runs in float32; the head in the policy's compute dtype
             pooled = keras.ops.cast(pooled, keras.dtype_policies.get(dtype).compute_dtype)
         outputs = {"sequence_output": sequence_output, "pooled_output": head(pooled),
-                   "encoder_outputs": encoder_outputs}
+                   "encoder_outputs": encoder_outputs,
+                   "head_sequence_output": head(sequence_output)}  # what token/span heads read
         super().__init__(inputs=inputs, outputs=outputs, name=name, **kwargs)
         self.config = config
         self.layer_dtype = keras.dtype_policies.get(dtype).name if dtype is not None else None
         self.embeddings, self.blocks, self.final_norm, self.head = embeddings, blocks, final_norm, head
-        self.text_config = text_config
+        # A saved model's contract (a dict) becomes a TextConfig once its files are read (`load_assets`).
+        object.__setattr__(self, "_saved_text_config", text_config if isinstance(text_config, dict) else None)
+        self.text_config = None if isinstance(text_config, dict) else text_config
 
     @property
     def text_config(self):
@@ -99,6 +105,20 @@ class ModernBertEncoder(keras.Model):
     @text_config.setter
     def text_config(self, value):
         object.__setattr__(self, "_text_config", value)  # not a Keras-tracked state
+
+    def save_assets(self, dir_path):
+        """The contract's files (byte-level BPE: vocab.json + merges.txt; WordPiece: vocab.txt) as assets."""
+        if self.text_config is not None:
+            from keras_bert.text.text_config import asset_files  # imports no TensorFlow
+
+            for name, path in asset_files(self.text_config):
+                shutil.copyfile(path, os.path.join(dir_path, name))
+
+    def load_assets(self, dir_path):
+        if self._saved_text_config is not None:
+            from keras_bert.text.text_config import from_saved_assets
+
+            self.text_config = from_saved_assets(self._saved_text_config, dir_path, "the model file's text contract")
 
     def named_variables(self):
         """`(canonical_name, variable, transposed)` for every encoder weight; canonical names are Hugging
