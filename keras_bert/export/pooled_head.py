@@ -15,8 +15,9 @@ def pooled_head_call(model):
     model on a probe batch (a head assembled by hand that only looks like the builder's)."""
     head = task_head(model)
     encoder = getattr(model, "encoder", None)
-    if head is None or not head.pooled_only or encoder is None or encoder.packed or not isinstance(model.output, keras.KerasTensor):
-        return None
+    if (head is None or not head.pooled_only or not hasattr(encoder, "pooled_output_only")
+            or encoder.packed or not isinstance(model.output, keras.KerasTensor)):
+        return None  # an encoder without the [CLS]-only path (ModernBERT) serves its whole forward
 
     def call(inputs):
         pooled = encoder.pooled_output_only({name: inputs[name] for name in ID_INPUTS})

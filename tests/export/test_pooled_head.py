@@ -24,3 +24,12 @@ def test_a_head_that_reads_the_sequence_gets_none():
 def test_as_float32_leaves_integers():
     assert as_float32(tf.constant([1], tf.int32)).dtype == tf.int32
     assert as_float32(tf.constant([1], tf.float16)).dtype == tf.float32
+
+
+def test_an_encoder_without_the_cls_only_path_gets_none():
+    """ModernBERT pools after its last layer (cls or mean): its classifier serves the whole forward."""
+    from keras_bert.models.modernbert import ModernBertConfig, ModernBertEncoder
+
+    encoder = ModernBertEncoder(ModernBertConfig(vocab_size=50, hidden_size=16, num_layers=1, num_heads=2,
+                                                 intermediate_size=16, local_attention=8))
+    assert pooled_head_call(keras_bert.build_classifier(encoder, num_classes=2)) is None
