@@ -6,7 +6,8 @@ blocks of `half_window` rows; a block's queries see only its own and its two nei
 `(batch, heads, blocks, half_window, 3 * half_window)`: memory and time O(seq * window), not O(seq^2).
 `global_attention(query_chunk=)` keeps O(seq^2) time but holds scores for one chunk of queries at a
 time (`keras.ops.map`): at 8,192 tokens, 4 heads, 1,024-query chunks on TensorFlow, ~8x less added
-peak memory and ~2x faster than the whole score matrix (tools/_modernbert_parity.py measures it).
+peak memory and ~2x faster than the whole score matrix (tools/_modernbert_parity.py measures it);
+long sequences take smaller chunks (`query_chunk_size`), so a chunk stays within 8 MiB per head.
 """
 
 import numpy as np
