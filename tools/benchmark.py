@@ -27,7 +27,7 @@ from keras_bert.cli import UsageError, run_tool  # noqa: E402
 
 BENCHMARKS = {"pipeline": "bench_pipeline.py", "train": "bench_train.py", "infer": "bench_infer.py",
               "pack": "bench_pack.py", "onnx_fusion": "bench_onnx_fusion.py",
-              "finetune": "bench_finetune.py", "embed": "bench_embed.py", "serve": "bench_serve.py"}
+              "finetune": "bench_finetune.py", "embed": "bench_embed.py", "serve": "bench_serve.py", "family": "bench_family.py"}
 
 
 def load(name):

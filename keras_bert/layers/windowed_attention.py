@@ -6,13 +6,18 @@ blocks of `half_window` rows; a block's queries see only its own and its two nei
 `(batch, heads, blocks, half_window, 3 * half_window)`: memory and time O(seq * window), not O(seq^2).
 `global_attention(query_chunk=)` keeps O(seq^2) time but holds scores for one chunk of queries at a
 time (`keras.ops.map`): at 8,192 tokens, 4 heads, 1,024-query chunks on TensorFlow, ~8x less added
-peak memory and ~2x faster than the whole score matrix (tools/_modernbert_parity.py measures it).
+peak memory and ~2x faster than the whole score matrix (tools/_modernbert_parity.py measures it);
+long sequences take smaller chunks (`query_chunk_size`), so a chunk stays within 8 MiB per head.
 """
 
 import numpy as np
 from keras import ops
 
 _NEGATIVE = -1e30  # a masked score: exp(-1e30 - max) is exactly 0 in float32
+# A chunk holds at most this many (query, key) scores per head (8 MiB in float32): 8,192 tokens go 256
+# queries at a time. ModernBERT-base's 8,192-token forward: added peak 758 -> ~400 MiB (benchmark.py family).
+_SCORES_PER_CHUNK = 2 ** 21
+_MIN_CHUNK = 128
 
 
 def _masked_softmax(scores, keep):
@@ -25,7 +30,8 @@ def _masked_softmax(scores, keep):
 def global_attention(query, key, value, padding_mask, dropout=None, training=None, query_chunk=None):
     """Attention of every query to every unpadded key; `query`, `key`, `value` `(batch, heads, seq,
     head_size)` (query already scaled), `padding_mask` int `(batch, seq)`; out like `query`. With
-    `query_chunk` (and no `dropout`) the queries go `query_chunk` at a time (one chunk if seq is shorter)."""
+    `query_chunk` (and no `dropout`) the queries go `query_chunk` at a time (one chunk if seq is shorter),
+    fewer when a chunk would hold over 2**21 scores per head (long sequences: at most 8 MiB per head)."""
     keep = ops.cast(padding_mask, "bool")[:, None, None, :]  # (batch, 1, 1, seq)
 
     def attend(queries):
@@ -38,8 +44,7 @@ def global_attention(query, key, value, padding_mask, dropout=None, training=Non
     if query_chunk is None or dropout is not None:
         return attend(query)
     seq = ops.shape(query)[2]
-    # A static length (JAX, PyTorch, a fixed-shape graph) keeps the pad widths Python ints (JAX needs that).
-    size = min(int(query_chunk), seq) if isinstance(seq, int) else ops.minimum(int(query_chunk), seq)
+    size = query_chunk_size(seq, query_chunk)
     pad_after = (size - seq % size) % size
     chunks = (seq + pad_after) // size
     batch, heads, head_size = ops.shape(query)[0], query.shape[1], query.shape[-1]
@@ -48,6 +53,16 @@ def global_attention(query, key, value, padding_mask, dropout=None, training=Non
     context = ops.map(attend, ops.transpose(queries, (2, 0, 1, 3, 4)))  # (chunks, batch, heads, size, d)
     context = ops.reshape(ops.transpose(context, (1, 2, 0, 3, 4)), (batch, heads, chunks * size, head_size))
     return context[:, :, :seq, :]  # (batch, heads, seq, head_size)
+
+
+def query_chunk_size(seq, query_chunk):
+    """Queries per chunk: `query_chunk`, at most `seq`, and fewer on long sequences so that a chunk holds
+    at most 2**21 scores per head (but >= 128 queries). A static `seq` (JAX, PyTorch, a fixed-shape graph)
+    gives a Python int (JAX needs static pad widths); a dynamic one a tensor."""
+    if isinstance(seq, int):
+        return min(int(query_chunk), seq, max(_MIN_CHUNK, _SCORES_PER_CHUNK // seq))
+    budget = ops.maximum(_MIN_CHUNK, ops.floor_divide(_SCORES_PER_CHUNK, seq))
+    return ops.minimum(ops.minimum(int(query_chunk), seq), budget)
 
 
 def _blocks_with_neighbours(x, block, blocks, pad_after):

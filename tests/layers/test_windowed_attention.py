@@ -4,7 +4,8 @@ import keras
 import numpy as np
 import pytest
 
-from keras_bert.layers.windowed_attention import band_pattern, global_attention, sliding_window_attention
+from keras_bert.layers.windowed_attention import (
+    band_pattern, global_attention, query_chunk_size, sliding_window_attention)
 from tests.layers.layer_checks import to_numpy
 
 
@@ -49,3 +50,14 @@ def test_no_tensor_of_the_banded_graph_is_seq_by_seq():
     shapes = [o.shape.as_list() for op in graph.get_operations() for o in op.outputs if o.shape.rank]
     assert max(np.prod([d for d in s if d]) for s in shapes) <= 1 * 2 * 64 * 8 * 24  # the (blocks, 8, 24) scores
     assert not [s for s in shapes if sum(d is not None and d >= seq for d in s) >= 2]
+
+
+def test_long_sequences_take_fewer_queries_per_chunk_and_still_equal_the_whole_matrix():
+    # At most 2**21 scores per head in a chunk: ModernBERT's 1,024-query chunks hold up to 2,048 tokens.
+    assert [query_chunk_size(seq, 1024) for seq in (300, 1024, 2048, 4096, 8192, 65536)] == [300, 1024, 1024, 512,
+                                                                                               256, 128]
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.normal(size=(1, 1, 4096, 4)).astype("float32") for _ in range(3))
+    mask = (np.arange(4096) < 3001).astype("int32")[None]
+    chunked = to_numpy(global_attention(q, k, v, mask, query_chunk=1024))  # 8 chunks of 512
+    np.testing.assert_allclose(chunked, to_numpy(global_attention(q, k, v, mask)), atol=1e-6)

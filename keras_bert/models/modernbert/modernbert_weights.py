@@ -54,7 +54,7 @@ def load_encoder_weights(encoder, tensors, source="the checkpoint"):
     """Assigns Hugging Face `tensors` (name -> numpy, with or without the `model.` prefix) to a
     `ModernBertEncoder`; returns the canonical names left at their initial values (`head.*`, which a
     base `ModernBertModel` file lacks). Any other missing or mis-shaped weight is a one-line error."""
-    canonical = {to_canonical(name): value for name, value in tensors.items()}
+    canonical = {to_canonical(name): name for name in tensors}  # read one at a time: a lazy file stays lazy
     left = []
     for name, variable, transposed in encoder.named_variables():
         if name not in canonical:
@@ -63,7 +63,7 @@ def load_encoder_weights(encoder, tensors, source="the checkpoint"):
                 continue
             raise ValueError(f"{source} has no weight {to_huggingface(name)!r}; is it a ModernBERT checkpoint "
                              "of the same config.json?")
-        value = np.asarray(canonical[name], dtype="float32")
+        value = np.asarray(tensors[canonical[name]], dtype="float32")
         value = value.T if transposed else value
         if tuple(value.shape) != tuple(variable.shape):
             raise ValueError(f"{source}: {to_huggingface(name)} has shape {tuple(value.shape)} but the "

@@ -76,3 +76,29 @@ def test_a_base_model_file_leaves_only_the_head_and_bad_files_are_one_line(moder
     bad = dict(tensors, **{"model.layers.1.mlp.Wo.weight": np.zeros((64, 5), "float32")})
     with pytest.raises(ValueError, match=r"layers.1.mlp.Wo.weight has shape \(5, 64\) but the config.json gives"):
         load_encoder_weights(fresh, bad)
+
+
+def test_the_weights_file_is_read_one_tensor_at_a_time(modernbert_mlm_dir):
+    """encoder_from_huggingface holds one tensor beside the variables, not a copy of the whole file:
+    load_encoder_weights reads each encoder weight once, and never a head's (`decoder.bias`)."""
+    from collections.abc import Mapping
+
+    from keras_bert.models.modernbert.modernbert_encoder import SafetensorsFile
+
+    encoder, tensors = encoder_from_huggingface(modernbert_mlm_dir)
+    assert isinstance(tensors, SafetensorsFile) and "decoder.bias" in tensors and len(tensors) == len(set(tensors))
+    reads = []
+
+    class Recorded(Mapping):
+        def __getitem__(self, name):
+            reads.append(name)
+            return tensors[name]
+
+        def __iter__(self):
+            return iter(tensors)
+
+        def __len__(self):
+            return len(tensors)
+
+    load_encoder_weights(ModernBertEncoder(encoder.config), Recorded())
+    assert len(reads) == len(set(reads)) == len(encoder.weights) and "decoder.bias" not in reads
