@@ -149,7 +149,7 @@ def _text_config(model, encoder, vocab_file, text_config):
     text_config = text_config or getattr(model, "text_config", None) or getattr(encoder, "text_config", None)
     vocab_file = vocab_file or (text_config.vocab_file if text_config else None)
     if vocab_file:
-        check_vocab(vocab_file, encoder.config.vocab_size, f"model {model.name!r}")
+        check_vocab(vocab_file, encoder.config.vocab_size, f"model {model.name!r}", text_config)
     if text_config and vocab_file:
         text_config = text_config.replace(vocab_file=vocab_file)
     return text_config
