@@ -151,7 +151,7 @@ def main(argv=None):
     strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
     from keras_bert.data import demo_sentences, shakespeare_bert_files
     from keras_bert import fill_mask
-    from keras_bert.training import (RunConfig, family_defaults, fill_mask_lines, is_chief, pretraining_summary,
+    from keras_bert.training import (RunConfig, fill_mask_lines, is_chief, pretraining_defaults, pretraining_summary,
                                      run_pretraining, unigram_mlm_accuracy)
 
     files, eval_files = args.files, args.eval_files
@@ -160,7 +160,7 @@ def main(argv=None):
         files, eval_files = corpus[:-4], eval_files or corpus[-4:]
         print(f"Corpus: {len(files)} Shakespeare texts (held out: "
               f"{', '.join(os.path.basename(f) for f in eval_files)}).")
-    family = family_defaults(args.family) if args.family else None
+    family = pretraining_defaults(args.family) if args.family else None
     args.next_sentence = args.next_sentence or family.next_sentence
     text_config = _text_config(args, files, family.tokenizer if family else "wordpiece")
     tokenizer = text_config.tokenizer()

@@ -63,6 +63,7 @@ def sample_ids(module, texts=None, seed=0):
     ids = module.serving.sample_ids(module, ids)
     ids[:, 0] = 2
     types = ((np.arange(seq)[None, :] >= lengths[:, None] // 2) & (mask == 1)).astype(np.int32)
+    types = np.minimum(types, max((getattr(module, "type_vocab_size", None) or 2) - 1, 0))  # one type: RoBERTa
     return {"input_word_ids": ids * mask, "input_mask": mask, "input_type_ids": types}
 
 

@@ -1,6 +1,6 @@
 """Learns a byte-level BPE (RoBERTa's `vocab.json` + `merges.txt`) from text files.
 
-With Hugging Face `tokenizers` (DESIGN rule 9: the library that defines the format), RoBERTa's settings:
+With Hugging Face `tokenizers` (docs/DESIGN.md rule 9: the library that defines the format), RoBERTa's settings:
 no prefix space, its five special tokens first (`<s> <pad> </s> <unk> <mask>`, ids 0-4). Imports no TensorFlow.
 """
 

@@ -35,6 +35,10 @@ class ByteBpeTokenizer(tf.Module):
         <tf.RaggedTensor [[31414, 232]]>
     """
 
+    # A capability the export formats read: no TFLite kernel, ONNX op or MediaPipe tokenizer runs this
+    # tokenizer's ops (not converted), so TFLite and ONNX carry token ids only and MediaPipe refuses it.
+    portable_text_ops = False
+
     def __init__(self, vocab_file, merges_file, text_config=None):
         super().__init__(name="byte_bpe_tokenizer")
         self.vocab_file, self.merges_file = os.fspath(vocab_file), os.fspath(merges_file)

@@ -32,7 +32,7 @@ class FamilyDefaults:
         return config.replace(max_position_embeddings=config.max_position_embeddings + offset, **fields)
 
 
-def family_defaults(name, flag="--family"):
+def pretraining_defaults(name, flag="--family"):
     """The `FamilyDefaults` of family `name`; one line naming `flag` and the families for any other."""
     family = FAMILIES.get(name)
     if family is None or family.config_class is not BertConfig:  # others build from their own configs

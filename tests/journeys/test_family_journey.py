@@ -3,7 +3,8 @@
 their Hugging Face folder (a seeded `RobertaForSequenceClassification` and the byte-level BPE tokenizer they
 trained, saved with it) -> fine-tune a classifier on a CSV -> export a SavedModel and serve raw text pairs
 with only tensorflow + tensorflow_text -> convert the `.keras` to Hugging Face and load it in transformers
-(AutoTokenizer + AutoModelForSequenceClassification): the same probabilities as the SavedModel.
+(AutoTokenizer + AutoModelForSequenceClassification): the same probabilities as the SavedModel. TFLite and
+ONNX carry its token ids only; MediaPipe refuses it.
 """
 
 import csv
@@ -62,6 +63,16 @@ def test_a_roberta_folder_fine_tunes_exports_serves_and_goes_back_to_transformer
     exported = step("export", run_tool("export", "run/model.keras", "--formats", "savedmodel", "--base_dir", "sm",
                                        cwd=cwd))
     assert "All exports match the Keras model." in exported.stdout, exported.stdout[-2000:]
+    # TFLite and ONNX carry token ids only (no kernel or op runs a byte-level BPE: the tokenizer's
+    # portable_text_ops capability), the text contract beside them; MediaPipe refuses in one line.
+    ids_only = step("export ids-only formats", run_tool("export", "run/model.keras", "--formats", "tflite,onnx",
+                                                        "--base_dir", "ids", cwd=cwd))
+    assert "All exports match the Keras model." in ids_only.stdout, ids_only.stdout[-2000:]
+    written = {path.name for path in (roberta_user / "ids").rglob("*") if path.is_file()}
+    assert {"model_float32.tflite", "model.onnx", "vocab.json", "merges.txt"} <= written, written
+    assert not written & {"text_float32.tflite", "text_model.onnx"}, written
+    refused = run_tool("export", "run/model.keras", "--formats", "mediapipe", "--base_dir", "mp", cwd=cwd)
+    assert refused.returncode != 0 and "MediaPipe's BertTokenizer runs WordPiece only" in refused.stderr.splitlines()[-1]
     served = step("serve", python(
         "import json, sys, tensorflow as tf, tensorflow_text\n"
         "model = tf.saved_model.load('sm/model/1')\n"

@@ -6,14 +6,14 @@ import os
 import pytest
 
 from keras_bert.config import BertConfig
-from keras_bert.training.family_defaults import family_defaults
+from keras_bert.training.family_defaults import pretraining_defaults
 from tests.conftest import run_tool
 
 TINY = dict(vocab_size=300, hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32, max_position_embeddings=64)
 
 
 def test_a_family_record_sets_tokenizer_objective_and_positions():
-    roberta, bert = family_defaults("roberta"), family_defaults("bert")
+    roberta, bert = pretraining_defaults("roberta"), pretraining_defaults("bert")
     assert (roberta.tokenizer, roberta.next_sentence) == ("byte_bpe", "off")
     assert (bert.tokenizer, bert.next_sentence) == ("wordpiece", "on")
     config = roberta.config(BertConfig(**TINY), pad_id=1)
@@ -21,7 +21,7 @@ def test_a_family_record_sets_tokenizer_objective_and_positions():
     assert config.max_position_embeddings - config.position_offset == 64  # the same lengths still fit
     assert bert.config(BertConfig(**TINY), pad_id=0) == BertConfig(**TINY)
     with pytest.raises(ValueError, match=r"^--family 'gpt2': pretraining from scratch knows the families bert"):
-        family_defaults("gpt2")
+        pretraining_defaults("gpt2")
 
 
 @pytest.mark.slow
