@@ -34,14 +34,13 @@ from keras_bert.cli import (ArgumentParser, UsageError, add_run_flags, default_c
 DEFAULT_VOCAB_SIZE = 4000
 DEFAULT_CONFIG = dict(hidden_size=128, num_layers=2, num_heads=2, intermediate_size=512,
                       max_position_embeddings=128, hidden_act="gelu")
-# The demo from scratch trains MLM only (no NSP: every step's loss teaches words), predicts a
-# larger share of tokens (more labels per step, Wettig et al. 2022) and drops no activations
-# (dropout regularizes; the demo sees under one epoch of its corpus). Its steps and learning
-# rate: held-out MLM accuracy sits at 0.12-0.15 (context-free guesses, top-1 `,` or `.`) until
-# the model starts reading its neighbours. That began at step ~1,500 at lr 1e-3 (seeds 0 and
-# 1), ~2,500-2,700 at 2e-3 (the old default, 1,200 steps: 0/5 words), ~2,300 at 5e-4 (runs of
-# 3,000-4,000 steps on 2 idle cores, 46-55 ms a step). At 1e-3, 3,000-4,000 steps end at
-# 0.21-0.23 held out (unigram 0.05-0.06) with a word top-1 for 4-5 of the 5 demo sentences.
+# The demo from scratch trains MLM only (no NSP: every step's loss teaches words), predicts a larger share of
+# tokens (more labels per step, Wettig et al. 2022) and drops no activations (dropout regularizes; the demo sees
+# under one epoch of its corpus). Its steps and learning rate: held-out MLM accuracy sits at 0.12-0.15 (context-
+# free guesses, top-1 `,` or `.`) until the model starts reading its neighbours. That began at step ~1,500 at lr
+# 1e-3 (seeds 0 and 1), ~2,500-2,700 at 2e-3 (the old default, 1,200 steps: 0/5 words), ~2,300 at 5e-4 (runs of
+# 3,000-4,000 steps on 2 idle cores, 46-55 ms a step). At 1e-3, 3,000-4,000 steps end at 0.21-0.23 held out
+# (unigram 0.05-0.06) with a word top-1 for 4-5 of the 5 demo sentences.
 DEMO = dict(masked_lm_prob=0.3, next_sentence="off", seq_length=32, build_vocab=DEFAULT_VOCAB_SIZE,
             train_steps=3500, learning_rate=1e-3)
 # Other runs (own --files, a vocab, a checkpoint, a preset or a config): BERT's objective.
@@ -94,6 +93,7 @@ def parse_args(argv):
     model.add_argument("--preset", help="a keras_bert preset, e.g. bert_tiny_uncased")
     model.add_argument("--config", help="a BERT config JSON (Google, Hugging Face or keras_bert)")
     model.add_argument("--init_checkpoint", help="continue from this checkpoint (any format)")
+    model.add_argument("--family", help="from scratch, a family's tokenizer and objective (roberta: byte BPE, MLM)")
     train = parser.add_argument_group("training")
     train.add_argument("--output_dir", default="runs/pretrain")
     train.add_argument("--batch_size", type=positive_int, default=32, help="global batch size")
@@ -127,7 +127,7 @@ def parse_args(argv):
     args.from_scratch_demo = not (args.files or args.vocab or args.init_checkpoint or args.preset
                                   or args.config)
     for flag, value in (DEMO if args.from_scratch_demo else OWN_RUN).items():
-        setattr(args, flag, getattr(args, flag) or value)
+        setattr(args, flag, getattr(args, flag) or (None if flag == "next_sentence" and args.family else value))
     if args.warmup_steps is not None and args.warmup_steps > args.train_steps:
         parser.error(f"--warmup_steps {args.warmup_steps} exceeds --train_steps {args.train_steps}")
     for flag in ("phase2_max_predictions_per_seq", "phase2_fraction"):
@@ -151,8 +151,8 @@ def main(argv=None):
     strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
     from keras_bert.data import demo_sentences, shakespeare_bert_files
     from keras_bert import fill_mask
-    from keras_bert.training import (RunConfig, fill_mask_lines, is_chief, pretraining_summary, run_pretraining,
-                                     unigram_mlm_accuracy)
+    from keras_bert.training import (RunConfig, fill_mask_lines, is_chief, pretraining_defaults, pretraining_summary,
+                                     run_pretraining, unigram_mlm_accuracy)
 
     files, eval_files = args.files, args.eval_files
     if not files:
@@ -160,9 +160,11 @@ def main(argv=None):
         files, eval_files = corpus[:-4], eval_files or corpus[-4:]
         print(f"Corpus: {len(files)} Shakespeare texts (held out: "
               f"{', '.join(os.path.basename(f) for f in eval_files)}).")
-    text_config = _text_config(args, files)
+    family = pretraining_defaults(args.family) if args.family else None
+    args.next_sentence = args.next_sentence or family.next_sentence
+    text_config = _text_config(args, files, family.tokenizer if family else "wordpiece")
     tokenizer = text_config.tokenizer()
-    config = _model_config(args, tokenizer)
+    config = _model_config(args, tokenizer, family)
     train_input, eval_input, phase2 = _inputs(args, files, eval_files, tokenizer)
     run = RunConfig(output_dir=args.output_dir, strategy=strategy, mixed_precision=args.mixed_precision,
                     jit_compile=args.jit_compile, seed=args.seed,
@@ -190,7 +192,8 @@ def main(argv=None):
           f"{os.path.join(args.output_dir, 'logs')}")
     # Real sentences the model never trained on (held out when there are held-out files).
     demo_files = [f for f in eval_files or files if not f.endswith("_f.txt")] or eval_files or files
-    demo = demo_sentences(demo_files, tokenizer.vocab, lower_case=text_config.lower_case)
+    demo = [(s.replace("[MASK]", getattr(tokenizer, "mask_token", "[MASK]")), word) for s, word in  # <mask>
+            demo_sentences(demo_files, tokenizer.vocab, lower_case=text_config.lower_case)]
     if not args.no_demo and demo:
         print(f"\nFill in the mask (top 5), sentences from {'held-out' if eval_files else 'training'} texts:")
         print("\n".join(fill_mask_lines(demo, fill_mask(result["model"], tokenizer, [s for s, _ in demo]))))
@@ -199,13 +202,14 @@ def main(argv=None):
     return result
 
 
-def _text_config(args, files):
-    """The text contract: of a vocab built from `files` or given, else of the checkpoint we start from."""
+def _text_config(args, files, kind):
+    """The text contract: of a vocab (of `kind`) built from `files` or given, else of the checkpoint we start from."""
     import keras_bert
 
-    vocab = _built_vocab(args, files) if args.build_vocab else args.vocab
-    if vocab:
-        text_config = keras_bert.TextConfig(vocab, lower_case=not args.cased)
+    vocab = _built_vocab(args, files, kind) if args.build_vocab else args.vocab
+    if vocab:  # a byte-level BPE's vocab.json + merges.txt (a SentencePiece model): read from its folder
+        text_config = keras_bert.TextConfig(vocab, lower_case=not args.cased) if kind == "wordpiece" else \
+            keras_bert.TextConfig.from_dir(os.path.dirname(os.path.abspath(vocab)))
     else:  # the text contract of the checkpoint we start from, or of the default vocab's model
         source = args.init_checkpoint or default_checkpoint(required=False)
         if not source:
@@ -216,7 +220,7 @@ def _text_config(args, files):
     return text_config.replace(max_seq_length=max(args.seq_length, args.phase2_seq_length))
 
 
-def _model_config(args, tokenizer):
+def _model_config(args, tokenizer, family):
     """The `BertConfig` to build (None: the --init_checkpoint's), checked against both phases."""
     import keras_bert
     from keras_bert.training import check_batch_memory, check_position_embeddings
@@ -232,6 +236,7 @@ def _model_config(args, tokenizer):
                                        **(DEMO_DROPOUT if args.from_scratch_demo else {}))
     if args.build_vocab:  # the model's vocab follows the built one
         config = dataclasses.replace(config, vocab_size=tokenizer.vocab_size)
+    config = family.config(config, tokenizer.pad_id) if family else config  # RoBERTa: positions after pad + 1
     phases = [(args.seq_length, args.max_predictions_per_seq)]
     if args.phase2_seq_length:
         phases.append((args.phase2_seq_length, args.phase2_max_predictions_per_seq))
@@ -260,10 +265,10 @@ def _inputs(args, files, eval_files, tokenizer):
     return train_input, eval_input, phase2
 
 
-def _built_vocab(args, files):
-    """`--output_dir/vocab.txt` learnt with --build_vocab (one built with other flags is refused)."""
+def _built_vocab(args, files, kind):
+    """`--output_dir/vocab.txt` (vocab.json) learnt with --build_vocab (one built with other flags is refused)."""
     if not args.quiet and not os.path.exists(os.path.join(args.output_dir, "vocab.txt")):
-        print(f"Learning a {args.build_vocab}-token WordPiece vocab from the corpus ...")
+        print(f"Learning a {args.build_vocab}-token {kind} vocab from the corpus ...")
     # One refinement pass instead of the learner's 4 and, for the demo, the most frequent words
     # only (1.25 per vocab entry): 6 s instead of 31 s (one pass, every word) or 113 s (4 passes)
     # on the Shakespeare corpus (37,149 words; 7,607 tokens for 8,000 vs 7,831 and 7,881).
@@ -273,7 +278,7 @@ def _built_vocab(args, files):
     from keras_bert.text import build_vocab_once
 
     return build_vocab_once(args.output_dir, files, args.build_vocab, lower_case=not args.cased,
-                            learn_params=learn_params, folder_flag="--output_dir")
+                            learn_params=learn_params, folder_flag="--output_dir", kind=kind)
 
 
 def _export_and_query(args, model, tokenizer, demo):
@@ -281,7 +286,7 @@ def _export_and_query(args, model, tokenizer, demo):
     from keras_bert.training import fill_mask_lines
 
     print(f"\nExporting to {args.savedmodels_dir}/{args.export_name}/ (TF Serving layout) ...")
-    demo = demo or [("The king is [MASK] .", "dead")]  # a query for the parity check
+    demo = demo or [(f"The king is {getattr(tokenizer, 'mask_token', '[MASK]')} .", "dead")]  # a parity query
     exported = export.export_and_query_fill_mask(
         model, tokenizer, args.export_name, query=[s for s, _ in demo],
         base_dir=args.savedmodels_dir, seq_length=max(args.seq_length, args.phase2_seq_length))

@@ -132,7 +132,7 @@ def read_checkpoint(path):
     contents = _READERS[detect_format(path)](path)
     rows = contents.weights.get("bert/embeddings/word_embeddings")
     if contents.vocab_file and rows is not None:
-        check_vocab(contents.vocab_file, rows.shape[0], contents.source)
+        check_vocab(contents.vocab_file, rows.shape[0], contents.source, contents.text_config)
     return check_text_length(contents)  # a max_seq_length beyond the positions fails here, not at a long text
 
 

@@ -148,8 +148,8 @@ def _text_config(model, encoder, vocab_file, text_config):
     """The contract to write: the given one, else the model's; `vocab_file` replaces its vocab."""
     text_config = text_config or getattr(model, "text_config", None) or getattr(encoder, "text_config", None)
     vocab_file = vocab_file or (text_config.vocab_file if text_config else None)
-    if vocab_file and getattr(text_config, "kind", "wordpiece") == "wordpiece":  # a vocab.txt: a token a line
-        check_vocab(vocab_file, encoder.config.vocab_size, f"model {model.name!r}")
+    if vocab_file:  # a vocab.txt counts lines; a BPE / SentencePiece contract its tokenizer's tokens
+        check_vocab(vocab_file, encoder.config.vocab_size, f"model {model.name!r}", text_config)
     if text_config and vocab_file:
         text_config = text_config.replace(vocab_file=vocab_file)
     return text_config

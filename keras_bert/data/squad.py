@@ -19,7 +19,7 @@ import tensorflow as tf
 
 from keras_bert.config import read_json
 from keras_bert.data.squad_example import SquadExample
-from keras_bert.text.packer import pack_segments
+from keras_bert.text.packer import pack_segments, pair_specials
 from keras_bert.text.ragged_rows import join_rows
 
 # Contexts per tokenizer call; bounds the eager batch size.
@@ -153,13 +153,14 @@ def squad_features(examples, tokenizer, seq_length=384, doc_stride=128, max_quer
     questions = _to_lists(tokenizer.tokenize(tf.constant([e.question for e in examples])))
     contexts = _tokenize_contexts(sorted({e.context for e in examples}), tokenizer)
 
+    before_b, specials = pair_specials(layout := getattr(tokenizer, "pair_layout", "bert"))  # RoBERTa: 3, 4
     rows = {name: [] for name in ("query", "window", "start_positions", "end_positions", "offsets",
                                   "token_is_max_context", "example_index", "qas_id", "context")}
     for example_index, example in enumerate(examples):
         query = questions[example_index][:max_query_length]
         doc_ids, doc_offsets = contexts[example.context]
         answer_span = _answer_pieces(example, doc_offsets)
-        max_doc = seq_length - len(query) - 3
+        max_doc = seq_length - len(query) - specials
         if max_doc < 1:
             raise ValueError(
                 f"seq_length={seq_length} leaves no room for the context of question "
@@ -167,7 +168,7 @@ def squad_features(examples, tokenizer, seq_length=384, doc_stride=128, max_quer
                 f"seq_length or lower max_query_length={max_query_length}.")
         windows = _windows(len(doc_ids), max_doc, doc_stride)
         best_window = _max_context_windows(windows, len(doc_ids))
-        doc_offset = len(query) + 2  # position of the first context piece: [CLS] query [SEP]
+        doc_offset = len(query) + before_b  # position of the first context piece: [CLS] query [SEP]
         for window_index, (window_start, window_length) in enumerate(windows):
             window_end = window_start + window_length  # exclusive
             offsets = np.full([seq_length, 2], -1, np.int32)
@@ -190,7 +191,7 @@ def squad_features(examples, tokenizer, seq_length=384, doc_stride=128, max_quer
             rows["context"].append(example.context)
 
     packed = pack_segments([_ragged(rows["query"]), _ragged(rows["window"])], seq_length,
-                           tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id, truncation=None)
+                           tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id, truncation=None, layout=layout)
     features = {name: value.numpy() for name, value in packed.items()}
     features.update({
         "start_positions": np.asarray(rows["start_positions"], np.int32),

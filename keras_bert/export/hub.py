@@ -121,7 +121,7 @@ class HubPackInputs(tf.Module):
         with tf.control_dependencies(self._seq_length_checks(seq_length, len(flat))):
             seq_length = tf.identity(seq_length)
         return pack_segments(flat, seq_length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id,
-                             self._preprocessor.truncation)
+                             self._preprocessor.truncation, layout=getattr(tokenizer, "pair_layout", "bert"))
 
     def _seq_length_checks(self, seq_length, num_segments):
         """`seq_length` leaves a piece of each text ([CLS], one [SEP] and a piece per segment) and fits the encoder."""

@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from keras_bert.export.saved_model import export_saved_model, next_version
 from keras_bert.export.serving_config import write_models_config
-from keras_bert.text.mask_token import MASK_TOKEN, tokenize_keeping_masks
+from keras_bert.text.mask_token import mask_token_of, tokenize_keeping_masks
 from keras_bert.text.packer import pack_segments
 
 
@@ -37,22 +37,22 @@ def fill_mask(pretrainer, tokenizer, texts, top_k=5):
     """
     texts = [texts] if isinstance(texts, str) else list(texts)
     if not texts:
-        raise ValueError(f"fill_mask got no texts; pass one or more texts with a {MASK_TOKEN} in each.")
+        raise ValueError(f"fill_mask got no texts; pass one or more texts with a {mask_token_of(tokenizer)} in each.")
     model_inputs = getattr(pretrainer, "input", None)
     if not (isinstance(model_inputs, dict) and "masked_lm_positions" in model_inputs):
         raise ValueError(f"fill_mask needs a BertPretrainer (masked-LM head); got "
                          f"{type(pretrainer).__name__} {pretrainer.name!r}. Load it with "
                          "load_checkpoint(path, model='pretrainer').")
     for text in texts:
-        if MASK_TOKEN not in text:
-            raise ValueError(f"fill_mask needs a {MASK_TOKEN} in every text; got {text!r}.")
+        if mask_token_of(tokenizer) not in text:
+            raise ValueError(f"fill_mask needs a {mask_token_of(tokenizer)} in every text; got {text!r}.")
     pieces = tokenize_keeping_masks(tokenizer, tf.constant(texts), tokenizer.mask_id)
     length = int(tf.reduce_max(pieces.row_lengths())) + 2  # [CLS] text [SEP]
     max_positions = pretrainer.config.max_position_embeddings
     if length > max_positions:
         raise ValueError(f"A text is {length} pieces long; the model takes at most {max_positions}.")
     inputs = {name: value.numpy() for name, value in pack_segments(
-        pieces, length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id).items()}
+        pieces, length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id).items()}  # one text: any layout
     is_mask = inputs["input_word_ids"] == tokenizer.mask_id  # (batch, length)
     per_text = [np.flatnonzero(row).tolist() for row in is_mask]
     slots = max(len(p) for p in per_text)
@@ -99,9 +99,9 @@ def query_fill_mask(export_dir, texts):
         [[[('be', 0.41), ('go', 0.05), ...]]]
     """
     texts = [texts] if isinstance(texts, str) else list(texts)
-    unmasked = [t for t in texts if "[MASK]" not in t]
+    unmasked = [t for t in texts if "[MASK]" not in t and "<mask>" not in t]  # BERT's or RoBERTa's mask
     if not texts or unmasked:
-        raise ValueError(f"query_fill_mask needs one or more texts, each with a [MASK]; got {texts!r}.")
+        raise ValueError(f"query_fill_mask needs one or more texts, each with a [MASK] (<mask>); got {texts!r}.")
     loaded = tf.saved_model.load(os.fspath(export_dir))
     signature = loaded.signatures["serving_default"]
     if "top_k_tokens" not in signature.structured_outputs:

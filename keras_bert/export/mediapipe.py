@@ -63,6 +63,9 @@ def check_mediapipe_tokenizer(tokenizer):
     if tokenizer is None:
         raise ValueError("--formats mediapipe packs the vocabulary into the file: the model needs its "
                          "text contract (vocab.txt); pass --vocab.")
+    if not getattr(tokenizer, "portable_text_ops", True):
+        raise ValueError(f"MediaPipe's BertTokenizer runs WordPiece only, not {tokenizer.vocab_path}'s tokenizer; "
+                         "export with --formats savedmodel (raw text) or tflite,onnx (token ids).")
     if not tokenizer.lower_case:
         raise ValueError(
             f"MediaPipe's BertTokenizer lowercases ASCII text, but {tokenizer.vocab_path} is a cased "

@@ -92,7 +92,7 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
     files = {"onnx": os.path.join(output_dir, "model.onnx")}
     if optimize:
         files["onnx_optimized"] = os.path.join(output_dir, "model_optimized.onnx")
-    text = text and tokenizer is not None and module.serving.plain_text
+    text = text and tokenizer is not None and module.serving.plain_text and getattr(tokenizer, "portable_text_ops", True)
     if text:
         files["onnx_text"] = os.path.join(output_dir, "text_model.onnx")
     verify.prepare_output_dir(output_dir, files.values(), overwrite)

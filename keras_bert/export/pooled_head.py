@@ -23,9 +23,10 @@ def pooled_head_call(model):
         pooled = encoder.pooled_output_only({name: inputs[name] for name in ID_INPUTS})
         return as_float32(head(pooled))
 
+    second = min(1, encoder.config.type_vocab_size - 1)  # one token type (RoBERTa): all zeros
     probe = {"input_word_ids": tf.constant([[1, 2, 3, 0], [3, 2, 1, 2]], tf.int32),
              "input_mask": tf.constant([[1, 1, 1, 0], [1, 1, 1, 1]], tf.int32),
-             "input_type_ids": tf.constant([[0, 0, 1, 0], [0, 0, 0, 1]], tf.int32)}
+             "input_type_ids": tf.constant([[0, 0, second, 0], [0, 0, 0, second]], tf.int32)}
     expected = np.asarray(as_float32(model(probe, training=False)))
     got = np.asarray(call(probe))
     return call if got.shape == expected.shape and np.allclose(got, expected, atol=1e-5, rtol=1e-4) else None

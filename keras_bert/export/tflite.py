@@ -156,6 +156,8 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
         >>> report = export_tflite(classifier, "savedmodels/sst2/tflite/1", tokenizer=Tokenizer("vocab.txt"))
         >>> print(report.table())
     """
+    if not getattr(tokenizer, "portable_text_ops", True):  # ids only: its lookup tables stay out of the file too
+        tokenizer = None
     module = ServingModule(model, tokenizer, seq_length=seq_length, runtime_checks=False,
                            string_outputs=False, options=options)
     bad = [q for q in quantizations if q not in QUANTIZATIONS]

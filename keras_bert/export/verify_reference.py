@@ -50,7 +50,7 @@ def sample_ids(module, texts=None, seed=0):
     """Id inputs for the checks: the sample texts tokenized (trimmed to their longest row), or random ids."""
     if module.tokenizer is not None:
         if texts is None:
-            texts = module.serving.sample_texts or SAMPLE_TEXTS
+            texts = _own_mask_token(module, module.serving.sample_texts or SAMPLE_TEXTS)
         ids = text_to_ids(module, texts)
         length = max(int(ids["input_mask"].sum(axis=1).max()), 2)
         return {name: value[:, :length] for name, value in ids.items()}
@@ -63,12 +63,13 @@ def sample_ids(module, texts=None, seed=0):
     ids = module.serving.sample_ids(module, ids)
     ids[:, 0] = 2
     types = ((np.arange(seq)[None, :] >= lengths[:, None] // 2) & (mask == 1)).astype(np.int32)
+    types = np.minimum(types, max((getattr(module, "type_vocab_size", None) or 2) - 1, 0))  # one type: RoBERTa
     return {"input_word_ids": ids * mask, "input_mask": mask, "input_type_ids": types}
 
 
 def text_samples(module, texts=None):
     """`[(label, {"text_a": ..., ["text_b": ...]}), ...]` for the text signatures."""
-    texts = list(texts or module.serving.sample_texts or SAMPLE_TEXTS)
+    texts = list(texts or _own_mask_token(module, module.serving.sample_texts or SAMPLE_TEXTS))
     if not module.serving.text_pairs:
         return [("text_a", {"text_a": texts})]
     pairs = [SAMPLE_PAIRS[i % len(SAMPLE_PAIRS)] for i in range(len(texts))]
@@ -96,3 +97,9 @@ def task_signature_inputs(function, texts=None):
         raise ValueError(f"No sample inputs for the signature input(s) {unknown}; name text inputs "
                          f"one of {sorted(by_name)}.")
     return {name: np.array(by_name[name], object) for name in names}
+
+
+def _own_mask_token(module, texts):
+    """The sample texts with `[MASK]` written as the tokenizer's mask token (`<mask>`: RoBERTa, XLM-R)."""
+    mask = getattr(module.tokenizer, "mask_token", None) or "[MASK]"
+    return [text.replace("[MASK]", mask) for text in texts]

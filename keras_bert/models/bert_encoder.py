@@ -13,7 +13,6 @@ from keras_bert.layers.transformer_encoder_block import TransformerEncoderBlock
 
 ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 PACKED_INPUTS = ("input_example_ids", "input_position_ids")
-VOCAB_ASSET = "vocab.txt"
 
 
 def forward(embeddings, blocks, inputs, query_positions=None):
@@ -191,16 +190,15 @@ class BertEncoder(keras.Model):
 
     def save_assets(self, dir_path):
         if self.text_config is not None:
-            shutil.copyfile(self.text_config.vocab_file, os.path.join(dir_path, VOCAB_ASSET))
+            from keras_bert.text.text_config import asset_files  # imports no TensorFlow
+
+            for name, path in asset_files(self.text_config):  # vocab.txt; vocab.json + merges.txt; ...
+                shutil.copyfile(path, os.path.join(dir_path, name))
 
     def load_assets(self, dir_path):
         if self._saved_text_config is None:
             return
-        from keras_bert.text.text_config import from_saved_dict, keep_vocab  # imports no TensorFlow
+        from keras_bert.text.text_config import from_saved_assets  # imports no TensorFlow
 
-        vocab = os.path.join(dir_path, VOCAB_ASSET)
-        if not os.path.isfile(vocab):
-            raise ValueError(f"The saved model's config has a text contract but its file holds no "
-                             f"{VOCAB_ASSET} asset for encoder {self.name!r}; save the model again.")
-        self.text_config = from_saved_dict(self._saved_text_config, keep_vocab(vocab),
-                                           source="the model file's text contract")
+        self.text_config = from_saved_assets(self._saved_text_config, dir_path,
+                                             "the model file's text contract")

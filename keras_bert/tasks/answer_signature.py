@@ -12,7 +12,7 @@ import numbers
 import tensorflow as tf
 
 from keras_bert.data.text_windows import window_spans
-from keras_bert.text.packer import pack_segments
+from keras_bert.text.packer import pack_segments, pair_specials
 from keras_bert.text.ragged_rows import join_rows
 
 
@@ -56,7 +56,9 @@ def answer(module, question, context, options):
     ids, starts, ends = (join_rows(t.row_splits, t.values)  # [b, (p)]
                          for t in module.tokenizer.tokenize_with_offsets(context))
     n_pieces = ids.row_lengths()  # [b]
-    max_doc = seq_length - 3 - query.row_lengths()  # [b]
+    layout = getattr(module.tokenizer, "pair_layout", "bert")
+    before_b, specials = pair_specials(layout)  # [CLS] q [SEP] context [SEP]: 2, 3 (RoBERTa: 3, 4)
+    max_doc = seq_length - specials - query.row_lengths()  # [b]
     checks = [tf.debugging.assert_positive(
         max_doc, message=f"seq_length={seq_length} leaves no room for the context after the "
                          f"question; lower max_query_length={options.max_query_length}")]
@@ -74,14 +76,14 @@ def answer(module, question, context, options):
     # every position, padding included, so less padding could change the answer. Long contexts'
     # windows are full anyway.
     packed = pack_segments([tf.gather(query, example), window_ids], seq_length, module.tokenizer.cls_id,
-                           module.tokenizer.sep_id, module.tokenizer.pad_id, truncation=None)
+                           module.tokenizer.sep_id, module.tokenizer.pad_id, truncation=None, layout=layout)
     outputs = module.outputs_from_ids(packed)
     start_logits, end_logits = outputs["start_logits"], outputs["end_logits"]  # [W, seq]
 
     max_context = _max_context(local, window_length, flat_piece, tf.size(ids.flat_values))
     lengths = tf.expand_dims(window_length, 1)
     # Sequence position p holds context piece p - offset for offset <= p < offset + length.
-    offset = tf.cast(tf.gather(query.row_lengths(), example) + 2, tf.int32)[:, tf.newaxis]  # [W, 1]
+    offset = tf.cast(tf.gather(query.row_lengths(), example) + before_b, tf.int32)[:, tf.newaxis]  # [W, 1]
     position = tf.range(seq_length)[tf.newaxis, :]  # [1, seq]
     in_context = (position >= offset) & (position < offset + tf.cast(lengths, tf.int32))  # [W, seq]
     dense_max_context = max_context.to_tensor(False, shape=[None, seq_length])  # [W, seq] by local index

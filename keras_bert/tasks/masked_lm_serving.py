@@ -1,9 +1,11 @@
 """MaskedLMServing: a pretrainer served as fill-mask, the top-k tokens at every `[MASK]` of the text."""
 
+import re
+
 import numpy as np
 
 from keras_bert.tasks.serving import Serving
-from keras_bert.text.mask_token import MASK_TOKEN
+from keras_bert.text.mask_token import SPACES_AT_END, mask_token_of
 
 SAMPLE_MASK_TEXTS = (
     "The capital of France is [MASK].",
@@ -127,7 +129,8 @@ def tokenize_keeping_masks_eager(tokenizer, texts, mask_id):
 
     rows = []
     for text in texts:
-        parts = text.split(MASK_TOKEN)
+        parts = text.split(mask_token_of(tokenizer))
+        parts = [re.sub(SPACES_AT_END, "", p) for p in parts[:-1]] + parts[-1:]  # the mask takes the spaces before it
         pieces = tokenizer.tokenize(tf.constant(parts)).to_list()
         row = []
         for i, part in enumerate(pieces):

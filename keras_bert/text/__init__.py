@@ -7,6 +7,7 @@ the models can carry their text contract without loading tensorflow-text.
 from keras_bert.lazy import lazy_exports
 
 _EXPORTS = {
+    "keras_bert.text.byte_bpe_learner": ("learn_byte_bpe",),
     "keras_bert.text.byte_bpe_tokenizer": ("ByteBpeTokenizer",),
     "keras_bert.text.masked_lm_masker": ("MaskedLMMasker",),
     "keras_bert.text.normalization": ("NORMALIZATIONS", "normalize_reference"),

@@ -35,6 +35,10 @@ class ByteBpeTokenizer(tf.Module):
         <tf.RaggedTensor [[31414, 232]]>
     """
 
+    # A capability the export formats read: no TFLite kernel, ONNX op or MediaPipe tokenizer runs this
+    # tokenizer's ops (not converted), so TFLite and ONNX carry token ids only and MediaPipe refuses it.
+    portable_text_ops = False
+
     def __init__(self, vocab_file, merges_file, text_config=None):
         super().__init__(name="byte_bpe_tokenizer")
         self.vocab_file, self.merges_file = os.fspath(vocab_file), os.fspath(merges_file)
@@ -139,7 +143,7 @@ class ByteBpeTokenizer(tf.Module):
         special = tf.strings.regex_full_match(words.flat_values, self._specials)  # [W]
         plain = tf.boolean_mask(words.flat_values, ~special)
         raw = tf.strings.bytes_split(plain)  # [W', (bytes)]
-        codes = tf.io.decode_raw(raw.flat_values, tf.uint8)[:, 0]  # [B] one per byte
+        codes = tf.reshape(tf.io.decode_raw(raw.flat_values, tf.uint8), [-1])  # [B] one per byte (none: [0])
         symbols = raw.with_flat_values(tf.gather(self._byte_char, tf.cast(codes, tf.int32)))
         tokens = bpe_merge(symbols, self._ranks, self._no_rank)  # [W', (t)]
         # A special word is its one id; the other words' tokens go back in word order.

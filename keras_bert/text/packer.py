@@ -59,6 +59,13 @@ PADDINGS = ("max_length", "longest")
 LAYOUTS = {"bert": ((1, 1), True), "roberta": ((2, 1), False)}
 
 
+def pair_specials(layout="bert"):
+    """`(specials before B, specials of a pair)` in `layout`: (2, 3) for `[CLS] A [SEP] B [SEP]`,
+    (3, 4) for `<s> A </s></s> B </s>` (a question's context starts after A and the first of these)."""
+    check_layout(layout)
+    return 1 + LAYOUTS[layout][0][0], 1 + sum(LAYOUTS[layout][0])
+
+
 def check_layout(layout):
     """Raises a one-line ValueError unless `layout` names a supported packing."""
     if layout not in LAYOUTS:

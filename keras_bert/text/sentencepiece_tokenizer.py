@@ -35,6 +35,9 @@ class SentencepieceTokenizer(tf.Module):
 
     pair_layout = "roberta"
     mask_token = "<mask>"
+    # A capability the export formats read: no TFLite kernel, ONNX op or MediaPipe tokenizer runs this
+    # tokenizer's ops (not converted), so TFLite and ONNX carry token ids only and MediaPipe refuses it.
+    portable_text_ops = False
 
     def __init__(self, model_file, text_config=None):
         super().__init__(name="sentencepiece_tokenizer")

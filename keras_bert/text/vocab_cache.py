@@ -1,15 +1,17 @@
-"""build_vocab_once: a run folder's learnt vocab.txt, built on the first run and reused on resume."""
+"""build_vocab_once: a run folder's learnt vocab.txt (or byte-level BPE), built on the first run and reused on resume."""
 
 import json
 import os
 
+from keras_bert.text.byte_bpe_files import VOCAB_JSON
 from keras_bert.text.vocab import build_vocab
 
 VOCAB_NAME = "vocab.txt"
 SETTINGS_NAME = "vocab_settings.json"
 
 
-def build_vocab_once(folder, files, vocab_size, lower_case=True, learn_params=None, folder_flag="folder"):
+def build_vocab_once(folder, files, vocab_size, lower_case=True, learn_params=None, folder_flag="folder",
+                     kind="wordpiece"):
     """`folder/vocab.txt`, learnt from `files` by `build_vocab` unless an earlier run did so with
     the same settings; one built with other settings is refused in one line.
 
@@ -22,12 +24,17 @@ def build_vocab_once(folder, files, vocab_size, lower_case=True, learn_params=No
         files: the text files the vocabulary is learnt from.
         vocab_size, lower_case, learn_params: as for `build_vocab`.
         folder_flag: how the error names `folder` (e.g. "--output_dir").
+        kind: "wordpiece" (`vocab.txt`) or "byte_bpe" (`vocab.json` + `merges.txt`, `learn_byte_bpe`;
+            `lower_case` and `learn_params` do not apply); the path of vocab.txt / vocab.json is returned.
 
     Example:
         >>> vocab_path = build_vocab_once("runs/demo", ["a.txt"], 4000)  # doctest: +SKIP
     """
+    if kind not in ("wordpiece", "byte_bpe"):
+        raise ValueError(f"Learning a {kind} vocabulary is not supported (wordpiece, byte_bpe); pass the model's "
+                         "tokenizer files instead.")
     os.makedirs(folder, exist_ok=True)
-    vocab = os.path.join(folder, VOCAB_NAME)
+    vocab = os.path.join(folder, VOCAB_NAME if kind == "wordpiece" else VOCAB_JSON)
     record = os.path.join(folder, SETTINGS_NAME)
     settings = {"build_vocab": vocab_size, "cased": not lower_case, "files": [os.path.abspath(f) for f in files]}
     if os.path.exists(vocab):
@@ -41,7 +48,12 @@ def build_vocab_once(folder, files, vocab_size, lower_case=True, learn_params=No
             raise ValueError(f"{vocab} was built with other settings ({', '.join(changed)}); pass a new "
                              f"{folder_flag}, or delete that folder to start fresh.")
         return vocab
-    build_vocab(files, vocab_size, lower_case=lower_case, output=vocab, learn_params=learn_params)
+    if kind == "byte_bpe":
+        from keras_bert.text.byte_bpe_learner import learn_byte_bpe  # pylint: disable=import-outside-toplevel
+
+        learn_byte_bpe(files, vocab_size, folder)
+    else:
+        build_vocab(files, vocab_size, lower_case=lower_case, output=vocab, learn_params=learn_params)
     with open(record, "w", encoding="utf-8") as f:
         json.dump(settings, f, indent=2)
     return vocab

@@ -7,6 +7,7 @@ compiled model) loads only that module. The fine-tuning tasks live in `keras_ber
 from keras_bert.lazy import lazy_exports
 
 _EXPORTS = {
+    'keras_bert.training.family_defaults': ('FamilyDefaults', 'pretraining_defaults'),
     'keras_bert.training.finetuning': ('run_finetuning',),
     'keras_bert.training.gradient_accumulation': ('accumulate_gradients',),
     'keras_bert.training.linear_warmup': ('LinearWarmup',),

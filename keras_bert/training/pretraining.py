@@ -154,7 +154,7 @@ def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, voca
                   on_nonfinite=run.on_nonfinite, steps_per_execution=steps_per_execution)
     bert_config = model.config
     vocab_file = text_config.vocab_file if text_config is not None else vocab_file
-    _check_vocab(vocab_file, bert_config)
+    _check_vocab(vocab_file, bert_config, text_config)
     settings = {"global_batch_size": int(global_batch_size), "train_steps": int(train_steps),
                 "learning_rate": float(learning_rate), "warmup_steps": int(warmup_steps),
                 "optimizer": optimizer, "seed": int(run.seed), "mixed_precision": run.mixed_precision,
@@ -240,12 +240,14 @@ def _pretrainer(config, init_checkpoint):
     return build_pretrainer(as_config(config))
 
 
-def _check_vocab(vocab_file, bert_config):
+def _check_vocab(vocab_file, bert_config, text_config=None):
     if not vocab_file:
         return
     from keras_bert.text.vocab import load_vocab
 
-    vocab_size = len(load_vocab(vocab_file))
+    # The tokenizer's own count: a byte-level BPE's vocab.json or a SentencePiece model is not one token a line.
+    wordpiece = text_config is None or text_config.kind == "wordpiece"
+    vocab_size = len(load_vocab(vocab_file)) if wordpiece else text_config.tokenizer().vocab_size
     if vocab_size != bert_config.vocab_size:
         raise ValueError(
             f"{vocab_file} has {vocab_size} tokens but the model's vocab_size is "

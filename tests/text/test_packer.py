@@ -65,3 +65,11 @@ def test_roberta_layout_doubles_the_pair_separator_with_one_token_type():
         pack_segments([a], 9, 0, 2, layout="xlnet")
     with pytest.raises(ValueError, match="needs at least 4 positions"):
         pack_segments([a, b], 3, 0, 2, layout="roberta")
+
+
+def test_pair_specials_place_the_second_text_after_its_layouts_separators():
+    from keras_bert.text.packer import pair_specials
+
+    assert pair_specials("bert") == (2, 3) and pair_specials("roberta") == (3, 4)
+    packed = pack_segments([tf.ragged.constant([[7, 8]]), tf.ragged.constant([[9]])], 9, 0, 2, 1, layout="roberta")
+    assert packed["input_word_ids"].numpy()[0, pair_specials("roberta")[0] + 2] == 9

@@ -26,3 +26,14 @@ def test_learnt_once_then_reused_and_refused_when_settings_change(tmp_path, corp
     assert build_vocab_once(str(run), [corpus], 60) == vocab and os.path.getmtime(vocab) == stamp
     with pytest.raises(ValueError, match=r"--cased False -> True\); pass a new --output_dir"):
         build_vocab_once(str(run), [corpus], 60, lower_case=False, folder_flag="--output_dir")
+
+
+def test_a_byte_bpe_run_learns_vocab_json_and_merges_once(tmp_path, corpus):
+    pytest.importorskip("tokenizers")
+    run = tmp_path / "run"
+    vocab = build_vocab_once(str(run), [corpus], 280, kind="byte_bpe")
+    assert os.path.basename(vocab) == "vocab.json" and (run / "merges.txt").is_file()
+    stamp = os.path.getmtime(vocab)
+    assert build_vocab_once(str(run), [corpus], 280, kind="byte_bpe") == vocab and os.path.getmtime(vocab) == stamp
+    with pytest.raises(ValueError, match=r"^Learning a sentencepiece vocabulary is not supported"):
+        build_vocab_once(str(run), [corpus], 280, kind="sentencepiece")

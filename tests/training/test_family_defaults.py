@@ -1,0 +1,44 @@
+"""pretrain --family: the family record's tokenizer kind and objective; a RoBERTa from raw text, resumable."""
+
+import json
+import os
+
+import pytest
+
+from keras_bert.config import BertConfig
+from keras_bert.training.family_defaults import pretraining_defaults
+from tests.conftest import run_tool
+
+TINY = dict(vocab_size=300, hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32, max_position_embeddings=64)
+
+
+def test_a_family_record_sets_tokenizer_objective_and_positions():
+    roberta, bert = pretraining_defaults("roberta"), pretraining_defaults("bert")
+    assert (roberta.tokenizer, roberta.next_sentence) == ("byte_bpe", "off")
+    assert (bert.tokenizer, bert.next_sentence) == ("wordpiece", "on")
+    config = roberta.config(BertConfig(**TINY), pad_id=1)
+    assert (config.family, config.type_vocab_size, config.position_offset) == ("roberta", 1, 2)
+    assert config.max_position_embeddings - config.position_offset == 64  # the same lengths still fit
+    assert bert.config(BertConfig(**TINY), pad_id=0) == BertConfig(**TINY)
+    with pytest.raises(ValueError, match=r"^--family 'gpt2': pretraining from scratch knows the families bert"):
+        pretraining_defaults("gpt2")
+
+
+@pytest.mark.slow
+def test_pretrain_family_roberta_learns_a_byte_bpe_trains_masked_lm_only_and_resumes(tmp_path, shakespeare_files):
+    with open(shakespeare_files[0], encoding="utf-8", errors="replace") as f:
+        (tmp_path / "play.txt").write_text("\n".join(f.read().splitlines()[:400]) + "\n", encoding="utf-8")
+    command = ["--family", "roberta", "--files", "play.txt", "--build_vocab", "300", "--seq_length", "16",
+               "--batch_size", "2", "--steps_per_epoch", "1", "--strategy", "cpu", "--jit_compile", "off",
+               "--eval_steps", "0", "--no_demo", "--no_export", "--output_dir", "run"]
+    first = run_tool("pretrain", *command, "--train_steps", "2", cwd=str(tmp_path))
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert "Trained steps 0 -> 2." in first.stdout and "nsp" not in first.stdout, first.stdout[-2000:]
+    final = tmp_path / "run" / "final"
+    config = json.loads((final / "keras_bert_config.json").read_text())
+    assert (config["family"], config["type_vocab_size"], config["position_offset"]) == ("roberta", 1, 2)
+    assert json.loads((final / "text_config.json").read_text())["kind"] == "byte_bpe"
+    assert os.path.isfile(final / "merges.txt")
+    again = run_tool("pretrain", *command, "--train_steps", "3", cwd=str(tmp_path))
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "Trained steps 2 -> 3." in again.stdout, again.stdout[-2000:]  # resumed, the same vocabulary
