@@ -20,8 +20,8 @@ import warnings
 import numpy as np
 
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
-from keras_bert.checkpoints.huggingface_names import family_hf_name, google_name
-from keras_bert.checkpoints.huggingface_names import huggingface_name  # noqa: F401 (re-exported)
+from keras_bert.checkpoints.huggingface_names import (canonical_name, family_hf_name, google_name,  # noqa: F401
+                                                      huggingface_name)
 from keras_bert.checkpoints.task_fields import check_task_fields
 from keras_bert.config import read_json
 from keras_bert.models.families import family_for_model_type, family_of

@@ -189,7 +189,11 @@ class ByteBpeTokenizer(tf.Module):
 
 
 def _table(keys, values, default, value_dtype=tf.int64):
-    """A static lookup table (keys are strings)."""
-    keys = tf.constant(list(keys), tf.string)
-    values = tf.constant(list(values), value_dtype)
+    """A static lookup table (keys are strings); an empty one (a merges.txt with no merges: every
+    symbol is a token) holds one key no lookup meets, as TensorFlow refuses empty tables."""
+    keys, values = list(keys), list(values)
+    if not keys:
+        keys, values = [" "], [default]  # lookups are non-empty symbols and "left right" pairs
+    keys = tf.constant(keys, tf.string)
+    values = tf.constant(values, value_dtype)
     return tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(keys, values), default)

@@ -193,7 +193,7 @@ def test_compare_with_transformers_reads_a_roberta_folder(tmp_path):
     AutoTokenizer: a byte-level BPE made of single characters, real sentences and pairs."""
     from keras_bert.checkpoints import compare_with_transformers
 
-    tokens = ["<s>", "<pad>", "</s>", "<unk>", "\u0120"] + [chr(c) for c in range(33, 127)]
+    tokens = ["<s>", "<pad>", "</s>", "<unk>", "<mask>", "\u0120"] + [chr(c) for c in range(33, 127)]
     (tmp_path / "vocab.json").write_text(json.dumps({t: i for i, t in enumerate(tokens)}))
     (tmp_path / "merges.txt").write_text("#version: 0.2\n")
     transformers.RobertaTokenizerFast(vocab_file=str(tmp_path / "vocab.json"),
