@@ -8,7 +8,7 @@ HF eager and sdpa, and eager against sdpa (real tokens, and padded rows, which n
 (3) one sliding-window attention layer (4 heads x 64, ModernBERT's +-64 window, 8,192 tokens): the
 banded computation against a dense score matrix with the band mask.
 
-    KERAS_BACKEND=tensorflow python tools/_modernbert_parity.py   # ~1-2 min of CPU
+    PYTHONPATH=. KERAS_BACKEND=tensorflow python tools/_modernbert_parity.py   # ~1-2 min of CPU
 """
 
 import json
@@ -20,8 +20,6 @@ import time
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)  # a one-off script run from the checkout
 from tests.models.modernbert.tiny_modernbert import padded_batch, save_seeded  # noqa: E402
 
 LENGTHS = (16, 64, 128, 256, 512, 1024)

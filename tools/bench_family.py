@@ -35,6 +35,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
+from _bench_common import cpu_load, set_threads  # noqa: E402  (tools/ is the script's folder)
 from keras_bert.cli import ArgumentParser, positive_int, run_tool  # noqa: E402
 
 SPECIAL = dict(pad_token_id=0, bos_token_id=1, eos_token_id=2, cls_token_id=1, sep_token_id=2)
@@ -254,8 +255,6 @@ def main(argv=None):
     if argv[:1] == ["--measure_long"]:
         return measure_long(*argv[1:])
     args = parse_args(argv)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _bench_common, run via benchmark.py too
-    from _bench_common import cpu_load, set_threads
 
     backend = keras_backend()
     set_threads(args.threads, tensorflow=backend == "tensorflow", torch=True)
