@@ -13,7 +13,7 @@ import os
 # also calls "gelu"). Loaders map their source's meaning onto these names.
 ACTIVATIONS = ("gelu", "gelu_tanh", "relu")
 
-_HF_ACTIVATIONS = {
+HF_ACTIVATIONS = {
     "gelu": "gelu",
     "gelu_python": "gelu",
     "gelu_new": "gelu_tanh",
@@ -39,8 +39,41 @@ def read_json(path, expected=""):
                              + (f"; expected {expected}." if expected else ".")) from None
 
 
+class FrozenConfig:
+    """What every family's config (a frozen dataclass: `BertConfig`, `ModernBertConfig`) shares:
+    copies with changes, a dict both ways, and the checks of counts and rates."""
+
+    def replace(self, **changes):
+        """Returns a copy with some fields changed (the dataclass is frozen)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self):
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values):
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"Unknown {cls.__name__} fields {unknown}; expected a subset of {sorted(known)}.")
+        return cls(**values)
+
+    def check_positive_integers(self, names):
+        """One ValueError naming the first field of `names` that is not a positive int."""
+        for name in names:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"{type(self).__name__}.{name} must be a positive integer, got {value!r}.")
+
+    def check_rates(self, names):
+        """One ValueError naming the first field of `names` (a dropout rate) outside [0, 1)."""
+        for name in names:
+            if not 0.0 <= getattr(self, name) < 1.0:
+                raise ValueError(f"{type(self).__name__}.{name} must be in [0, 1), got {getattr(self, name)}.")
+
+
 @dataclasses.dataclass(frozen=True)
-class BertConfig:
+class BertConfig(FrozenConfig):
     """Hyper-parameters of a BERT encoder.
 
     Args:
@@ -86,11 +119,8 @@ class BertConfig:
     family: str = "bert"
 
     def __post_init__(self):
-        for name in ("vocab_size", "hidden_size", "num_layers", "num_heads",
-                     "intermediate_size", "max_position_embeddings", "type_vocab_size"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"BertConfig.{name} must be a positive integer, got {value!r}.")
+        self.check_positive_integers(("vocab_size", "hidden_size", "num_layers", "num_heads",
+                                      "intermediate_size", "max_position_embeddings", "type_vocab_size"))
         if self.hidden_size % self.num_heads:
             raise ValueError(
                 f"hidden_size ({self.hidden_size}) must be divisible by num_heads "
@@ -107,9 +137,7 @@ class BertConfig:
         if self.hidden_act not in ACTIVATIONS:
             raise ValueError(
                 f"hidden_act must be one of {ACTIVATIONS}, got {self.hidden_act!r}.")
-        for name in ("dropout_rate", "attention_dropout_rate"):
-            if not 0.0 <= getattr(self, name) < 1.0:
-                raise ValueError(f"BertConfig.{name} must be in [0, 1), got {getattr(self, name)}.")
+        self.check_rates(("dropout_rate", "attention_dropout_rate"))
 
     @property
     def head_size(self):
@@ -119,21 +147,6 @@ class BertConfig:
     def max_sequence_length(self):
         """The longest input: the position rows after `position_offset`."""
         return self.max_position_embeddings - self.position_offset
-
-    def replace(self, **changes):
-        """Returns a copy with some fields changed (the dataclass is frozen)."""
-        return dataclasses.replace(self, **changes)
-
-    def to_dict(self):
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, values):
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"Unknown BertConfig fields {unknown}; expected a subset of {sorted(known)}.")
-        return cls(**values)
 
     def to_json(self, path):
         with open(path, "w", encoding="utf-8") as f:
@@ -170,7 +183,7 @@ class BertConfig:
                 act, is_hf = values["keras_bert_hidden_act"], False
                 table = {a: a for a in ACTIVATIONS}
             else:
-                table = _HF_ACTIVATIONS if is_hf else _GOOGLE_ACTIVATIONS
+                table = HF_ACTIVATIONS if is_hf else _GOOGLE_ACTIVATIONS
             if act not in table:
                 raise ValueError(
                     f"{source_path}: hidden_act {act!r} is not supported; "

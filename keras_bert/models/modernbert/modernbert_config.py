@@ -2,18 +2,15 @@
 
 import dataclasses
 
-from keras_bert.config import ACTIVATIONS
-
-# Hugging Face activation names -> ours ("gelu" is the exact erf form in both).
-_HF_ACTIVATIONS = {"gelu": "gelu", "gelu_python": "gelu", "gelu_new": "gelu_tanh",
-                   "gelu_pytorch_tanh": "gelu_tanh", "gelu_fast": "gelu_tanh", "relu": "relu"}
+from keras_bert.config import ACTIVATIONS, FrozenConfig
+from keras_bert.config import HF_ACTIVATIONS as _HF_ACTIVATIONS  # HF names -> ours, as BERT's
 _TO_HF_ACTIVATIONS = {"gelu": "gelu", "gelu_tanh": "gelu_pytorch_tanh", "relu": "relu"}
 POOLINGS = ("cls", "mean")
 MODEL_TYPES = ("modernbert",)
 
 
 @dataclasses.dataclass(frozen=True)
-class ModernBertConfig:
+class ModernBertConfig(FrozenConfig):
     """Hyper-parameters of a ModernBERT encoder; field names are the builder's (HF's where it has one).
 
     Args:
@@ -69,11 +66,8 @@ class ModernBertConfig:
     pad_token_id: int = 50283
 
     def __post_init__(self):
-        for name in ("vocab_size", "hidden_size", "num_layers", "num_heads", "intermediate_size",
-                     "max_position_embeddings", "global_attn_every_n_layers"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"ModernBertConfig.{name} must be a positive integer, got {value!r}.")
+        self.check_positive_integers(("vocab_size", "hidden_size", "num_layers", "num_heads", "intermediate_size",
+                                      "max_position_embeddings", "global_attn_every_n_layers"))
         if self.hidden_size % self.num_heads:
             raise ValueError(f"hidden_size ({self.hidden_size}) must be divisible by num_heads ({self.num_heads}).")
         if not isinstance(self.local_attention, int) or self.local_attention < 2:
@@ -84,9 +78,7 @@ class ModernBertConfig:
         if self.classifier_pooling not in POOLINGS:
             raise ValueError(f"ModernBertConfig.classifier_pooling must be one of {POOLINGS}, "
                              f"got {self.classifier_pooling!r}.")
-        for name in ("embedding_dropout", "attention_dropout", "mlp_dropout"):
-            if not 0.0 <= getattr(self, name) < 1.0:
-                raise ValueError(f"ModernBertConfig.{name} must be in [0, 1), got {getattr(self, name)}.")
+        self.check_rates(("embedding_dropout", "attention_dropout", "mlp_dropout"))
 
     @property
     def head_size(self):
@@ -101,21 +93,6 @@ class ModernBertConfig:
     def layer_types(self):
         """Per layer "global" (full attention, global_rope_theta) or "local" (window, local_rope_theta)."""
         return tuple("local" if i % self.global_attn_every_n_layers else "global" for i in range(self.num_layers))
-
-    def replace(self, **changes):
-        """Returns a copy with some fields changed (the dataclass is frozen)."""
-        return dataclasses.replace(self, **changes)
-
-    def to_dict(self):
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, values):
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"Unknown ModernBertConfig fields {unknown}; expected a subset of {sorted(known)}.")
-        return cls(**values)
 
     @classmethod
     def from_huggingface_dict(cls, raw, source="config.json"):
