@@ -8,7 +8,7 @@ import tensorflow as tf
 from keras_bert.text.byte_bpe_files import read_merges, read_vocab_json, special_ids
 from keras_bert.text.byte_level import bpe_merge, bytes_to_unicode, pretokenize, special_pattern
 from keras_bert.text.offsets import bytes_to_chars
-from keras_bert.text.string_inputs import strings_or_string
+from keras_bert.text.string_inputs import id_rows_or_row, strings_or_string
 
 _SPACE = bytes_to_unicode()[ord(" ")]  # "Ġ"
 
@@ -154,17 +154,9 @@ class ByteBpeTokenizer(tf.Module):
         ids = tf.gather(ids, tf.math.invert_permutation(order))  # [W, (t)]
         return words.with_values(ids), texts, starts
 
+    @id_rows_or_row
     def detokenize(self, ids):
         """Ids back to text (`<pad>` dropped): `[batch, (tokens)]` -> `[batch]`; `[(tokens)]` -> scalar."""
-        if not isinstance(ids, tf.RaggedTensor):
-            ids = tf.convert_to_tensor(ids)
-        if ids.shape.rank == 1:
-            return self.detokenize(ids[tf.newaxis])[0]
-        if ids.shape.rank != 2:
-            raise ValueError(f"detokenize expects ids of rank 1 or 2, got shape {ids.shape}.")
-        if not isinstance(ids, tf.RaggedTensor):
-            ids = tf.RaggedTensor.from_tensor(ids)
-        ids = tf.cast(ids, tf.int32)
         bad = tf.get_static_value(tf.reduce_any((ids.flat_values < 0) | (ids.flat_values >= self.vocab_size)))
         if bad:
             raise ValueError(f"detokenize got a token id outside the vocabulary [0, {self.vocab_size}) of "

@@ -6,7 +6,7 @@ import tensorflow as tf
 import tensorflow_text as text
 
 from keras_bert.text.offsets import bytes_to_chars
-from keras_bert.text.string_inputs import strings_or_string
+from keras_bert.text.string_inputs import id_rows_or_row, strings_or_string
 
 # Characters SentencePiece's nmt_nfkc normalization turns into its `▁` or drops: a `▁` piece's span
 # skips them, as Hugging Face's offsets do.
@@ -120,15 +120,9 @@ class SentencepieceTokenizer(tf.Module):
         return tuple(_by_word(ids, ids.with_flat_values(v), self._is_space_piece)
                      for v in (ids.flat_values, starts, ends))
 
+    @id_rows_or_row
     def detokenize(self, ids):
         """Ids back to text (special ids dropped): `[batch, (pieces)]` -> `[batch]`; rank 1 -> scalar."""
-        if not isinstance(ids, tf.RaggedTensor):
-            ids = tf.convert_to_tensor(ids)
-        if ids.shape.rank == 1:
-            return self.detokenize(ids[tf.newaxis])[0]
-        if not isinstance(ids, tf.RaggedTensor):
-            ids = tf.RaggedTensor.from_tensor(ids)
-        ids = tf.cast(ids, tf.int32)
         ids = tf.ragged.boolean_mask(ids, (ids > self.unk_id) & (ids < self.mask_id))
         return self._sp.detokenize(ids - 1)
 

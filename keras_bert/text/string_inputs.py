@@ -1,5 +1,5 @@
 """Text going into the in-graph tokenizer and packer: a rank 0 or 1 `tf.string` tensor, or one line
-naming the argument."""
+naming the argument; and the ids coming back to `detokenize`."""
 
 import functools
 
@@ -38,4 +38,20 @@ def strings_or_string(method):
             outputs = method(self, texts[tf.newaxis])
             return tuple(t[0] for t in outputs) if isinstance(outputs, tuple) else outputs[0]
         return method(self, texts)
+    return call
+
+
+def id_rows_or_row(method):
+    """Lets a detokenize method, written for int32 ragged `[batch, (ids)]`, take ids dense or ragged,
+    of rank 2 or 1 (the output then drops the batch dimension); any other rank is one ValueError."""
+    @functools.wraps(method)
+    def call(self, ids):
+        if not isinstance(ids, tf.RaggedTensor):
+            ids = tf.convert_to_tensor(ids)
+        ids = tf.cast(ids, tf.int32)
+        if ids.shape.rank == 1:
+            return call(self, ids[tf.newaxis])[0]
+        if ids.shape.rank != 2:
+            raise ValueError(f"detokenize expects ids of rank 1 or 2, got shape {ids.shape}.")
+        return method(self, ids if isinstance(ids, tf.RaggedTensor) else tf.RaggedTensor.from_tensor(ids))
     return call

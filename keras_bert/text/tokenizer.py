@@ -10,7 +10,7 @@ from keras_bert.text.normalization import (NORMALIZATIONS, SPECIAL_TOKENS_PATTER
                                            pad_punctuation, split_words_reference)
 from keras_bert.text.offsets import bytes_to_chars, reference_pieces_with_offsets
 from keras_bert.text.ragged_rows import join_rows
-from keras_bert.text.string_inputs import strings_or_string
+from keras_bert.text.string_inputs import id_rows_or_row, strings_or_string
 from keras_bert.text.vocab import check_unique, load_vocab, reachable_vocab, special_token_ids
 
 # Printable ASCII and \t \n \r: `tokenize`'s fast path (see `Tokenizer.__init__`).
@@ -184,6 +184,7 @@ class Tokenizer(tf.Module):
         words = tf.strings.split(tf.where(is_special, flat, normalized))  # [segments, (w)]
         return join_rows(segments.row_splits, words)  # [b, (w)]
 
+    @id_rows_or_row
     def detokenize(self, ids):
         """Ids back to text: pieces joined by spaces, `##` suffixes merged, `[PAD]` dropped.
 
@@ -191,15 +192,6 @@ class Tokenizer(tf.Module):
             ids: int ids, `[batch, (pieces)]` (ragged or dense) -> `[batch]` strings, or
                 `[(pieces)]` -> scalar string.
         """
-        if not isinstance(ids, tf.RaggedTensor):
-            ids = tf.convert_to_tensor(ids)
-        ids = tf.cast(ids, tf.int32)
-        if ids.shape.rank == 1:
-            return self.detokenize(ids[tf.newaxis])[0]
-        if ids.shape.rank != 2:
-            raise ValueError(f"detokenize expects ids of rank 1 or 2, got shape {ids.shape}.")
-        if not isinstance(ids, tf.RaggedTensor):
-            ids = tf.RaggedTensor.from_tensor(ids)
         ids = self._checked_ids(ids)
         ids = tf.ragged.boolean_mask(ids, tf.not_equal(ids, self.pad_id))
         # FastWordpiece detokenizes one word per row: [b, (p)] in -> [b] strings out.

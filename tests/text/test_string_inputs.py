@@ -3,7 +3,7 @@
 import pytest
 import tensorflow as tf
 
-from keras_bert.text.string_inputs import as_strings, strings_or_string
+from keras_bert.text.string_inputs import as_strings, id_rows_or_row, strings_or_string
 
 
 @pytest.mark.parametrize("texts, message", [
@@ -28,3 +28,17 @@ def test_strings_or_string_takes_a_scalar_and_drops_the_batch_dimension():
     assert Lengths().lengths(["a", "bc"])[0].numpy().tolist() == [1, 2]
     with pytest.raises(ValueError, match="Lengths must hold strings"):
         Lengths().lengths([1])
+
+
+def test_id_rows_or_row_gives_the_method_int32_ragged_rows_and_drops_the_batch_for_one_row():
+    class Rows:
+        @id_rows_or_row
+        def detokenize(self, ids):
+            assert isinstance(ids, tf.RaggedTensor) and ids.dtype == tf.int32
+            return ids.row_lengths()
+
+    assert Rows().detokenize([[1, 2, 3], [4, 5, 6]]).numpy().tolist() == [3, 3]
+    assert Rows().detokenize(tf.ragged.constant([[1], [2, 3]], tf.int64)).numpy().tolist() == [1, 2]
+    assert Rows().detokenize([7, 8]).numpy() == 2
+    with pytest.raises(ValueError, match=r"detokenize expects ids of rank 1 or 2, got shape \(1, 1, 1\)"):
+        Rows().detokenize([[[1]]])
