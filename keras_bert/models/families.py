@@ -50,6 +50,9 @@ class ModelFamily:
         mask_rate: its pretraining's share of masked tokens (BERT 15 %, ModernBERT 30 %).
         masked_lm_head: `(config, encoder, dtype, name)` -> its pretrainer's masked-LM head layer (None: BERT's
             `MaskedLMHead`, tied to the word embeddings).
+        keras_hub_backbone, keras_hub_tokenizer: keras-hub's class names for it (`RobertaBackbone`); None: no
+            keras-hub preset is read or written.
+        keras_hub_layout: that backbone's weight layout (`checkpoints/keras_hub_layouts.py`'s `LAYOUTS` key).
     """
 
     name: str
@@ -75,6 +78,9 @@ class ModelFamily:
     pooler_prefix: str = "bert/pooler/"
     mask_rate: float = 0.15
     masked_lm_head: object = None
+    keras_hub_backbone: str = None
+    keras_hub_tokenizer: str = None
+    keras_hub_layout: str = None
 
     def build_masked_lm_head(self, config, encoder, dtype=None, name="mlm_head"):
         """Its pretrainer's masked-LM head on `encoder` (tied to its token embeddings)."""
@@ -217,11 +223,15 @@ MODERNBERT = ModelFamily(
     mask_rate=0.3, masked_lm_head=lambda config, encoder, dtype, name: ModernBertMaskedLMHead(
         config.vocab_size, decoder_bias=config.decoder_bias, prediction_head=encoder.head,
         embedding_layer=encoder.embeddings, dtype=dtype, name=name))
-BERT = ModelFamily("bert", ("bert",))
+BERT = ModelFamily("bert", ("bert",), keras_hub_backbone="BertBackbone", keras_hub_tokenizer="BertTokenizer",
+                   keras_hub_layout="segment_embedding")
 ROBERTA = ModelFamily("roberta", ("roberta",), hf_prefix="roberta", hf_class_prefix="Roberta",
-                      tokenizer="byte_bpe", **_ROBERTA)
+                      tokenizer="byte_bpe", keras_hub_backbone="RobertaBackbone",
+                      keras_hub_tokenizer="RobertaTokenizer", keras_hub_layout="token_and_position", **_ROBERTA)
 XLM_ROBERTA = ModelFamily("xlm_roberta", ("xlm-roberta",), hf_prefix="roberta", hf_class_prefix="XLMRoberta",
-                          tokenizer="sentencepiece", **_ROBERTA)
+                          tokenizer="sentencepiece", keras_hub_backbone="XLMRobertaBackbone",
+                          keras_hub_tokenizer="XLMRobertaTokenizer", keras_hub_layout="token_and_position",
+                          **_ROBERTA)
 
 FAMILIES = {family.name: family for family in (BERT, ROBERTA, XLM_ROBERTA, ELECTRA, DISTILBERT, MODERNBERT)}
 ENCODER_CLASSES = tuple(dict.fromkeys(family.encoder_class for family in FAMILIES.values()))
