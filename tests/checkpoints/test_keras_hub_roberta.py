@@ -19,6 +19,7 @@ sentencepiece = pytest.importorskip("sentencepiece")
 
 LINES = ["The quick brown fox jumps over the lazy dog.", "Café naïve résumé, 3.14 and 中文 text!",
          "Hello world: it's fine; <mask> stays.", "   spaces   and\ttabs  ", "emoji 😀 and ß"]
+ODD = "Hello  world"  # two spaces: keras-hub gives one "ĠĠ" + "world"; the GPT-2 pattern " " + " world"
 TOLERANCE = 1e-5
 PAD = 1  # RoBERTa's and XLM-R's pad id
 
@@ -93,6 +94,9 @@ def test_a_keras_hub_roberta_preset_loads_with_equal_outputs_and_ids(bpe_files, 
     tokenizer = encoder.text_config.tokenizer()
     assert encoder.text_config.kind == "byte_bpe"
     assert tokenizer.tokenize(LINES).to_list() == [list(row) for row in hub_tokenizer(LINES)]
+    # Where keras-hub's tokenizer departs from Hugging Face's (a run of spaces), ours is Hugging Face's.
+    reference = tokenizers.ByteLevelBPETokenizer(vocab, merges, add_prefix_space=False).encode(ODD).ids
+    assert tokenizer.tokenize([ODD]).to_list() == [reference] != [list(hub_tokenizer([ODD])[0])]
     ids, mask = ids_of(tokenizer, LINES)
     assert mask.min() == 0  # right-padded rows
     assert difference(encoder, backbone, ids, mask) <= TOLERANCE

@@ -10,7 +10,7 @@ import pytest
 
 from keras_bert import load_checkpoint, save_checkpoint
 from keras_bert.checkpoints.weight_map import find_encoder
-from keras_bert.models import BertPretrainer, BertTaskModel
+from keras_bert.models import BertEncoder, BertPretrainer, BertTaskModel
 
 from tests.checkpoints.conftest import randomize
 
@@ -139,8 +139,9 @@ def test_a_folder_without_a_readable_tokenizer_loads_with_one_warning(tmp_path):
 
 
 def test_google_format_keeps_the_family_and_keras_hub_refuses_it(tmp_path):
-    """bert_config.json carries the family in keras_bert's own keys (as it carries the erf GELU); keras-hub's
-    BertBackbone cannot hold RoBERTa's positions: one line, before anything is written."""
+    """bert_config.json carries the family in keras_bert's own keys (as it carries the erf GELU); a RoBERTa
+    written as keras-hub's RobertaBackbone keeps its family too (tests/checkpoints/test_keras_hub_roberta.py);
+    keras-hub's BertBackbone cannot hold RoBERTa's positions: one line, before anything is written."""
     _, theirs = hf_model("roberta", "Model", seed=9)
     theirs.save_pretrained(tmp_path / "hf")
     with warnings.catch_warnings():
@@ -150,9 +151,12 @@ def test_google_format_keeps_the_family_and_keras_hub_refuses_it(tmp_path):
         again = load_checkpoint(tmp_path / "google")
     assert again.config == encoder.config
     assert max_difference(ours(encoder, "Model"), ours(again, "Model"), MASK) == 0.0
-    with pytest.raises(ValueError, match=r"is a 'roberta' model \(positions start at row 2\); keras-hub's "
-                                         r"BertBackbone cannot hold it"):
+    with pytest.warns(UserWarning, match=r"RobertaBackbone has no pooler"):
         save_checkpoint(encoder, tmp_path / "hub", format="keras_hub")
+    assert json.loads((tmp_path / "hub" / "config.json").read_text())["registered_name"] == "keras_hub>RobertaBackbone"
+    with pytest.raises(ValueError, match=r"is a 'bert' model \(positions start at row 2\); keras-hub's "
+                                         r"BertBackbone cannot hold it"):
+        save_checkpoint(BertEncoder(encoder.config.replace(family="bert")), tmp_path / "b", format="keras_hub")
 
 
 def test_a_tasks_declared_problem_type_travels_with_its_head(tmp_path):
