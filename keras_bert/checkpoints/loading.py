@@ -23,7 +23,8 @@ _FORMATS_HELP = (
     "(b) a Hugging Face BERT folder (config.json, model.safetensors, optional vocab.txt); "
     "(c) a directory written by keras_bert.save_checkpoint(..., format='keras') "
     "(keras_bert_config.json, encoder.weights.h5 or pretrainer.weights.h5) or a .keras file; "
-    "(d) a keras-hub BertBackbone preset (config.json, model.weights.h5, optional tokenizer.json); "
+    "(d) a keras-hub BertBackbone, RobertaBackbone or XLMRobertaBackbone preset (config.json, "
+    "model.weights.h5, optional tokenizer.json); "
     "(e) a sentence-transformers folder (modules.json, a Hugging Face BERT, 1_Pooling/config.json).")
 
 
@@ -90,7 +91,8 @@ def load_checkpoint(path, model=None, dtype=None):
             a Hugging Face BERT folder (or its `model.safetensors`), a directory
             written by `save_checkpoint(..., format="keras")`, a `.keras` file, or a keras-hub
             BertBackbone preset folder (read as `hidden_act="gelu_tanh"`, keras-hub's GELU; its
-            text contract from the preset's tokenizer.json), or a sentence-transformers folder
+            text contract from the preset's tokenizer.json) or RobertaBackbone / XLMRobertaBackbone
+            preset (the RoBERTa / XLM-R family), or a sentence-transformers folder
             (modules.json: its Transformer is read as a Hugging Face folder; its pooling,
             normalization and max_seq_length make the embedder it loads as).
         model: None (the default: the checkpoint's task model where it holds a fine-tuned head,

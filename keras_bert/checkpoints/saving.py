@@ -44,7 +44,8 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
       assets/tokenizer/vocabulary.txt, metadata.json) that `keras_hub.models.BertBackbone`
       and `BertTokenizer.from_preset` load: the encoder only (keras-hub's BertBackbone has no
       pretraining heads). keras-hub computes the tanh GELU: an erf-GELU model is written with
-      a warning naming the output difference.
+      a warning naming the output difference. A RoBERTa / XLM-R model writes the family's
+      `RobertaBackbone` / `XLMRobertaBackbone` and tokenizer (no pooler there: a warning).
     - "sentence_transformers" (alias "st"): a folder that `sentence_transformers.SentenceTransformer`
       loads: an embedding model (task "embedding") with its pooling, normalization and
       `seq_length` as `max_seq_length`, or a bare encoder with mean pooling (see
