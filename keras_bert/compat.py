@@ -8,11 +8,12 @@ stay TensorFlow-free); the TF and tf2onnx imports happen inside the functions th
 
 import contextlib
 import glob
+import hashlib
 import importlib.util
 import os
 
 # The versions each touchpoint below was checked on (tests/test_compat.py fails on others).
-VERIFIED = {"tensorflow": "2.21", "keras": "3.15", "tf2onnx": "1.17"}
+VERIFIED = {"tensorflow": "2.21", "keras": "3.15", "tf2onnx": "1.17", "tensorflow_text": "2.21"}
 
 
 def in_multi_worker_mode(strategy):
@@ -50,6 +51,35 @@ def xla_threefry_keep_mask(inputs, rate, seed_generator):
         return None
     seed = tf.cast(tf.math.floormod(seed_generator.next(), 2**31 - 1), "int32")  # XLA wants int32
     return tf.random.stateless_uniform(tf.shape(inputs), seed, alg="threefry") >= rate
+
+
+def shared_sentencepiece_tokenizer(model):
+    """tf-text's `SentencepieceTokenizer` (int32 ids) whose model resource outlives TF's eager kernel cache.
+
+    Measured: tf-text creates the model as a resource private to the eager `SentencepieceOp` kernel
+    (its TODO b/318839908), so anything that clears the kernel cache deletes it:
+    `tf.random.set_seed` (`keras.utils.set_random_seed`, what every keras_bert run starts with) and
+    `keras.utils.clear_session`. A dataset or function that captured the handle then fails with
+    "Resource localhost/_0_SentencepieceOp/... does not exist". Named by the model's SHA-1
+    (`shared_name`), the resource is no kernel's: a cleared cache leaves it, a SavedModel recreates
+    it under that name, and the same model bytes share one (kept until the process ends, as the
+    kernel kept it). Private: tf-text's
+    `_SentencepieceModelResource`, its op module `gen_sentencepiece_tokenizer`, and the tokenizer's
+    `_model_resource`, which every method reads the handle from.
+    """
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+    import tensorflow_text as text  # pylint: disable=import-outside-toplevel
+    from tensorflow_text.python.ops import sentencepiece_tokenizer as ops  # pylint: disable=import-outside-toplevel
+
+    class SharedModelResource(ops._SentencepieceModelResource):  # pylint: disable=protected-access
+        def _create_resource(self):
+            return ops.gen_sentencepiece_tokenizer.sentencepiece_op(model=self._model, shared_name=self._name)
+
+    with tf.Graph().as_default():  # its own kernel-private resource: an op in a throwaway graph, never run
+        tokenizer = text.SentencepieceTokenizer(model=model, out_type=tf.int32)
+    name = "keras_bert_sentencepiece_" + hashlib.sha1(model).hexdigest()
+    tokenizer._model_resource = SharedModelResource(model, name)  # pylint: disable=protected-access
+    return tokenizer
 
 
 @contextlib.contextmanager

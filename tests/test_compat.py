@@ -95,3 +95,23 @@ def test_ortx_library_is_the_installed_extensions_library():
     path = compat.ortx_library()
     assert os.path.isfile(path) and "_extensions_pydll" in os.path.basename(path)
     onnxruntime.SessionOptions().register_custom_ops_library(path)  # the file onnxruntime loads
+
+
+def test_shared_sentencepiece_model_outlives_the_kernel_cache_that_tf_texts_own_dies_with(tmp_path):
+    """tf.random.set_seed (every run's keras.utils.set_random_seed) clears the eager kernel cache: tf-text's
+    kernel-private model resource goes with it (the reason for the touchpoint); the named one stays."""
+    import tensorflow_text as text
+
+    spm = pytest.importorskip("sentencepiece")
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(["the cat sat on the mat", "a dog ran"] * 20),
+                                   model_prefix=str(tmp_path / "sp"), vocab_size=20, hard_vocab_limit=False,
+                                   minloglevel=2)
+    model = (tmp_path / "sp.model").read_bytes()
+    ours, theirs = compat.shared_sentencepiece_tokenizer(model), text.SentencepieceTokenizer(model=model)
+    datasets = [tf.data.Dataset.from_tensors(["the cat sat"]).map(t.tokenize) for t in (ours, theirs)]
+    expected = theirs.tokenize(["the cat sat"]).to_list()
+    assert ours.tokenize(["the cat sat"]).to_list() == expected
+    tf.random.set_seed(0)
+    assert next(iter(datasets[0])).to_list() == ours.tokenize(["the cat sat"]).to_list() == expected
+    with pytest.raises(tf.errors.NotFoundError, match="SentencepieceOp.* does not exist"):
+        next(iter(datasets[1]))

@@ -3,8 +3,8 @@
 import os
 
 import tensorflow as tf
-import tensorflow_text as text
 
+from keras_bert.compat import shared_sentencepiece_tokenizer
 from keras_bert.text.offsets import bytes_to_chars
 from keras_bert.text.string_inputs import id_rows_or_row, strings_or_string
 
@@ -46,7 +46,7 @@ class SentencepieceTokenizer(tf.Module):
         with open(self.model_file, "rb") as f:
             model = f.read()
         try:
-            self._sp = text.SentencepieceTokenizer(model=model, out_type=tf.int32)
+            self._sp = shared_sentencepiece_tokenizer(model)  # survives tf.random.set_seed (compat)
             pieces = int(self._sp.vocab_size())
         except Exception as error:  # pylint: disable=broad-except
             raise ValueError(f"{self.model_file} is not a SentencePiece model ({error}); pass the "
