@@ -76,6 +76,9 @@ def _check_representable(config, source):
     if config.position_offset:  # RoBERTa-style positions: BertBackbone starts at row 0
         raise ValueError(f"{source} is a {config.family!r} model (positions start at row {config.position_offset}); "
                          "keras-hub's BertBackbone cannot hold it. Save it as 'huggingface' or 'keras'.")
+    if config.embedding_width != config.hidden_size:  # ELECTRA-small's embeddings_project
+        raise ValueError(f"{source} has embedding_size={config.embedding_size} != hidden_size={config.hidden_size}; "
+                         "keras-hub's BertBackbone cannot hold it. Save it as 'huggingface' or 'keras'.")
     if config.hidden_act == "relu":
         raise ValueError(f"{source} uses hidden_act='relu'; keras-hub's BertBackbone always computes "
                          "the tanh GELU, so it cannot hold this model. Save it as 'huggingface' or 'keras'.")
