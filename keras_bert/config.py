@@ -95,6 +95,8 @@ class BertConfig(FrozenConfig):
             sequence head computes GELU on its first dense layer, which keras_bert holds as the pooler).
         family: the model family's name (`keras_bert.models.families.FAMILIES`: "bert", "roberta",
             ...); it says how checkpoints name the weights and which tokenizer kind the model uses.
+        embedding_size: the embeddings' width (E) when it differs from hidden_size (ELECTRA-small: a Dense
+            `embeddings_project` E -> H follows the embeddings); None: hidden_size, no projection.
 
     Example:
         >>> config = BertConfig.from_preset("bert_tiny_uncased")
@@ -117,31 +119,35 @@ class BertConfig(FrozenConfig):
     position_offset: int = 0
     pooler_activation: str = "tanh"
     family: str = "bert"
+    embedding_size: int | None = None
 
     def __post_init__(self):
-        self.check_positive_integers(("vocab_size", "hidden_size", "num_layers", "num_heads",
-                                      "intermediate_size", "max_position_embeddings", "type_vocab_size"))
+        self.check_positive_integers(("vocab_size", "hidden_size", "num_layers", "num_heads", "intermediate_size",
+            "max_position_embeddings", "type_vocab_size") + ("embedding_size",) * (self.embedding_size is not None))
         if self.hidden_size % self.num_heads:
-            raise ValueError(
-                f"hidden_size ({self.hidden_size}) must be divisible by num_heads "
-                f"({self.num_heads}); e.g. hidden_size={self.num_heads * 64} "
-                f"or num_heads={max(1, self.hidden_size // 64)}.")
+            raise ValueError(f"hidden_size ({self.hidden_size}) must be divisible by num_heads ({self.num_heads}); "
+                             f"e.g. hidden_size={self.num_heads * 64} or num_heads={max(1, self.hidden_size // 64)}.")
         if isinstance(self.position_offset, bool) or not isinstance(self.position_offset, int) or \
                 not 0 <= self.position_offset < self.max_position_embeddings:
             raise ValueError(f"BertConfig.position_offset must be an integer in [0, max_position_embeddings="
                              f"{self.max_position_embeddings}), got {self.position_offset!r}.")
         if self.pooler_activation not in ("tanh",) + ACTIVATIONS:
-            raise ValueError(f"pooler_activation must be one of {('tanh',) + ACTIVATIONS}, got {self.pooler_activation!r}.")
+            raise ValueError(f"pooler_activation must be one of {('tanh',) + ACTIVATIONS}, "
+                             f"got {self.pooler_activation!r}.")
         if not isinstance(self.family, str) or not self.family:
             raise ValueError(f"BertConfig.family must be a family name such as 'bert', got {self.family!r}.")
         if self.hidden_act not in ACTIVATIONS:
-            raise ValueError(
-                f"hidden_act must be one of {ACTIVATIONS}, got {self.hidden_act!r}.")
+            raise ValueError(f"hidden_act must be one of {ACTIVATIONS}, got {self.hidden_act!r}.")
         self.check_rates(("dropout_rate", "attention_dropout_rate"))
 
     @property
     def head_size(self):
         return self.hidden_size // self.num_heads
+
+    @property
+    def embedding_width(self):
+        """The embeddings' width: `embedding_size`, or hidden_size when that is None."""
+        return self.embedding_size or self.hidden_size
 
     @property
     def max_sequence_length(self):
@@ -162,9 +168,8 @@ class BertConfig(FrozenConfig):
                     path = os.path.join(path, name)
                     break
             else:
-                raise FileNotFoundError(
-                    f"No config.json or bert_config.json in {path}; a BERT checkpoint "
-                    "directory needs one of them next to the weights.")
+                raise FileNotFoundError(f"No config.json or bert_config.json in {path}; a BERT checkpoint "
+                                        "directory needs one of them next to the weights.")
         if not os.path.exists(path):
             raise FileNotFoundError(f"BERT config file not found: {path}")
         return cls.from_source_dict(read_json(path, "a BERT config"), source_path=path)
@@ -177,8 +182,8 @@ class BertConfig(FrozenConfig):
         is_hf = "model_type" in values or "architectures" in values or "layer_norm_eps" in values
         try:
             act = values.get("hidden_act", "gelu")
-            family = {k: values[f"keras_bert_{k}"] for k in ("family", "position_offset", "pooler_activation")
-                      if f"keras_bert_{k}" in values}
+            family = {k: values["keras_bert_" + k] for k in ("family", "position_offset", "pooler_activation",
+                                                             "embedding_size") if "keras_bert_" + k in values}
             if "keras_bert_hidden_act" in values:
                 act, is_hf = values["keras_bert_hidden_act"], False
                 table = {a: a for a in ACTIVATIONS}
@@ -229,6 +234,7 @@ class BertConfig(FrozenConfig):
             **({"keras_bert_family": self.family, "keras_bert_position_offset": self.position_offset,
                 "keras_bert_pooler_activation": self.pooler_activation,
                 "keras_bert_layer_norm_eps": self.layer_norm_eps} if self.family != "bert" else {}),
+            **({"keras_bert_embedding_size": self.embedding_size} if self.embedding_size is not None else {}),
         }
 
     @classmethod
@@ -262,9 +268,8 @@ class BertConfig(FrozenConfig):
         """A preset by name (see `PRESETS`), optionally with fields overridden."""
         if name not in PRESETS:
             close = [p for p in PRESETS if name.split("_")[0] in p][:5]
-            raise ValueError(
-                f"Unknown preset {name!r}. Known presets: {', '.join(sorted(PRESETS))}"
-                + (f". Did you mean one of {close}?" if close else "."))
+            raise ValueError(f"Unknown preset {name!r}. Known presets: {', '.join(sorted(PRESETS))}"
+                             + (f". Did you mean one of {close}?" if close else "."))
         return PRESETS[name].replace(**overrides)
 
 

@@ -58,3 +58,17 @@ def test_bad_config_files_say_what_is_wrong(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "bert", "vocab_size": 10}))
     with pytest.raises(ValueError, match="lacks the BERT config field 'hidden_size'"):
         BertConfig.from_json(str(tmp_path / "config.json"))
+
+
+def test_embedding_size_defaults_to_hidden_and_round_trips():
+    """ELECTRA-small's embedding_size (E != H) survives our dict, a .keras config and Google's bert_config.json
+    (keras_bert's own key); None means hidden_size."""
+    assert (BertConfig().embedding_size, BertConfig().embedding_width) == (None, 768)
+    config = BertConfig(hidden_size=256, num_heads=4, embedding_size=128, family="electra")
+    assert config.embedding_width == 128
+    assert BertConfig.from_dict(config.to_dict()) == config
+    assert config.to_google_dict()["keras_bert_embedding_size"] == 128
+    assert BertConfig.from_source_dict(config.to_google_dict()) == config
+    assert "keras_bert_embedding_size" not in BertConfig().to_google_dict()
+    with pytest.raises(ValueError, match=r"^BertConfig.embedding_size must be a positive integer, got 0\.$"):
+        BertConfig(embedding_size=0)

@@ -35,6 +35,8 @@ class CheckpointContents:
         head_config: that head's own config (`get_config()`, from a Keras model), None: sized from the weights.
         head_options: that head's options a Hugging Face config.json gives (`TaskHead.hf_options`), or None.
         model_name: the task model's name, where the source names it (None: the head's `MODEL_NAME`).
+        unheld_head: the source's class whose head keras_bert does not hold (`ElectraForPreTraining`: the
+            discriminator's), None otherwise; its encoder loads, a pretrainer is refused.
 
     Example:
         >>> contents = CheckpointContents(BertConfig(), {}, "example")
@@ -56,6 +58,7 @@ class CheckpointContents:
     head_config: dict = None
     head_options: dict = None
     model_name: str = None
+    unheld_head: str = None
 
     @property
     def vocab_file(self):

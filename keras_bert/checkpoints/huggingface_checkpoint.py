@@ -124,6 +124,7 @@ def read_huggingface_checkpoint(path):
     suffix = next(filter(None, (family.architecture_suffix(a) for a in raw_config.get("architectures") or ())), None)
     if suffix and hf_head(["Bert" + suffix]):
         family.architecture(suffix)  # refuses a head this family's class holds otherwise
+    unheld = family.hf_class_prefix + suffix if suffix in family.unsupported else None  # its encoder loads
     source = f"Hugging Face checkpoint {files[0] if len(files) == 1 else directory}"
     raw_tensors = _read_tensors(files)
     tensors = {family.to_bert_name(name, suffix): value for name, value in raw_tensors.items()}
@@ -139,7 +140,7 @@ def read_huggingface_checkpoint(path):
         weights[goog] = np.ascontiguousarray(value.T) if transposed else value
         source_names[goog] = (hf_name, transposed)
     if not family.token_types:  # one zero row: what the family adds for every token (nothing)
-        weights.setdefault(_TOKEN_TYPES, np.zeros((1, config.hidden_size), np.float32))
+        weights.setdefault(_TOKEN_TYPES, np.zeros((1, config.embedding_width), np.float32))
     decoder = next((n for n in tensors if n.endswith("cls.predictions.decoder.weight")), None)
     table = weights.get("bert/embeddings/word_embeddings")
     if decoder and table is not None and not np.array_equal(tensors[decoder].astype("float32"), table):
@@ -156,7 +157,7 @@ def read_huggingface_checkpoint(path):
     return CheckpointContents(config=config, weights=weights, source=source, source_names=source_names,
                               text_config=text_config, config_file=config_file, task=task,
                               task_config=task_config, head_dropout_rate=dropout_rate, head=head,
-                              head_options=head.hf_options(raw_config) if head else None)
+                              head_options=head.hf_options(raw_config) if head else None, unheld_head=unheld)
 
 
 def _read_task(raw_config, config_file, text_config, suffix):

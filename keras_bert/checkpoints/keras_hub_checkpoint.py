@@ -106,6 +106,9 @@ def write_keras_hub_checkpoint(path, encoder, text_config=None, vocab_file=None)
         raise ValueError(f"Writing the keras-hub tokenizer for {vocab_file} needs the text contract "
                          "(casing): pass text_config=tokenizer.text_config to save_checkpoint.")
     family, layout = _family_layout(config, source)
+    if config.embedding_width != config.hidden_size:  # ELECTRA-small's embeddings_project: no backbone holds it
+        raise ValueError(f"{source} has embedding_size={config.embedding_size} != hidden_size={config.hidden_size}; "
+                         f"keras-hub's {family.keras_hub_backbone} cannot hold it. Save it as 'huggingface' or 'keras'.")
     layout.check(config, source)
     if config.layer_norm_eps != layout.layer_norm_eps:
         warnings.warn(f"{source} uses layer_norm_eps={config.layer_norm_eps}; keras-hub's {family.keras_hub_backbone} "

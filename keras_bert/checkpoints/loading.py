@@ -148,6 +148,9 @@ def model_from_contents(contents, model="encoder", dtype=None):
         model = "embedding"
     model = model or "encoder"
     has_heads = any(name.startswith((MLM, NSP)) for name in contents.weights)
+    if model == "pretrainer" and contents.unheld_head:
+        raise ValueError(f"{contents.source} is an {contents.unheld_head}, whose head keras_bert does not hold; "
+                         "load its encoder with model='encoder' (the default) and fine-tune or pretrain from it.")
     if model == "auto":
         model = "pretrainer" if has_heads else "encoder"
     encoder = build_family_encoder(contents.config, dtype=dtype)

@@ -22,6 +22,8 @@ class MaskedLMHead(BertLayer):
         hidden_act: "gelu" (exact erf), "gelu_tanh" or "relu".
         initializer_range: stddev of the truncated-normal initializer.
         layer_norm_eps: LayerNorm epsilon.
+        embedding_size: the word embeddings' width where it differs from hidden_size (ELECTRA's generator:
+            the transform maps hidden_size -> embedding_size); None: hidden_size.
         embedding_layer: the `BertEmbeddings` whose `embedding_table` is the
             output projection. Not serialized: the model that owns both layers
             passes it again when rebuilt (see `BertPretrainer`).
@@ -35,16 +37,17 @@ class MaskedLMHead(BertLayer):
     """
 
     def __init__(self, vocab_size, hidden_size, hidden_act="gelu", initializer_range=0.02,
-                 layer_norm_eps=1e-12, embedding_layer=None, **kwargs):
+                 layer_norm_eps=1e-12, embedding_layer=None, embedding_size=None, **kwargs):
         super().__init__(**kwargs)
         self.store_arguments(vocab_size=vocab_size, hidden_size=hidden_size, hidden_act=hidden_act,
-            initializer_range=initializer_range, layer_norm_eps=layer_norm_eps)
+            initializer_range=initializer_range, layer_norm_eps=layer_norm_eps, embedding_size=embedding_size)
         # Not tracked as a sublayer: the embedding matrix belongs to the encoder,
         # so it is saved, counted and trained once, not twice.
         object.__setattr__(self, "embedding_layer", embedding_layer)
         self.activation = get_activation(hidden_act)
         self.transform = keras.layers.Dense(
-            hidden_size, kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
+            embedding_size or hidden_size,  # the word embeddings' width: the decoder is tied to them
+            kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
             dtype=self.dtype_policy, name="transform")
         self.layer_norm = keras.layers.LayerNormalization(
             epsilon=layer_norm_eps, dtype=self.dtype_policy, name="layer_norm")
@@ -55,7 +58,7 @@ class MaskedLMHead(BertLayer):
                 "MaskedLMHead needs `embedding_layer` (the BertEmbeddings whose word "
                 "embeddings it is tied to); build it with keras_bert.build_pretrainer().")
         self.transform.build(sequence_output_shape)
-        self.layer_norm.build(sequence_output_shape)
+        self.layer_norm.build(tuple(sequence_output_shape[:-1]) + (self.embedding_size or self.hidden_size,))
         self.output_bias = self.add_weight(
             shape=(self.vocab_size,), initializer="zeros", name="output_bias")
         self.built = True
@@ -64,7 +67,7 @@ class MaskedLMHead(BertLayer):
         batch = ops.shape(sequence_output)[0]
         x = ops.reshape(gather_rows(sequence_output, masked_lm_positions), (-1, self.hidden_size))  # (batch * p, hidden)
         x = self.layer_norm(self.activation(self.transform(x)))
-        table = ops.cast(self.embedding_layer.embedding_table, x.dtype)  # (vocab, hidden)
+        table = ops.cast(self.embedding_layer.embedding_table, x.dtype)  # (vocab, embedding_size)
         logits = ops.matmul(x, ops.transpose(table)) + ops.cast(self.output_bias, x.dtype)
         num_predictions = ops.shape(masked_lm_positions)[1]
         return ops.reshape(logits, (batch, num_predictions, self.vocab_size))  # (batch, predictions, vocab)

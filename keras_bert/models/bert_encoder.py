@@ -15,10 +15,12 @@ ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 PACKED_INPUTS = ("input_example_ids", "input_position_ids")
 
 
-def forward(embeddings, blocks, inputs, query_positions=None):
+def forward(embeddings, blocks, inputs, query_positions=None, project=None):
     """Every block's output for the id inputs (symbolic or concrete); with `query_positions`
-    (int `[batch, q]`) the last block computes only those rows (`[batch, q, hidden]`)."""
+    (int `[batch, q]`) the last block computes only those rows (`[batch, q, hidden]`). `project`: the
+    Dense embedding_size -> hidden_size after the embeddings (ELECTRA's `embeddings_project`), or None."""
     x = embeddings(inputs["input_word_ids"], inputs["input_type_ids"], inputs.get("input_position_ids"))
+    x = project(x) if project is not None else x  # (batch, seq, hidden)
     outputs = []
     for index, block in enumerate(blocks):
         last = index == len(blocks) - 1
@@ -118,8 +120,8 @@ class BertEncoder(keras.Model):
     def __init__(self, config, dtype=None, name="bert_encoder", packed=False, text_config=None, **kwargs):
         config = as_config(config)
         inputs = encoder_inputs(packed)
-        embeddings = BertEmbeddings(
-            vocab_size=config.vocab_size, hidden_size=config.hidden_size,
+        embeddings = BertEmbeddings(  # embedding_width wide; `project` maps it to hidden_size where they differ
+            vocab_size=config.vocab_size, hidden_size=config.embedding_width,
             max_position_embeddings=config.max_position_embeddings,
             type_vocab_size=config.type_vocab_size, dropout_rate=config.dropout_rate,
             initializer_range=config.initializer_range, layer_norm_eps=config.layer_norm_eps,
@@ -132,11 +134,14 @@ class BertEncoder(keras.Model):
             dtype=dtype, name=f"transformer_layer_{index}") for index in range(config.num_layers)]
         pooler = Pooler(config.hidden_size, config.initializer_range, config.pooler_activation, dtype=dtype,
                         name="pooler")
-        encoder_outputs = forward(embeddings, blocks, inputs)
+        project = keras.layers.Dense(
+            config.hidden_size, kernel_initializer=keras.initializers.TruncatedNormal(stddev=config.initializer_range),
+            dtype=dtype, name="embeddings_project") if config.embedding_width != config.hidden_size else None
+        encoder_outputs = forward(embeddings, blocks, inputs, project=project)
         outputs = {"sequence_output": encoder_outputs[-1], "pooled_output": pooler(encoder_outputs[-1]),
                    "encoder_outputs": encoder_outputs}
         super().__init__(inputs=inputs, outputs=outputs, name=name, **kwargs)
-        self._blocks, self._pooler = blocks, pooler
+        self._blocks, self._pooler, self._project = blocks, pooler, project
         self.config = config
         self.packed = bool(packed)
         self.layer_dtype = keras.dtype_policies.get(dtype).name if dtype is not None else None
@@ -149,7 +154,7 @@ class BertEncoder(keras.Model):
         """`sequence_output` at int `positions` `[batch, q]` only, `[batch, q, hidden]`, for a dict of the
         id inputs: the last layer computes just those rows (`TransformerEncoderBlock(query_positions=)`).
         Equal to gathering them from `self(inputs)["sequence_output"]`, to float rounding."""
-        return forward(self.embeddings, self._blocks, inputs, query_positions=positions)[-1]
+        return forward(self.embeddings, self._blocks, inputs, query_positions=positions, project=self._project)[-1]
 
     def pooled_output_only(self, inputs):
         """`pooled_output` for a dict of the three id inputs (inference, unpacked rows), with the last
@@ -168,6 +173,8 @@ class BertEncoder(keras.Model):
             ("bert/embeddings/token_type_embeddings", embeddings.token_type_embeddings.embeddings, False),
             ("bert/embeddings/position_embeddings", embeddings.position_embeddings.embeddings, False),
         ] + layer_norm_variables("bert/embeddings/LayerNorm", embeddings.layer_norm)
+        if self._project is not None:  # Google ELECTRA's electra/embeddings_project, HF's embeddings_project
+            entries += dense_variables("bert/embeddings_project", self._project)
         for index, block in enumerate(self._blocks):
             entries += block_variables(f"bert/encoder/layer_{index}", (
                 block.query, block.key, block.value, block.attention_output, block.attention_layer_norm,

@@ -53,6 +53,9 @@ class ModelFamily:
         keras_hub_backbone, keras_hub_tokenizer: keras-hub's class names for it (`RobertaBackbone`); None: no
             keras-hub preset is read or written.
         keras_hub_layout: that backbone's weight layout (`checkpoints/keras_hub_layouts.py`'s `LAYOUTS` key).
+        masked_lm_act: that `MaskedLMHead`'s activation (ELECTRA's generator: "gelu"); None: the config's hidden_act.
+        hf_embedding_size: whether its config.json has `embedding_size` (ELECTRA: where it differs from
+            hidden_size, an `embeddings_project` follows the embeddings); a family without it cannot save one.
     """
 
     name: str
@@ -81,20 +84,26 @@ class ModelFamily:
     keras_hub_backbone: str = None
     keras_hub_tokenizer: str = None
     keras_hub_layout: str = None
+    masked_lm_act: str = None
+    hf_embedding_size: bool = False
 
     def build_masked_lm_head(self, config, encoder, dtype=None, name="mlm_head"):
         """Its pretrainer's masked-LM head on `encoder` (tied to its token embeddings)."""
         if self.masked_lm_head is not None:
             return self.masked_lm_head(config, encoder, dtype, name)
-        return MaskedLMHead(vocab_size=config.vocab_size, hidden_size=config.hidden_size, hidden_act=config.hidden_act,
+        return MaskedLMHead(vocab_size=config.vocab_size, hidden_size=config.hidden_size,
+                            hidden_act=self.masked_lm_act or config.hidden_act,
                             initializer_range=config.initializer_range, layer_norm_eps=config.layer_norm_eps,
-                            embedding_layer=encoder.embeddings, dtype=dtype, name=name)
+                            embedding_layer=encoder.embeddings, embedding_size=config.embedding_size, dtype=dtype,
+                            name=name)
 
     def config_from_huggingface(self, raw, source_path):
         """The `BertConfig` of a config.json dict of this family."""
         raw = dict(raw, **{bert: raw[ours] for bert, ours in self.hf_config_keys.items() if ours in raw})
         config = self.config_class.from_huggingface_dict(raw, source_path)
         fields = self.hf_config_fields(raw) if self.hf_config_fields else {}
+        if self.hf_embedding_size and raw.get("embedding_size", config.hidden_size) != config.hidden_size:
+            fields["embedding_size"] = raw["embedding_size"]  # equal: None, no projection (as HF builds none)
         if any(field.name == "family" for field in dataclasses.fields(config)):  # BertConfig carries its family
             fields["family"] = self.name
         return config.replace(**fields)
@@ -102,6 +111,12 @@ class ModelFamily:
     def huggingface_config(self, config, architecture):
         """config.json's dict for `config` saved as HF's `architecture`."""
         extra = self.hf_config(config) if self.hf_config else {}
+        if self.hf_embedding_size:
+            extra["embedding_size"] = config.embedding_width
+        elif getattr(config, "embedding_size", None) not in (None, config.hidden_size):
+            raise ValueError(f"This model has embedding_size={config.embedding_size} != hidden_size="
+                             f"{config.hidden_size}, which Hugging Face's {self.hf_class_prefix} classes do not hold; "
+                             "save it as 'keras'.")
         values = {self.hf_config_keys.get(key, key): value for key, value in config.to_huggingface_dict().items()}
         return dict(values, **extra, model_type=self.model_types[0], architectures=[architecture])
 
@@ -167,14 +182,6 @@ _ROBERTA = dict(
                                                 ("classifier.out_proj.", "classifier."))},
     hf_config=_roberta_config, hf_config_fields=_roberta_fields)
 
-def _electra_fields(raw):
-    """ELECTRA's discriminator without the embedding projection; its sequence head's dense is a GELU pooler."""
-    if raw.get("embedding_size", raw["hidden_size"]) != raw["hidden_size"]:
-        raise ValueError(f"This ELECTRA has embedding_size={raw['embedding_size']} != hidden_size={raw['hidden_size']} "
-                         "(an embeddings_project layer), which keras_bert does not hold yet.")
-    return {"pooler_activation": "gelu"}
-
-
 ELECTRA = ModelFamily(
     "electra", ("electra",), hf_prefix="electra", hf_class_prefix="Electra", pretraining_suffix="ForMaskedLM",
     next_sentence=False, pooler=False, unsupported=("ForMultipleChoice", "ForPreTraining"),
@@ -182,8 +189,8 @@ ELECTRA = ModelFamily(
                 ("generator_predictions.LayerNorm.", "cls.predictions.transform.LayerNorm."),
                 ("generator_lm_head.bias", "cls.predictions.bias"),
                 ("generator_lm_head.weight", "cls.predictions.decoder.weight")),
-    head_renames=_ROBERTA["head_renames"], hf_config=lambda config: {"embedding_size": config.hidden_size},
-    hf_config_fields=_electra_fields)
+    head_renames=_ROBERTA["head_renames"], masked_lm_act="gelu", hf_embedding_size=True,
+    hf_config_fields=lambda raw: {"pooler_activation": "gelu"})  # its sequence head's dense is a GELU pooler
 # DistilBERT: BERT's layers under other names, no token types, no pooler; its heads' `pre_classifier` + ReLU is a
 # ReLU pooler. Parts are replaced in this order both ways (the attention's output before the block's).
 DISTILBERT = ModelFamily(

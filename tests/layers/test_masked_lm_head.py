@@ -37,3 +37,15 @@ def test_mlm_head_padded_prediction_slots_do_not_affect_real_slots():
     a = to_numpy(head(sequence, np.array([[2, 4, 0, 0]], "int32")))
     b = to_numpy(head(sequence, np.array([[2, 4, 5, 1]], "int32")))
     np.testing.assert_allclose(a[:, :2], b[:, :2], atol=1e-6)
+
+
+def test_mlm_head_maps_hidden_to_a_narrower_embedding_width():
+    """ELECTRA's generator head: the transform maps hidden_size (8) -> embedding_size (4), the width of the
+    tied word embeddings; embedding_size is in its config."""
+    embeddings = BertEmbeddings(vocab_size=30, hidden_size=4, dropout_rate=0.0)
+    embeddings(np.zeros((1, 4), "int32"))
+    head = MaskedLMHead(30, 8, embedding_layer=embeddings, embedding_size=4)
+    sequence = np.random.default_rng(2).normal(size=(2, 6, 8)).astype("float32")
+    assert to_numpy(head(sequence, np.array([[1, 3], [5, 0]], "int32"))).shape == (2, 2, 30)
+    assert (head.transform.kernel.shape, head.layer_norm.gamma.shape) == ((8, 4), (4,))
+    assert MaskedLMHead.from_config(head.get_config()).embedding_size == 4

@@ -46,3 +46,19 @@ def test_pooled_output_only_and_query_positions_equal_the_full_forward():
         rows = to_numpy(last(x, batch["input_mask"], training=training, query_positions=positions))
         assert rows.shape == (3, 2, 16)
         np.testing.assert_allclose(rows, np.take_along_axis(full, positions[..., None], 1), atol=1e-6)
+
+
+def test_a_narrower_embedding_is_projected_to_hidden_size():
+    """embedding_size 8 < hidden_size 16 (ELECTRA-small): 8-wide embeddings, a named Dense 8 -> 16 before
+    the blocks, also on the [CLS]-only path; equal sizes build none."""
+    encoder = keras_bert.build_encoder(TINY.replace(embedding_size=8))
+    batch = encoder_batch()
+    out = encoder(batch, training=False)
+    assert out["sequence_output"].shape == (3, 8, 16)
+    assert encoder.embeddings.embedding_table.shape == (60, 8)
+    names = {name: tuple(variable.shape) for name, variable, _ in encoder.named_variables()}
+    assert names["bert/embeddings_project/kernel"] == (8, 16)
+    assert len(names) == len(encoder.weights)
+    np.testing.assert_allclose(to_numpy(encoder.pooled_output_only(batch)), to_numpy(out["pooled_output"]), atol=1e-6)
+    same = keras_bert.build_encoder(TINY.replace(embedding_size=16))
+    assert not any("embeddings_project" in name for name, _, _ in same.named_variables())
