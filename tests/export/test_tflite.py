@@ -5,6 +5,7 @@ import os
 import pytest
 import tensorflow as tf
 
+import keras_bert
 from keras_bert.export import export_tflite
 from keras_bert.export.tflite import check_ops_resolve, fast_tokenizer
 
@@ -69,6 +70,10 @@ def test_fast_twin_of_reference_tokenizer(tokenizer):
     assert twin.normalization == "fast" and twin.vocab == tokenizer.vocab
     plain = ["the quick brown fox", "a b c"]
     assert twin.tokenize(tf.constant(plain)).to_list() == tokenizer.tokenize(tf.constant(plain)).to_list()
+    # A cased contract stays cased in the TFLite text model (the uncased vocab: capitals are [UNK]).
+    cased = fast_tokenizer(keras_bert.Tokenizer(tokenizer.vocab_path, lower_case=False))
+    assert cased.lower_case is False
+    assert cased.tokenize(tf.constant(["The Fox"])).to_list() == [[tokenizer.unk_id, tokenizer.unk_id]]
 
 
 def test_unrunnable_custom_op_is_caught_at_conversion():

@@ -1,10 +1,13 @@
 """A user's journey, every step a fresh `python tools/...` (or `python -c`) process, chained as a
 user chains them in a shell, in one working folder:
 
-pretrain on their own text files (a quoted glob, --build_vocab) -> fine-tune a classifier from that
-output and from the real MiniLM checkpoint -> export it as a SavedModel -> load the SavedModel with
+pretrain on their own text files (a quoted glob, --cased --build_vocab) -> fine-tune a classifier from
+that output and from the real MiniLM checkpoint -> export it as a SavedModel -> load the SavedModel with
 only tensorflow + tensorflow_text and classify raw text -> convert it to Hugging Face and load it in
 transformers -> re-run the finished fine-tuning command, which must not train again.
+
+The own model is cased: its text contract (casing, vocabulary, length) travels from pretraining through
+the `.keras` to the SavedModel with default export flags, which tokenizes cased text into cased pieces.
 
 No step's module is imported by the test process: a module already imported hides load bugs.
 """
@@ -25,6 +28,7 @@ POSITIVE = ["a gripping and beautiful story", "the acting is wonderful", "i love
             "a warm funny and moving film", "great music and a clever plot", "the best play i have seen"]
 NEGATIVE = ["a dull and tedious story", "the acting is terrible", "i hated every minute of it",
             "a cold boring and empty film", "awful music and a silly plot", "the worst play i have seen"]
+CASED_TEXT = "Google BertConfig Serving"
 
 
 def step(name, result):
@@ -64,15 +68,40 @@ def user(tmp_path_factory, shakespeare_files):
 
 @pytest.fixture(scope="module")
 def pretrained(user):
-    """`python tools/pretrain.py --files 'corpus/*.txt' --build_vocab ...`: the glob is quoted, as README
-    writes it, so the tool (not the shell) expands it."""
+    """`python tools/pretrain.py --files 'corpus/*.txt' --cased --build_vocab ...`: the glob is quoted, as
+    README writes it, so the tool (not the shell) expands it."""
     step("pretrain", run_tool(
-        "pretrain", "--files", "corpus/*.txt", "--build_vocab", "400", "--preset", "bert_tiny_uncased",
+        "pretrain", "--files", "corpus/*.txt", "--cased", "--build_vocab", "500", "--preset", "bert_tiny_uncased",
         "--seq_length", "32", "--batch_size", "4", "--train_steps", "4", "--steps_per_epoch", "2",
         "--strategy", "cpu", "--jit_compile", "off", "--no_demo", "--no_export", "--output_dir", "runs/pretrain",
         cwd=str(user)))
     assert (user / "runs" / "pretrain" / "final").exists()
     return "runs/pretrain/final"
+
+
+def assert_the_cased_contract_travelled(pretrained_dir, model_file, saved_model):
+    """The pretrained vocabulary has capitals; the `.keras` and the SavedModel (default export flags) carry
+    `lower_case=False` and length 32, and its raw-text signature gives the cased pieces' logits."""
+    result = python(
+        "import json, numpy as np, tensorflow as tf, tensorflow_text, keras_bert\n"
+        f"vocab = {str(pretrained_dir.parent / 'vocab.txt')!r}  # the pretraining run's learnt vocabulary\n"
+        f"cased = keras_bert.Tokenizer(vocab, lower_case=False).tokenize({CASED_TEXT!r}).numpy().tolist()\n"
+        f"uncased = keras_bert.Tokenizer(vocab, lower_case=True).tokenize({CASED_TEXT!r}).numpy().tolist()\n"
+        "assert cased != uncased, (cased, uncased)\n"
+        f"assert keras_bert.load_checkpoint({str(model_file)!r}).text_config.lower_case is False\n"
+        f"contract = keras_bert.TextConfig.from_dir({str(saved_model)!r})\n"
+        "assert contract.lower_case is False and contract.max_seq_length == 32, contract\n"
+        f"loaded = tf.saved_model.load({str(saved_model)!r})\n"
+        f"text = loaded.signatures['serving_default'](text_a=tf.constant([{CASED_TEXT!r}]),\n"
+        "                                             text_b=tf.constant([], tf.string))['logits'].numpy()\n"
+        "def from_ids(ids):\n"
+        "    word_ids = tf.constant([[2] + ids + [3]], tf.int32)  # [CLS] ids [SEP] (their rows in a built vocab)\n"
+        "    return loaded.signatures['serve_ids'](input_word_ids=word_ids, input_mask=tf.ones_like(word_ids),\n"
+        "                                          input_type_ids=tf.zeros_like(word_ids))['logits'].numpy()\n"
+        "np.testing.assert_allclose(text, from_ids(cased), atol=1e-5)\n"
+        "assert not np.allclose(text, from_ids(uncased), atol=1e-5)\n"
+        "print('cased contract ok')\n", cwd=str(pretrained_dir))
+    assert result.returncode == 0 and "cased contract ok" in result.stdout, result.stderr[-3000:]
 
 
 def _minilm():
@@ -97,6 +126,8 @@ def test_classifier_journey(source, user, request):
                             cwd=str(user)))
     saved_model = user / base / "model" / "1"
     assert (saved_model / "saved_model.pb").exists()
+    if source == "own":
+        assert_the_cased_contract_travelled(user / checkpoint, user / run / "model.keras", saved_model)
 
     # Serve raw text from a process that imports only tensorflow + tensorflow_text.
     served = step("serve the SavedModel", python(
