@@ -50,6 +50,8 @@ class ModelFamily:
         mask_rate: its pretraining's share of masked tokens (BERT 15 %, ModernBERT 30 %).
         masked_lm_head: `(config, encoder, dtype, name)` -> its pretrainer's masked-LM head layer (None: BERT's
             `MaskedLMHead`, tied to the word embeddings).
+        pretraining_config: `(BertConfig, pad_id)` -> its config to pretrain from scratch in that shape (a preset's
+            sizes; ModernBERT: `ModernBertConfig.from_bert_shape`); None: the `BertConfig` as this family's.
     """
 
     name: str
@@ -75,6 +77,7 @@ class ModelFamily:
     pooler_prefix: str = "bert/pooler/"
     mask_rate: float = 0.15
     masked_lm_head: object = None
+    pretraining_config: object = None
 
     def build_masked_lm_head(self, config, encoder, dtype=None, name="mlm_head"):
         """Its pretrainer's masked-LM head on `encoder` (tied to its token embeddings)."""
@@ -214,7 +217,7 @@ MODERNBERT = ModelFamily(
                                       ("decoder.weight", "cls.predictions.decoder.weight")),
     head_renames={"ForQuestionAnswering": (("classifier.", "qa_outputs."),)},  # its QA head is a `classifier`
     canonical_encoder_name=to_canonical, hf_encoder_name=_modernbert_hf_name, pooler_prefix=POOLER_PREFIX,
-    mask_rate=0.3, masked_lm_head=lambda config, encoder, dtype, name: ModernBertMaskedLMHead(
+    mask_rate=0.3, pretraining_config=ModernBertConfig.from_bert_shape, masked_lm_head=lambda config, encoder, dtype, name: ModernBertMaskedLMHead(
         config.vocab_size, decoder_bias=config.decoder_bias, prediction_head=encoder.head,
         embedding_layer=encoder.embeddings, dtype=dtype, name=name))
 BERT = ModelFamily("bert", ("bert",))
