@@ -1,7 +1,5 @@
 """keras_bert's own format and .keras files: safe_mode=True, no custom_objects."""
 
-import json
-
 import keras
 import numpy as np
 import pytest
@@ -89,17 +87,3 @@ def test_truncated_dot_keras_file(hf_model_dir, tmp_path):
         f.write(data[: len(data) // 2])
     with pytest.raises(ValueError, match="corrupt or truncated"):
         load_checkpoint(path)
-
-
-def test_keras_directory_of_a_modernbert_pretrainer_names_its_family_and_loads_back(tmp_path):
-    """pretrain --family modernbert's final/: keras_bert_config.json names the family whose config class reads it."""
-    from keras_bert.models.modernbert import ModernBertConfig
-
-    config = ModernBertConfig(vocab_size=64, hidden_size=16, num_layers=2, num_heads=2, intermediate_size=24,
-                              local_attention=4, pad_token_id=0)
-    pretrainer = BertPretrainer(config)
-    save_checkpoint(pretrainer, tmp_path / "p", format="keras")
-    assert json.loads((tmp_path / "p" / "keras_bert_config.json").read_text())["family"] == "modernbert"
-    restored = load_checkpoint(tmp_path / "p", model="pretrainer")
-    assert restored.config == config and not restored.next_sentence
-    assert_same_outputs(pretrainer, restored, inputs(masked=True))
