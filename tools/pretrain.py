@@ -1,6 +1,7 @@
 """Pretrain a BERT (masked LM + next sentence) on text files; with no arguments, the built-in demo.
 
     python tools/pretrain.py                      # small BERT on Shakespeare, a few min on 2 cores
+    python tools/pretrain.py --family modernbert  # the same size of ModernBERT: byte BPE, 30 % masked
     python tools/pretrain.py --files 'corpus/*.txt' --preset bert_base_uncased \\
         --vocab vocab.txt --seq_length 128 --batch_size 256 --train_steps 100000 \\
         --strategy auto --mixed_precision bf16 --output_dir runs/base
