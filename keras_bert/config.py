@@ -41,7 +41,7 @@ def read_json(path, expected=""):
 
 class FrozenConfig:
     """What every family's config (a frozen dataclass: `BertConfig`, `ModernBertConfig`) shares:
-    copies with changes, a dict both ways, and the checks of counts and rates."""
+    copies with changes, a dict both ways, a JSON file, and the checks of counts and rates."""
 
     def replace(self, **changes):
         """Returns a copy with some fields changed (the dataclass is frozen)."""
@@ -49,6 +49,11 @@ class FrozenConfig:
 
     def to_dict(self):
         return dataclasses.asdict(self)
+
+    def to_json(self, path):
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.to_dict(), f, indent=2, sort_keys=True)
+            f.write("\n")
 
     @classmethod
     def from_dict(cls, values):
@@ -153,11 +158,6 @@ class BertConfig(FrozenConfig):
     def max_sequence_length(self):
         """The longest input: the position rows after `position_offset`."""
         return self.max_position_embeddings - self.position_offset
-
-    def to_json(self, path):
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(self.to_dict(), f, indent=2, sort_keys=True)
-            f.write("\n")
 
     @classmethod
     def from_json(cls, path):

@@ -1,6 +1,7 @@
 """Pretrain a BERT (masked LM + next sentence) on text files; with no arguments, the built-in demo.
 
     python tools/pretrain.py                      # small BERT on Shakespeare, a few min on 2 cores
+    python tools/pretrain.py --family modernbert  # the same size of ModernBERT: byte BPE, 30 % masked
     python tools/pretrain.py --files 'corpus/*.txt' --preset bert_base_uncased \\
         --vocab vocab.txt --seq_length 128 --batch_size 256 --train_steps 100000 \\
         --strategy auto --mixed_precision bf16 --output_dir runs/base
@@ -13,7 +14,6 @@ model, keras_bert format) and prints, at the end, held-out MLM accuracy beside a
 guess and a fill-in-the-mask demo on held-out sentences.
 """
 
-import dataclasses
 import os
 import sys
 import warnings
@@ -26,14 +26,11 @@ from keras_bert.cli import (ArgumentParser, UsageError, add_run_flags, default_c
                             make_dir, non_negative_float, non_negative_int, positive_float, positive_int,
                             progress_verbosity, resolve_file_flag, run_tool)
 
-# The default model: 2 layers, hidden 128 (Google's BERT-Tiny shape). The demo from scratch
-# trains it at sequence length 32 (its sentences are short; on 2 busy cores a step of 32 such
-# sequences took 0.2-0.4 s, one of 64 x 64 0.8-0.9 s, for the same held-out accuracy per
-# token: 0.12 after 600 vs 400) with a WordPiece vocab learned from the corpus
-# (DEFAULT_VOCAB_SIZE tokens: a cheap output softmax; 4k learnt as well as 8k in 400 steps).
+from _pretrain_model import masking, model_config  # noqa: E402  (tools/ is the script's folder)
+
+# The demo's vocab, learned from the corpus (the model: _pretrain_model.DEFAULT_CONFIG): DEFAULT_VOCAB_SIZE
+# tokens, a cheap output softmax; 4k learnt as well as 8k in 400 steps.
 DEFAULT_VOCAB_SIZE = 4000
-DEFAULT_CONFIG = dict(hidden_size=128, num_layers=2, num_heads=2, intermediate_size=512,
-                      max_position_embeddings=128, hidden_act="gelu")
 # The demo from scratch trains MLM only (no NSP: every step's loss teaches words), predicts a larger share of
 # tokens (more labels per step, Wettig et al. 2022) and drops no activations (dropout regularizes; the demo sees
 # under one epoch of its corpus). Its steps and learning rate: held-out MLM accuracy sits at 0.12-0.15 (context-
@@ -46,7 +43,7 @@ DEMO = dict(masked_lm_prob=0.3, next_sentence="off", seq_length=32, build_vocab=
 # Other runs (own --files, a vocab, a checkpoint, a preset or a config): BERT's objective.
 OWN_RUN = dict(masked_lm_prob=0.15, next_sentence="on", seq_length=64, train_steps=1200,
                learning_rate=2e-3)
-DEMO_DROPOUT = dict(dropout_rate=0.0, attention_dropout_rate=0.0)
+FAMILY_FLAGS = ("next_sentence", "masked_lm_prob")  # --family's own where not given
 
 
 def parse_args(argv):
@@ -71,9 +68,10 @@ def parse_args(argv):
     data.add_argument("--seq_length", type=positive_int,
                       help=f"tokens per sequence (default {OWN_RUN['seq_length']}; the demo from "
                       f"scratch: {DEMO['seq_length']})")
-    data.add_argument("--max_predictions_per_seq", type=positive_int, default=10)
-    data.add_argument("--masked_lm_prob", type=positive_float, help="share of tokens to predict "
-                      f"(BERT: 0.15, the default; the demo from scratch: {DEMO['masked_lm_prob']})")
+    data.add_argument("--max_predictions_per_seq", type=positive_int, help="masked positions per sequence "
+                      "(default 10; with --family: enough for its share, at least 10)")
+    data.add_argument("--masked_lm_prob", type=positive_float, help="share of tokens to predict (BERT: 0.15, "
+                      f"the default; the demo from scratch: {DEMO['masked_lm_prob']}; --family: its own)")
     data.add_argument("--next_sentence", choices=("on", "off"), help="next-sentence pairs and "
                       "loss (BERT: on, the default; the demo from scratch: off, MLM only)")
     data.add_argument("--phase2_seq_length", type=non_negative_int, default=0, metavar="N",
@@ -93,7 +91,8 @@ def parse_args(argv):
     model.add_argument("--preset", help="a keras_bert preset, e.g. bert_tiny_uncased")
     model.add_argument("--config", help="a BERT config JSON (Google, Hugging Face or keras_bert)")
     model.add_argument("--init_checkpoint", help="continue from this checkpoint (any format)")
-    model.add_argument("--family", help="from scratch, a family's tokenizer and objective (roberta: byte BPE, MLM)")
+    model.add_argument("--family", help="from scratch, a family's tokenizer, objective and masking (roberta: byte "
+                       "BPE, MLM; modernbert: byte BPE, MLM of 30 %%, its own model in --preset's sizes)")
     train = parser.add_argument_group("training")
     train.add_argument("--output_dir", default="runs/pretrain")
     train.add_argument("--batch_size", type=positive_int, default=32, help="global batch size")
@@ -127,7 +126,7 @@ def parse_args(argv):
     args.from_scratch_demo = not (args.files or args.vocab or args.init_checkpoint or args.preset
                                   or args.config)
     for flag, value in (DEMO if args.from_scratch_demo else OWN_RUN).items():
-        setattr(args, flag, getattr(args, flag) or (None if flag == "next_sentence" and args.family else value))
+        setattr(args, flag, getattr(args, flag) or (None if flag in FAMILY_FLAGS and args.family else value))
     if args.warmup_steps is not None and args.warmup_steps > args.train_steps:
         parser.error(f"--warmup_steps {args.warmup_steps} exceeds --train_steps {args.train_steps}")
     for flag in ("phase2_max_predictions_per_seq", "phase2_fraction"):
@@ -136,10 +135,6 @@ def parse_args(argv):
     if args.phase2_seq_length and args.phase2_seq_length <= args.seq_length:
         parser.error(f"--phase2_seq_length {args.phase2_seq_length} is not longer than --seq_length "
                      f"{args.seq_length}; phase 2 trains longer sequences (BERT: 512 after 128), 0 for one phase")
-    if args.phase2_seq_length:
-        args.phase2_fraction = args.phase2_fraction or 0.1
-        args.phase2_max_predictions_per_seq = args.phase2_max_predictions_per_seq or max(
-            1, round(args.phase2_seq_length * args.max_predictions_per_seq / args.seq_length))
     return args
 
 
@@ -161,10 +156,10 @@ def main(argv=None):
         print(f"Corpus: {len(files)} Shakespeare texts (held out: "
               f"{', '.join(os.path.basename(f) for f in eval_files)}).")
     family = pretraining_defaults(args.family) if args.family else None
-    args.next_sentence = args.next_sentence or family.next_sentence
+    masking(args, family)
     text_config = _text_config(args, files, family.tokenizer if family else "wordpiece")
     tokenizer = text_config.tokenizer()
-    config = _model_config(args, tokenizer, family)
+    config = model_config(args, tokenizer, family)
     train_input, eval_input, phase2 = _inputs(args, files, eval_files, tokenizer)
     run = RunConfig(output_dir=args.output_dir, strategy=strategy, mixed_precision=args.mixed_precision,
                     jit_compile=args.jit_compile, seed=args.seed,
@@ -218,32 +213,6 @@ def _text_config(args, files, kind):
         text_config = keras_bert.TextConfig.from_dir(source).override(
             lower_case=False if args.cased else None, flag="--cased")
     return text_config.replace(max_seq_length=max(args.seq_length, args.phase2_seq_length))
-
-
-def _model_config(args, tokenizer, family):
-    """The `BertConfig` to build (None: the --init_checkpoint's), checked against both phases."""
-    import keras_bert
-    from keras_bert.training import check_batch_memory, check_position_embeddings
-
-    if args.init_checkpoint:
-        return None  # the checkpoint carries its config
-    if args.config:
-        config = keras_bert.BertConfig.from_json(args.config)
-    elif args.preset:
-        config = keras_bert.BertConfig.from_preset(args.preset)
-    else:
-        config = keras_bert.BertConfig(vocab_size=tokenizer.vocab_size, **DEFAULT_CONFIG,
-                                       **(DEMO_DROPOUT if args.from_scratch_demo else {}))
-    if args.build_vocab:  # the model's vocab follows the built one
-        config = dataclasses.replace(config, vocab_size=tokenizer.vocab_size)
-    config = family.config(config, tokenizer.pad_id) if family else config  # RoBERTa: positions after pad + 1
-    phases = [(args.seq_length, args.max_predictions_per_seq)]
-    if args.phase2_seq_length:
-        phases.append((args.phase2_seq_length, args.phase2_max_predictions_per_seq))
-    check_position_embeddings([seq_length for seq_length, _ in phases], config.max_position_embeddings)
-    for seq_length, predictions in phases:
-        check_batch_memory(config, args.batch_size, seq_length, predictions, args.mixed_precision)
-    return config
 
 
 def _inputs(args, files, eval_files, tokenizer):

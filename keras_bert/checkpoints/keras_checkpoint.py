@@ -1,5 +1,6 @@
 """This package's own format: keras_bert_config.json + {encoder,pretrainer}.weights.h5, or a .keras file."""
 
+import json
 import os
 import zipfile
 
@@ -7,9 +8,9 @@ import keras
 
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
 from keras_bert.checkpoints.weight_map import find_encoder, model_weights, task_head
-from keras_bert.config import BertConfig
-from keras_bert.models.bert_encoder import BertEncoder
+from keras_bert.config import BertConfig, read_json
 from keras_bert.models.bert_pretrainer import BertPretrainer
+from keras_bert.models.families import FAMILIES, build_family_encoder, family_of
 from keras_bert.models.heads import upgrade
 from keras_bert.text.text_config import find_text_config
 
@@ -65,9 +66,9 @@ def read_keras_checkpoint(path):
     if not os.path.exists(config_file) or not weight_files:
         missing = CONFIG_NAME if not os.path.exists(config_file) else f"{ENCODER_WEIGHTS} or {PRETRAINER_WEIGHTS}"
         raise FileNotFoundError(f"{path} lacks {missing}; {_LAYOUT}.")
-    config = BertConfig.from_json(config_file)
+    config = _read_config(config_file)
     weights_file = weight_files[0]
-    model = BertEncoder(config)
+    model = build_family_encoder(config)
     if weights_file.endswith(PRETRAINER_WEIGHTS):
         model = BertPretrainer(config, encoder=model)
     try:
@@ -77,6 +78,16 @@ def read_keras_checkpoint(path):
     return CheckpointContents(config=config, weights=model_weights(model),
                               source=f"keras_bert checkpoint {weights_file}",
                               text_config=find_text_config(path), config_file=config_file)
+
+
+def _read_config(config_file):
+    """keras_bert_config.json's config: a `BertConfig` (Google's and HF's files too), or the config class of the
+    `family` it names where that family has its own (ModernBERT)."""
+    values = read_json(config_file, "a keras_bert config")
+    family = FAMILIES.get(values.get("family", "bert"))
+    if family is None or family.config_class is BertConfig:  # BertConfig names an unknown family itself
+        return BertConfig.from_json(config_file)
+    return family.config_class.from_dict({key: value for key, value in values.items() if key != "family"})
 
 
 def _keras_file_contents(path, model):
@@ -110,13 +121,16 @@ def write_keras_checkpoint(path, model):
 
     Args:
         path: output directory (created if needed).
-        model: a `BertEncoder` or `BertPretrainer`.
+        model: any family's encoder (`BertEncoder`, `ModernBertEncoder`) or a `BertPretrainer`.
 
     Example:
         >>> write_keras_checkpoint("/tmp/my_bert", encoder)  # doctest: +SKIP
     """
     os.makedirs(path, exist_ok=True)
-    find_encoder(model).config.to_json(os.path.join(path, CONFIG_NAME))
+    config = find_encoder(model).config
+    with open(os.path.join(path, CONFIG_NAME), "w", encoding="utf-8") as f:  # its family: which class reads it
+        json.dump(dict(config.to_dict(), family=family_of(config).name), f, indent=2, sort_keys=True)
+        f.write("\n")
     name = PRETRAINER_WEIGHTS if isinstance(model, BertPretrainer) else ENCODER_WEIGHTS
     for stale in (PRETRAINER_WEIGHTS, ENCODER_WEIGHTS):
         if os.path.exists(os.path.join(path, stale)):

@@ -215,7 +215,8 @@ def _task_model(contents, dtype):
         head = contents.head.from_config(dict(contents.head_config, **({"dtype": dtype} if dtype else {})))
     else:  # a Hugging Face folder's: sized from its weights
         dropout = contents.head_dropout_rate
-        dropout = contents.config.dropout_rate if dropout is None else dropout
+        if dropout is None:  # the encoder's (a family config without one, ModernBERT's: its heads' is 0)
+            dropout = getattr(contents.config, "dropout_rate", 0.0)
         head = contents.head.from_weights(contents.weights, dropout, contents.config.initializer_range, dtype,
                                           **(contents.head_options or {}))
     model = BertTaskModel.from_head(encoder, head, contents.model_name, contents.task,

@@ -6,7 +6,7 @@ from keras_bert.models.bert_encoder import BertEncoder, as_config
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
 from keras_bert.models.embedder_head import EmbedderHead
-from keras_bert.models.families import ENCODER_CLASSES
+from keras_bert.models.families import ENCODER_CLASSES, FAMILIES, build_family_encoder
 from keras_bert.models.multiple_choice_head import MultipleChoiceHead
 from keras_bert.models.sequence_head import SequenceHead
 from keras_bert.models.span_head import SpanHead
@@ -16,6 +16,8 @@ from keras_bert.models.token_head import TokenHead
 def _encoder(encoder, dtype=None):
     if isinstance(encoder, ENCODER_CLASSES):  # any family's encoder
         return encoder
+    if isinstance(encoder, tuple(family.config_class for family in FAMILIES.values())):  # any family's config
+        return build_family_encoder(encoder, dtype=dtype)
     return BertEncoder(as_config(encoder), dtype=dtype)
 
 

@@ -56,6 +56,8 @@ class ModelFamily:
         masked_lm_act: that `MaskedLMHead`'s activation (ELECTRA's generator: "gelu"); None: the config's hidden_act.
         hf_embedding_size: whether its config.json has `embedding_size` (ELECTRA: where it differs from
             hidden_size, an `embeddings_project` follows the embeddings); a family without it cannot save one.
+        pretraining_config: `(BertConfig, pad_id)` -> its config to pretrain from scratch in that shape (a preset's
+            sizes; ModernBERT: `ModernBertConfig.from_bert_shape`); None: the `BertConfig` as this family's.
     """
 
     name: str
@@ -86,6 +88,7 @@ class ModelFamily:
     keras_hub_layout: str = None
     masked_lm_act: str = None
     hf_embedding_size: bool = False
+    pretraining_config: object = None
 
     def build_masked_lm_head(self, config, encoder, dtype=None, name="mlm_head"):
         """Its pretrainer's masked-LM head on `encoder` (tied to its token embeddings)."""
@@ -227,7 +230,8 @@ MODERNBERT = ModelFamily(
                                       ("decoder.weight", "cls.predictions.decoder.weight")),
     head_renames={"ForQuestionAnswering": (("classifier.", "qa_outputs."),)},  # its QA head is a `classifier`
     canonical_encoder_name=to_canonical, hf_encoder_name=_modernbert_hf_name, pooler_prefix=POOLER_PREFIX,
-    mask_rate=0.3, masked_lm_head=lambda config, encoder, dtype, name: ModernBertMaskedLMHead(
+    mask_rate=0.3, pretraining_config=ModernBertConfig.from_bert_shape,
+    masked_lm_head=lambda config, encoder, dtype, name: ModernBertMaskedLMHead(
         config.vocab_size, decoder_bias=config.decoder_bias, prediction_head=encoder.head,
         embedding_layer=encoder.embeddings, dtype=dtype, name=name))
 BERT = ModelFamily("bert", ("bert",), keras_hub_backbone="BertBackbone", keras_hub_tokenizer="BertTokenizer",

@@ -70,14 +70,18 @@ def find_files(directory):
 
 
 def write_huggingface_kind(config, directory):
-    """tokenizer_config.json + special_tokens_map.json for RoBERTa / XLM-R's tokenizer classes
-    (the vocabulary files are copied by the caller), so AutoTokenizer.from_pretrained gives the same ids.
-    A byte-level BPE with BERT's special names (ModernBERT) gets its own tokenizer.json instead."""
+    """tokenizer_config.json + special_tokens_map.json for RoBERTa / XLM-R's tokenizer classes (the vocabulary
+    files are copied by the caller), so AutoTokenizer.from_pretrained gives the same ids; a byte-level BPE also
+    gets its `tokenizer.json` (transformers 5 builds none from vocab.json + merges.txt): RoBERTa's packing, or
+    `[CLS] A [SEP] B [SEP]` for one with BERT's special names (ModernBERT)."""
     if config.kind == "byte_bpe":
         tokens = read_vocab_json(config.vocab_file)
         ids = special_ids(tokens, config.vocab_file)
         if tokens[ids["cls"]] != BPE_SPECIALS["cls"]:
             return _write_bert_named_bpe(config, directory, tokens, ids)
+        cls, sep = ((tokens[ids[key]], ids[key]) for key in ("cls", "sep"))
+        _write_bpe_json(config, directory, tokens, ids, {"type": "RobertaProcessing", "sep": sep, "cls": cls,
+                                                         "trim_offsets": True, "add_prefix_space": False})
     specials = {f"{key}_token": token for key, token in BPE_SPECIALS.items()}
     specials.update(bos_token="<s>", eos_token="</s>")
     # RoBERTa's byte-level settings; XLM-R's Metaspace adds its own prefix space (add_prefix_space=False
@@ -93,23 +97,27 @@ def _write_bert_named_bpe(config, directory, tokens, ids):
     """ModernBERT's tokenizer files: a ByteLevel BPE `tokenizer.json` packing `[CLS] A [SEP] B [SEP]`."""
     specials = {f"{key}_token": tokens[i] for key, i in ids.items()}
     cls, sep = tokens[ids["cls"]], tokens[ids["sep"]]
-    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True}
     template = lambda *parts: [  # noqa: E731
         {"SpecialToken": {"id": p, "type_id": t}} if p in (cls, sep) else {"Sequence": {"id": p, "type_id": t}}
         for p, t in parts]
+    _write_bpe_json(config, directory, tokens, ids, {
+        "type": "TemplateProcessing", "single": template((cls, 0), ("A", 0), (sep, 0)),
+        "pair": template((cls, 0), ("A", 0), (sep, 0), ("B", 1), (sep, 1)),
+        "special_tokens": {t: {"id": t, "ids": [ids[k]], "tokens": [t]} for k, t in (("cls", cls), ("sep", sep))}})
+    write_json(os.path.join(directory, "tokenizer_config.json"), dict(
+        specials, tokenizer_class="PreTrainedTokenizerFast", model_max_length=config.max_seq_length or 8192))
+    write_json(os.path.join(directory, "special_tokens_map.json"), specials)
+
+
+def _write_bpe_json(config, directory, tokens, ids, post_processor):
+    """A ByteLevel BPE `tokenizer.json` of the contract's vocab and merges with `post_processor`'s packing."""
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True}
     write_json(os.path.join(directory, "tokenizer.json"), {
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": [{"id": i, "content": tokens[i], "single_word": False, "lstrip": False, "rstrip": False,
                           "normalized": False, "special": True} for i in sorted(set(ids.values()))],
-        "normalizer": None, "pre_tokenizer": byte_level, "decoder": byte_level,
-        "post_processor": {
-            "type": "TemplateProcessing", "single": template((cls, 0), ("A", 0), (sep, 0)),
-            "pair": template((cls, 0), ("A", 0), (sep, 0), ("B", 1), (sep, 1)),
-            "special_tokens": {t: {"id": t, "ids": [ids[k]], "tokens": [t]} for k, t in (("cls", cls), ("sep", sep))}},
+        "normalizer": None, "pre_tokenizer": byte_level, "decoder": byte_level, "post_processor": post_processor,
         "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
                   "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
                   "vocab": {token: i for i, token in enumerate(tokens)},
                   "merges": [merge.split(" ") for merge in read_merges(config.merges_file)]}})
-    write_json(os.path.join(directory, "tokenizer_config.json"), dict(
-        specials, tokenizer_class="PreTrainedTokenizerFast", model_max_length=config.max_seq_length or 8192))
-    write_json(os.path.join(directory, "special_tokens_map.json"), specials)

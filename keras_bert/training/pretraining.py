@@ -2,8 +2,6 @@
 
 import os
 
-
-from keras_bert.models.bert_encoder import as_config
 from keras_bert.models.builders import build_pretrainer
 from keras_bert.training.folder_lock import exclusive_run_folder
 from keras_bert.training.optimizers import create_optimizer
@@ -88,7 +86,8 @@ def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, voca
             `pretraining_input(...)`. Without an input context a batch holds
             `global_batch_size` examples; with one, this pipeline's share
             (`input_context.get_per_replica_batch_size(global_batch_size)`).
-        config: `BertConfig`, preset name or dict (ignored with `init_checkpoint`).
+        config: `BertConfig` (or another family's config: `ModernBertConfig`), preset name or dict (ignored
+            with `init_checkpoint`).
         run: a `RunConfig`, required: `output_dir` (the run folder, created if needed; None is
             refused), strategy, precision, `jit_compile`, seed (weights, dropout; the data's
             seed is `train_input`'s), `gradient_accumulation_steps` (each global batch runs
@@ -237,7 +236,7 @@ def _pretrainer(config, init_checkpoint):
         return load_checkpoint(init_checkpoint, model="pretrainer")
     if config is None:
         raise ValueError("Pass a config (BertConfig, preset name or dict) or an init_checkpoint.")
-    return build_pretrainer(as_config(config))
+    return build_pretrainer(config)  # a family config (ModernBertConfig), BertConfig, preset name or dict
 
 
 def _check_vocab(vocab_file, bert_config, text_config=None):

@@ -6,6 +6,8 @@ import os
 import pytest
 
 from keras_bert.config import BertConfig
+from keras_bert.models.builders import build_pretrainer
+from keras_bert.models.modernbert import ModernBertConfig
 from keras_bert.training.family_defaults import pretraining_defaults
 from tests.conftest import run_tool
 
@@ -22,6 +24,19 @@ def test_a_family_record_sets_tokenizer_objective_and_positions():
     assert bert.config(BertConfig(**TINY), pad_id=0) == BertConfig(**TINY)
     with pytest.raises(ValueError, match=r"^--family 'gpt2': pretraining from scratch knows the families bert"):
         pretraining_defaults("gpt2")
+
+
+def test_modernbert_pretrains_its_own_config_in_the_given_shape_with_its_masking_rate():
+    modernbert = pretraining_defaults("modernbert")
+    assert (modernbert.tokenizer, modernbert.next_sentence, modernbert.mask_rate) == ("byte_bpe", "off", 0.3)
+    assert pretraining_defaults("roberta").mask_rate == 0.15
+    config = modernbert.config(BertConfig(**TINY, hidden_act="gelu_tanh"), pad_id=1)
+    assert isinstance(config, ModernBertConfig)
+    shape = ("vocab_size", "hidden_size", "num_layers", "num_heads", "intermediate_size", "max_position_embeddings")
+    assert {name: getattr(config, name) for name in shape} == TINY
+    assert (config.pad_token_id, config.hidden_act, config.global_attn_every_n_layers, config.local_attention) == (
+        1, "gelu_tanh", 3, 128)  # HF's layout: global every third layer, a 128-token window
+    assert build_pretrainer(config).encoder.config == config  # the builder takes any family's config
 
 
 @pytest.mark.slow

@@ -1,5 +1,6 @@
-"""run_pretraining: output folder contract, refusals; learning on real text."""
+"""run_pretraining: output folder contract, refusals; learning on real text; another family's model."""
 
+import json
 import os
 
 import numpy as np
@@ -153,3 +154,22 @@ def test_a_packed_run_ends_with_the_unpacked_model(minilm_dir, shakespeare_files
                              steps_per_epoch=2, plot=False, tensorboard=False, pack_sequences=True)
     assert result["step"] == 2 and not result["model"].packed
     assert keras_bert.load_checkpoint(str(tmp_path / "final"), model="pretrainer").packed is False
+
+
+def test_a_modernbert_config_pretrains_masked_lm_only_and_resumes(tmp_path):
+    """pretrain --family modernbert's model: `run_pretraining` takes another family's config, trains its masked LM
+    alone, continues a finished shorter run where it ended, and `final/` loads back as that family."""
+    from keras_bert.models.modernbert import ModernBertConfig
+
+    config = ModernBertConfig(vocab_size=VOCAB_SIZE, hidden_size=16, num_layers=2, num_heads=2, intermediate_size=16,
+                              max_position_embeddings=16, local_attention=4, pad_token_id=0)
+    first = _run(tmp_path, config=config, train_steps=3)
+    assert (first["start_step"], first["step"]) == (0, 3)
+    again = _run(tmp_path, config=config)
+    assert (again["start_step"], again["step"]) == (3, 6)
+    assert not any("nsp_loss" in row for row in again["rows"])
+    assert json.loads((tmp_path / "final" / "keras_bert_config.json").read_text())["family"] == "modernbert"
+    model = keras_bert.load_checkpoint(str(tmp_path / "final"), model="pretrainer")  # read by the family's classes
+    assert model.config == config and not model.next_sentence
+    for a, b in zip(model.weights, again["model"].weights, strict=True):
+        np.testing.assert_array_equal(np.array(a), np.array(b))

@@ -95,6 +95,17 @@ class ModernBertConfig(FrozenConfig):
         return tuple("local" if i % self.global_attn_every_n_layers else "global" for i in range(self.num_layers))
 
     @classmethod
+    def from_bert_shape(cls, config, pad_token_id):
+        """A ModernBERT of a `BertConfig`'s shape (a preset's: hidden size, layers, heads, intermediate size,
+        longest input, vocab size, activation) to pretrain from scratch; the rest ModernBERT's defaults (global
+        attention every third layer, a 128-token window: shorter sequences see all of it, no dropout)."""
+        return cls(vocab_size=config.vocab_size, hidden_size=config.hidden_size, num_layers=config.num_layers,
+                   num_heads=config.num_heads, intermediate_size=config.intermediate_size,
+                   max_position_embeddings=config.max_position_embeddings - config.position_offset,
+                   hidden_act=config.hidden_act,
+                   pad_token_id=int(pad_token_id))
+
+    @classmethod
     def from_huggingface_dict(cls, raw, source="config.json"):
         """Maps a Hugging Face ModernBERT `config.json` dict (transformers 4.x or 5.x) onto this config."""
         if raw.get("model_type", "modernbert") not in MODEL_TYPES:

@@ -55,7 +55,9 @@ class ModernBertEncoder(keras.Model):
         (2, 16)
     """
 
-    def __init__(self, config, dtype=None, name="modernbert_encoder", text_config=None, **kwargs):
+    def __init__(self, config, dtype=None, name="modernbert_encoder", text_config=None, packed=False, **kwargs):
+        if packed:  # BertPretrainer's packed rows (pretrain --pack_sequences): not in this encoder yet
+            raise ValueError("ModernBERT does not take packed rows yet; pretrain it without --pack_sequences.")
         config = as_modernbert_config(config)
         inputs = {n: keras.Input(shape=(None,), dtype="int32", name=n) for n in ENCODER_INPUTS}
         embeddings = ModernBertEmbeddings(

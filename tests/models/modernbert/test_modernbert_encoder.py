@@ -5,6 +5,7 @@ import keras
 import numpy as np
 import pytest
 
+import keras_bert
 from keras_bert.layers import ModernBertMaskedLMHead
 from keras_bert.models.modernbert import ModernBertConfig, ModernBertEncoder, encoder_from_huggingface
 from tests.layers.layer_checks import to_numpy
@@ -83,3 +84,11 @@ def test_a_folder_without_weights_is_one_line(tmp_path):
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(FileNotFoundError, match=r"has no model.safetensors; a Hugging Face ModernBERT folder"):
         encoder_from_huggingface(str(tmp_path))
+
+
+def test_packed_rows_are_refused_in_one_line():
+    """pretrain --family modernbert --pack_sequences: the encoder has no per-example attention in a row yet."""
+    config = ModernBertConfig(vocab_size=32, hidden_size=8, num_layers=1, num_heads=2, intermediate_size=8)
+    with pytest.raises(ValueError, match=r"^ModernBERT does not take packed rows yet; pretrain it without "
+                                         r"--pack_sequences\.$"):
+        keras_bert.models.BertPretrainer(config, packed=True)
