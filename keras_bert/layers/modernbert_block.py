@@ -16,7 +16,9 @@ class ModernBertBlock(BertLayer):
 
     Attention has no biases by default, rotary positions (`rope_theta`) on queries and keys, and
     sees either every unpadded token (`half_window=None`, a global layer) or the tokens at most
-    `half_window` positions away (a local layer, computed band by band: `windowed_attention`).
+    `half_window` positions away (a local layer, computed band by band: `windowed_attention`). Called with
+    `example_ids` (int `[batch, seq]`, 1..k per packed example, 0 on padding) and `position_ids` (restarting
+    at each example), a token attends only to its own example's tokens, rotated by its own positions.
     Sub-layer names follow Hugging Face's `ModernBertEncoderLayer` (`attn_norm`, `Wqkv`, ...).
 
     Args:
@@ -81,38 +83,40 @@ class ModernBertBlock(BertLayer):
         self.attention_output_dropout = FastDropout(attention_dropout, dtype=self.dtype_policy)
         self.mlp_dropout_layer = FastDropout(mlp_dropout, dtype=self.dtype_policy)
 
-    def build(self, inputs_shape, padding_mask_shape=None):
+    def build(self, inputs_shape, padding_mask_shape=None, example_ids_shape=None, position_ids_shape=None):
         hidden_shape = (None, None, self.hidden_size)
         for layer in filter(None, (self.attn_norm, self.mlp_norm, self.wqkv, self.attn_wo, self.wi)):
             layer.build(hidden_shape)
         self.mlp_wo.build((None, None, self.intermediate_size))
         self.built = True
 
-    def _attention(self, x, padding_mask, training):
+    def _attention(self, x, padding_mask, example_ids, position_ids, training):
         batch, seq = ops.shape(x)[0], ops.shape(x)[1]
         qkv = ops.reshape(self.wqkv(x), (batch, seq, 3, self.num_heads, self.head_size))  # (batch, seq, 3, heads, d)
         qkv = ops.transpose(qkv, (2, 0, 3, 1, 4))  # (3, batch, heads, seq, d)
-        cos, sin = rotary_cos_sin(seq, self.head_size, self.rope_theta)  # (seq, d)
+        cos, sin = rotary_cos_sin(seq, self.head_size, self.rope_theta, position_ids)  # (seq, d) or (batch, 1, seq, d)
         query = apply_rotary(qkv[0], cos, sin) * ops.cast(self.head_size ** -0.5, x.dtype)
         key, value = apply_rotary(qkv[1], cos, sin), qkv[2]
         if self.half_window is None:
             dropout = self.attention_probs_dropout if training and self.attention_dropout > 0 else None
-            context = global_attention(query, key, value, padding_mask, dropout, training, self.query_chunk)
+            context = global_attention(query, key, value, padding_mask, dropout, training, self.query_chunk,
+                                       example_ids=example_ids)
         else:
             context = sliding_window_attention(query, key, value, padding_mask, self.half_window,
-                                               self.attention_probs_dropout, training)
+                                               self.attention_probs_dropout, training, example_ids=example_ids)
         context = ops.transpose(context, (0, 2, 1, 3))  # (batch, seq, heads, d)
         context = ops.reshape(context, (batch, seq, self.hidden_size))  # (batch, seq, hidden)
         return self.attention_output_dropout(self.attn_wo(context), training=training)
 
-    def call(self, inputs, padding_mask=None, training=None):
+    def call(self, inputs, padding_mask=None, example_ids=None, position_ids=None, training=None):
         if padding_mask is None:
             padding_mask = ops.ones(ops.shape(inputs)[:2], "int32")
         normed = self.attn_norm(inputs) if self.attn_norm is not None else inputs
-        x = inputs + self._attention(normed, padding_mask, training)
+        x = inputs + self._attention(normed, padding_mask, example_ids, position_ids, training)
         gate_input, gate = ops.split(self.wi(self.mlp_norm(x)), 2, axis=-1)  # (batch, seq, intermediate) each
         hidden = self.mlp_dropout_layer(self.activation(gate_input) * gate, training=training)
         return x + self.mlp_wo(hidden)
 
-    def compute_output_shape(self, inputs_shape, padding_mask_shape=None):
+    def compute_output_shape(self, inputs_shape, padding_mask_shape=None, example_ids_shape=None,
+                             position_ids_shape=None):
         return tuple(inputs_shape)

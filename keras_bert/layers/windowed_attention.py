@@ -27,22 +27,32 @@ def _masked_softmax(scores, keep):
     return ops.cast(probs, scores.dtype)
 
 
-def global_attention(query, key, value, padding_mask, dropout=None, training=None, query_chunk=None):
+def same_example(query_ids, key_ids):
+    """bool `(batch, 1, ..., queries, keys)`: query and key belong to one packed example (`input_example_ids`
+    `(batch, ..., queries)` and `(batch, ..., keys)`; padding's 0 never matches a real key: `padding_mask`)."""
+    return ops.expand_dims(ops.equal(ops.expand_dims(query_ids, -1), ops.expand_dims(key_ids, -2)), 1)
+
+
+def global_attention(query, key, value, padding_mask, dropout=None, training=None, query_chunk=None,
+                     example_ids=None):
     """Attention of every query to every unpadded key; `query`, `key`, `value` `(batch, heads, seq,
     head_size)` (query already scaled), `padding_mask` int `(batch, seq)`; out like `query`. With
     `query_chunk` (and no `dropout`) the queries go `query_chunk` at a time (one chunk if seq is shorter),
-    fewer when a chunk would hold over 2**21 scores per head (long sequences: at most 8 MiB per head)."""
+    fewer when a chunk would hold over 2**21 scores per head (long sequences: at most 8 MiB per head).
+    With `example_ids` int `(batch, seq)` (packed rows) a query sees only its own example's keys."""
     keep = ops.cast(padding_mask, "bool")[:, None, None, :]  # (batch, 1, 1, seq)
+    key_ids = None if example_ids is None else ops.cast(example_ids, "int32")
 
-    def attend(queries):
+    def attend(queries, query_ids=None):
         scores = ops.einsum("bhqd,bhkd->bhqk", queries, key)  # (batch, heads, queries, seq)
-        probs = _masked_softmax(scores, keep)
+        allowed = keep if query_ids is None else ops.logical_and(keep, same_example(query_ids, key_ids))
+        probs = _masked_softmax(scores, allowed)
         if dropout is not None:
             probs = dropout(probs, training=training)
         return ops.einsum("bhqk,bhkd->bhqd", probs, value)  # (batch, heads, queries, head_size)
 
     if query_chunk is None or dropout is not None:
-        return attend(query)
+        return attend(query, key_ids)
     seq = ops.shape(query)[2]
     size = query_chunk_size(seq, query_chunk)
     pad_after = (size - seq % size) % size
@@ -50,7 +60,13 @@ def global_attention(query, key, value, padding_mask, dropout=None, training=Non
     batch, heads, head_size = ops.shape(query)[0], query.shape[1], query.shape[-1]
     queries = ops.reshape(ops.pad(query, [[0, 0], [0, 0], [0, pad_after], [0, 0]]),
                           (batch, heads, chunks, size, head_size))  # (batch, heads, chunks, size, d)
-    context = ops.map(attend, ops.transpose(queries, (2, 0, 1, 3, 4)))  # (chunks, batch, heads, size, d)
+    queries = ops.transpose(queries, (2, 0, 1, 3, 4))  # (chunks, batch, heads, size, d)
+    if key_ids is None:
+        context = ops.map(attend, queries)  # (chunks, batch, heads, size, d)
+    else:  # each chunk's queries with their example ids
+        query_ids = ops.reshape(ops.pad(key_ids, [[0, 0], [0, pad_after]]), (batch, chunks, size))
+        context = ops.map(lambda chunk: attend(*chunk),
+                          (queries, ops.transpose(query_ids, (1, 0, 2))))  # ids (chunks, batch, size)
     context = ops.reshape(ops.transpose(context, (1, 2, 0, 3, 4)), (batch, heads, chunks * size, head_size))
     return context[:, :, :seq, :]  # (batch, heads, seq, head_size)
 
@@ -82,10 +98,12 @@ def band_pattern(half_window):
     return np.abs(cols - half_window - rows) <= half_window
 
 
-def sliding_window_attention(query, key, value, padding_mask, half_window, dropout=None, training=None):
+def sliding_window_attention(query, key, value, padding_mask, half_window, dropout=None, training=None,
+                             example_ids=None):
     """Attention of each query to the unpadded keys at most `half_window` positions away (Hugging
     Face's bidirectional sliding window: |q - k| <= local_attention // 2); arguments and output as
-    `global_attention`. Memory and time O(seq * half_window).
+    `global_attention` (with `example_ids`, only the window's keys of the query's own example). Memory
+    and time O(seq * half_window).
 
     Example:
         >>> q = keras.ops.ones((1, 2, 10, 4))
@@ -105,6 +123,11 @@ def sliding_window_attention(query, key, value, padding_mask, half_window, dropo
     key_mask = _blocks_with_neighbours(ops.cast(padding_mask, "int32")[:, :, None], block, blocks, pad_after)
     keep = ops.logical_and(ops.cast(key_mask[:, None, :, None, :, 0], "bool"),  # (batch, 1, blocks, 1, 3 block)
                            ops.convert_to_tensor(band_pattern(block)))  # (block, 3 block)
+    if example_ids is not None:  # packed rows: the band's keys of the query's own example only
+        ids = ops.cast(example_ids, "int32")
+        query_ids = ops.reshape(ops.pad(ids, [[0, 0], [0, pad_after]]), (batch, blocks, block))
+        key_ids = _blocks_with_neighbours(ids[:, :, None], block, blocks, pad_after)[..., 0]  # (batch, blocks, 3 block)
+        keep = ops.logical_and(keep, same_example(query_ids, key_ids))  # (batch, 1, blocks, block, 3 block)
     probs = _masked_softmax(scores, keep)
     if dropout is not None:
         probs = dropout(probs, training=training)

@@ -104,8 +104,9 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
         output and feed-forward run on 1 + p rows instead of all: a 4-layer step at seq 128 with
         20 predictions runs ~1.16x faster (tools/bench_train.py, XLA on a 2-core CPU)."""
         inputs = dict(inputs)
-        if not hasattr(self.encoder, "sequence_output_at"):  # a family encoder without it: the whole graph
-            return super().call(inputs, training=training)
+        if not hasattr(self.encoder, "sequence_output_at"):  # a family encoder without it: the whole graph, on the
+            # inputs it takes (packed rows of a model without NSP also carry `next_sentence_positions`)
+            return super().call({name: inputs[name] for name in self.input}, training=training)
         masked = ops.cast(inputs["masked_lm_positions"], "int32")
         batch, predictions = ops.shape(masked)[0], ops.shape(masked)[1]
         if self.packed and self.next_sentence:

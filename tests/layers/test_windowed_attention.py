@@ -61,3 +61,21 @@ def test_long_sequences_take_fewer_queries_per_chunk_and_still_equal_the_whole_m
     mask = (np.arange(4096) < 3001).astype("int32")[None]
     chunked = to_numpy(global_attention(q, k, v, mask, query_chunk=1024))  # 8 chunks of 512
     np.testing.assert_allclose(chunked, to_numpy(global_attention(q, k, v, mask)), atol=1e-6)
+
+
+def test_packed_rows_attend_within_their_own_example_on_every_path():
+    """`example_ids` (1..k, 0 on padding): the band, the whole score matrix and each query chunk keep to the
+    query's own example, as the dense reference of each example alone does."""
+    rng = np.random.default_rng(2)
+    q, k, v = (rng.normal(size=(2, 2, 13, 4)).astype("float32") for _ in range(3))
+    example_ids = np.array([[1] * 5 + [2] * 4 + [3] * 3 + [0], [1] * 6 + [2] * 7], "int32")
+    mask = (example_ids > 0).astype("int32")
+    outputs = [(2, sliding_window_attention(q, k, v, mask, 2, example_ids=example_ids))]
+    for query_chunk in (None, 4, 64):  # whole matrix; chunks (the last one padded); one chunk
+        outputs.append((13, global_attention(q, k, v, mask, query_chunk=query_chunk, example_ids=example_ids)))
+    for half_window, out in outputs:
+        for row, example in ((0, 1), (0, 2), (0, 3), (1, 1), (1, 2)):
+            where = np.flatnonzero(example_ids[row] == example)
+            alone = dense_reference(*(x[row:row + 1, :, where] for x in (q, k, v)),
+                                    np.ones((1, where.size), "int32"), half_window)
+            np.testing.assert_allclose(to_numpy(out)[row:row + 1, :, where], alone, atol=1e-5)

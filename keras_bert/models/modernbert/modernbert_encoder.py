@@ -11,11 +11,9 @@ from keras_bert.layers.modernbert_block import ModernBertBlock
 from keras_bert.layers.modernbert_embeddings import ModernBertEmbeddings
 from keras_bert.layers.modernbert_prediction_head import ModernBertPredictionHead
 from keras_bert.layers.sentence_pooling import SentencePooling
+from keras_bert.models.bert_encoder import encoder_inputs
 from keras_bert.models.modernbert.modernbert_config import ModernBertConfig
 from keras_bert.models.modernbert.modernbert_weights import encoder_variable_names, load_encoder_weights
-
-ENCODER_INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
-
 
 def as_modernbert_config(config):
     """Accepts a ModernBertConfig or its dict."""
@@ -40,11 +38,17 @@ class ModernBertEncoder(keras.Model):
     block's output before the final norm, = HF `hidden_states[1:]`), and `head_sequence_output` `[b, s, h]` =
     `head(sequence_output)` (what `ModernBertFor{TokenClassification,QuestionAnswering}` and the masked LM
     read per token; `TaskHead`s read it in place of `sequence_output`).
+    With `packed=True` (rows holding several examples, `keras_bert.data.packing`: `pretrain --pack_sequences`)
+    it also takes BertEncoder's `input_example_ids` (1..k per example, 0 on padding) and `input_position_ids`
+    (restarting per example): every layer, global and local, attends within an example only and rotates by
+    those positions, so each example's `sequence_output` is the one it has alone; `pooled_output` then pools
+    the whole row (its pretrainer reads the masked LM only). The weights are the same either way.
 
     Args:
         config: a `ModernBertConfig` or its dict.
         dtype: optional dtype policy for every layer (e.g. "mixed_bfloat16").
         text_config: the model's text contract or None (kept as `.text_config`).
+        packed: take the two packed-row inputs as well.
 
     Example:
         >>> encoder = ModernBertEncoder(ModernBertConfig(vocab_size=100, hidden_size=16, num_layers=2,
@@ -56,10 +60,8 @@ class ModernBertEncoder(keras.Model):
     """
 
     def __init__(self, config, dtype=None, name="modernbert_encoder", text_config=None, packed=False, **kwargs):
-        if packed:  # BertPretrainer's packed rows (pretrain --pack_sequences): not in this encoder yet
-            raise ValueError("ModernBERT does not take packed rows yet; pretrain it without --pack_sequences.")
         config = as_modernbert_config(config)
-        inputs = {n: keras.Input(shape=(None,), dtype="int32", name=n) for n in ENCODER_INPUTS}
+        inputs = encoder_inputs(packed)  # + input_example_ids, input_position_ids where packed
         embeddings = ModernBertEmbeddings(
             config.vocab_size, config.hidden_size, norm_eps=config.norm_eps, norm_bias=config.norm_bias,
             dropout_rate=config.embedding_dropout, initializer_range=config.initializer_range,
@@ -83,7 +85,7 @@ class ModernBertEncoder(keras.Model):
         x = embeddings(inputs["input_word_ids"])
         encoder_outputs = []
         for block in blocks:
-            x = block(x, inputs["input_mask"])
+            x = block(x, inputs["input_mask"], inputs.get("input_example_ids"), inputs.get("input_position_ids"))
             encoder_outputs.append(x)
         sequence_output = final_norm(x)
         pooled = pooling(sequence_output, inputs["input_mask"])
@@ -94,6 +96,7 @@ class ModernBertEncoder(keras.Model):
                    "head_sequence_output": head(sequence_output)}  # what token/span heads read
         super().__init__(inputs=inputs, outputs=outputs, name=name, **kwargs)
         self.config = config
+        self.packed = bool(packed)
         self.layer_dtype = keras.dtype_policies.get(dtype).name if dtype is not None else None
         self.embeddings, self.blocks, self.final_norm, self.head = embeddings, blocks, final_norm, head
         # A saved model's contract (a dict) becomes a TextConfig once its files are read (`load_assets`).
@@ -149,7 +152,7 @@ class ModernBertEncoder(keras.Model):
     def get_config(self):
         text = self.text_config
         return {"config": self.config.to_dict(), "dtype": self.layer_dtype, "name": self.name,
-                "trainable": self.trainable,
+                "trainable": self.trainable, "packed": self.packed,
                 "text_config": text.to_dict() if hasattr(text, "to_dict") else text}
 
     @classmethod

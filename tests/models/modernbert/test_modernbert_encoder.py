@@ -86,9 +86,10 @@ def test_a_folder_without_weights_is_one_line(tmp_path):
         encoder_from_huggingface(str(tmp_path))
 
 
-def test_packed_rows_are_refused_in_one_line():
-    """pretrain --family modernbert --pack_sequences: the encoder has no per-example attention in a row yet."""
+def test_packed_rows_build_a_packed_encoder():
+    """pretrain --family modernbert --pack_sequences (was refused in one line): the pretrainer builds packed,
+    its encoder taking BertEncoder's two packed-row inputs (numbers: test_modernbert_packed)."""
     config = ModernBertConfig(vocab_size=32, hidden_size=8, num_layers=1, num_heads=2, intermediate_size=8)
-    with pytest.raises(ValueError, match=r"^ModernBERT does not take packed rows yet; pretrain it without "
-                                         r"--pack_sequences\.$"):
-        keras_bert.models.BertPretrainer(config, packed=True)
+    model = keras_bert.models.BertPretrainer(config, packed=True)
+    assert model.packed and model.encoder.packed and not model.next_sentence
+    assert {"input_example_ids", "input_position_ids"} <= set(model.encoder.input)
