@@ -156,6 +156,25 @@ def test_a_packed_run_ends_with_the_unpacked_model(minilm_dir, shakespeare_files
     assert keras_bert.load_checkpoint(str(tmp_path / "final"), model="pretrainer").packed is False
 
 
+def test_a_packed_modernbert_run_ends_with_the_unpacked_model(minilm_dir, shakespeare_files, tmp_path):
+    """pretrain --family modernbert --pack_sequences: packed rows (no NSP) train its masked LM; `final/` and the
+    returned model are the unpacked ModernBERT (per-example losses: tests/models/modernbert/test_modernbert_packed)."""
+    from keras_bert.models.modernbert import ModernBertConfig
+
+    tokenizer = keras_bert.Tokenizer(os.path.join(minilm_dir, "vocab.txt"))
+    train_input = pretraining_input(shakespeare_files[:2], tokenizer, seq_length=32, max_predictions_per_seq=10,
+                                    pack_sequences=True, next_sentence=False, masked_lm_prob=0.3, seed=0)
+    config = ModernBertConfig(vocab_size=tokenizer.vocab_size, hidden_size=16, num_layers=2, num_heads=2,
+                              intermediate_size=16, max_position_embeddings=32, local_attention=4, pad_token_id=0)
+    run = RunConfig(output_dir=tmp_path, strategy="default", jit_compile="off", verbose=0)
+    result = run_pretraining(train_input, config, run=run, global_batch_size=4, train_steps=2,
+                             steps_per_epoch=2, plot=False, tensorboard=False, pack_sequences=True)
+    assert result["step"] == 2 and not result["model"].packed and not result["model"].encoder.packed
+    assert np.isfinite(result["rows"][-1]["loss"])
+    final = keras_bert.load_checkpoint(str(tmp_path / "final"), model="pretrainer")
+    assert final.config == config and not final.packed
+
+
 def test_a_modernbert_config_pretrains_masked_lm_only_and_resumes(tmp_path):
     """pretrain --family modernbert's model: `run_pretraining` takes another family's config, trains its masked LM
     alone, continues a finished shorter run where it ended, and `final/` loads back as that family."""
