@@ -69,6 +69,9 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
         mlm_head = family_of(config).build_masked_lm_head(config, encoder, dtype)
         mlm_logits = mlm_head(outputs["sequence_output"], inputs["masked_lm_positions"])
         pooled = outputs["pooled_output"]
+        if packed and next_sentence and not any(layer.name == "pooler" for layer in encoder.layers):
+            raise ValueError(f"{type(encoder).__name__} has no pooler to read each packed example's [CLS] for the "
+                             "next-sentence head: pass next_sentence=False (masked LM only) or packed=False.")
         if packed and next_sentence:  # each example's own [CLS], through the encoder's pooler
             inputs["next_sentence_positions"] = keras.Input(shape=(None,), dtype="int32",
                                                             name="next_sentence_positions")

@@ -122,3 +122,11 @@ def test_packed_encoder_round_trips_with_the_same_weights(models):
     assert restored.packed and not ModernBertEncoder.from_config(model.encoder.get_config()).packed
     unpacked = packed_model.with_packing(False)
     assert not unpacked.packed and unpacked.count_params() == model.count_params()
+
+
+def test_packed_rows_with_a_next_sentence_head_are_refused_in_one_line():
+    """ModernBERT has no BERT pooler to read each packed example's [CLS]: its packed pretraining is masked LM only."""
+    with pytest.raises(ValueError, match=r"^ModernBertEncoder has no pooler to read each packed example's \[CLS\] "
+                                         r"for the next-sentence head: pass next_sentence=False \(masked LM only\) "
+                                         r"or packed=False\.$"):
+        BertPretrainer(CONFIG, packed=True, next_sentence=True)
