@@ -90,7 +90,7 @@ print(json.dumps({{"loaded": type(checkpoint).__name__, "task": checkpoint.task,
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("task", list(TASK_MODELS))
+@pytest.mark.parametrize("task", ["token_classification", "squad"])  # a classifier's model.keras: the journeys
 def test_export_then_serve_raw_text_in_fresh_processes(saved_models, task, tmp_path):
     result = run_tool("export", saved_models[task], "--name", task, "--formats", "savedmodel",
                       "--base_dir", tmp_path / "savedmodels")
