@@ -202,10 +202,13 @@ def freeze_pooler(model):
     """`model` with its encoder's pooler frozen, for heads that read only `sequence_output`
     (tags, spans): the pooler gets no gradients, so it stays as loaded and Keras does not
     warn that its gradients do not exist. Done here, not in the builders: the encoder a task
-    builds on is its own, while a builder's caller may share theirs with a classifier."""
+    builds on is its own, while a builder's caller may share theirs with a classifier. An encoder
+    without BERT's pooler (ModernBERT's `head` also feeds the per-token heads) has none to freeze."""
     from keras_bert.checkpoints.weight_map import find_encoder
 
-    find_encoder(model).get_layer("pooler").trainable = False
+    for layer in find_encoder(model).layers:
+        if layer.name == "pooler":
+            layer.trainable = False
     return model
 
 

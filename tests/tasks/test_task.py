@@ -50,3 +50,15 @@ def test_a_frozen_pooler_keeps_its_weights_and_keras_warns_of_no_missing_gradien
         model.fit(inputs, np.zeros((4, 8), "int32"), epochs=1, batch_size=4, verbose=0)
     for old, variable in zip(before, model.non_trainable_weights):
         np.testing.assert_array_equal(np.array(variable), old)
+
+
+def test_an_encoder_without_a_pooler_has_none_to_freeze():
+    """ModernBERT: its `head` feeds the per-token heads too, so it trains (was "No such layer: pooler" when
+    `tools/finetune.py` built a token classifier or span labeler on a ModernBERT)."""
+    from keras_bert.models.modernbert import ModernBertConfig, ModernBertEncoder
+
+    config = ModernBertConfig(vocab_size=50, hidden_size=16, num_layers=1, num_heads=2, intermediate_size=16,
+                              max_position_embeddings=16)
+    model = freeze_pooler(keras_bert.build_token_classifier(ModernBertEncoder(config), 3))
+    assert not model.non_trainable_weights
+    assert any("head" in v.path for v in model.trainable_weights)
