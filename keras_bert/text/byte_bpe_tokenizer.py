@@ -1,7 +1,6 @@
 """In-graph byte-level BPE tokenizer (RoBERTa, ModernBERT), matching Hugging Face `tokenizers`."""
 
 import os
-import types
 
 import tensorflow as tf
 
@@ -9,6 +8,7 @@ from keras_bert.text.byte_bpe_files import read_merges, read_vocab_json, special
 from keras_bert.text.byte_level import bpe_merge, bytes_to_unicode, pretokenize, special_pattern
 from keras_bert.text.offsets import bytes_to_chars
 from keras_bert.text.string_inputs import id_rows_or_row, strings_or_string
+from keras_bert.text.token_list import TokenList
 
 _SPACE = bytes_to_unicode()[ord(" ")]  # "Ġ"
 
@@ -43,29 +43,29 @@ class ByteBpeTokenizer(tf.Module):
         super().__init__(name="byte_bpe_tokenizer")
         self.vocab_file, self.merges_file = os.fspath(vocab_file), os.fspath(merges_file)
         self._text_config = text_config
-        self._vocab = tuple(read_vocab_json(self.vocab_file))
+        vocab = tuple(read_vocab_json(self.vocab_file))
+        self._token_list = TokenList(vocab, self.vocab_file)  # one item for tf.Module's walk (TokenList)
         merges = read_merges(self.merges_file)
-        ids = special_ids(self._vocab, self.vocab_file)
+        ids = special_ids(vocab, self.vocab_file)
         self.cls_id, self.sep_id, self.pad_id = ids["cls"], ids["sep"], ids["pad"]
         self.unk_id, self.mask_id = ids["unk"], ids["mask"]
-        self.pair_layout = "roberta" if self._vocab[self.cls_id] == "<s>" else "bert"
+        self.pair_layout = "roberta" if vocab[self.cls_id] == "<s>" else "bert"
         self.trim_offsets = self.pair_layout == "roberta"
-        self.vocab_size = len(self._vocab)
-        self._index = types.MappingProxyType({token: i for i, token in enumerate(self._vocab)})
+        self.vocab_size = len(vocab)
         self._no_rank = tf.constant(len(merges), tf.int64)
         self._ranks = _table(merges, range(len(merges)), len(merges))
-        self._ids = _table(self._vocab, range(self.vocab_size), self.unk_id, tf.int32)
+        self._ids = _table(vocab, range(self.vocab_size), self.unk_id, tf.int32)
         byte_chars = bytes_to_unicode()
         self._byte_char = tf.constant(byte_chars)  # (256,): byte -> its printable character
         self._char_byte = _table(byte_chars, [bytes([b]) for b in range(256)], "", tf.string)
-        self._tokens = tf.constant(self._vocab)
+        self._tokens = tf.constant(vocab)
         # Bytes a token stands for (one per character of its byte-level string) and its leading and
         # trailing spaces (for RoBERTa's offset trimming). A special token spans its literal text.
-        self._specials = special_pattern([self._vocab[i] for i in sorted(set(ids.values()))])
+        self._specials = special_pattern([vocab[i] for i in sorted(set(ids.values()))])
         self._token_bytes = tf.constant([len(t.encode("utf-8")) if i in set(ids.values()) else len(t)
-                                         for i, t in enumerate(self._vocab)], tf.int64)
-        self._lead = tf.constant([len(t) - len(t.lstrip(_SPACE)) for t in self._vocab], tf.int64)
-        self._trail = tf.constant([len(t) - len(t.rstrip(_SPACE)) for t in self._vocab], tf.int64)
+                                         for i, t in enumerate(vocab)], tf.int64)
+        self._lead = tf.constant([len(t) - len(t.lstrip(_SPACE)) for t in vocab], tf.int64)
+        self._trail = tf.constant([len(t) - len(t.rstrip(_SPACE)) for t in vocab], tf.int64)
         self.vocab_asset = tf.saved_model.Asset(self.vocab_file)
         self.vocab_path = self.vocab_file  # `keras_bert.Tokenizer`'s name for it (messages, exports)
         self.lower_case = False  # the vocabulary holds the casing
@@ -78,17 +78,17 @@ class ByteBpeTokenizer(tf.Module):
     def continues_word(self):
         """Per id: the token continues the word before it (no leading `Ġ`; special tokens never)."""
         specials = {self.cls_id, self.sep_id, self.pad_id, self.unk_id, self.mask_id}
-        return [i not in specials and not t.startswith(_SPACE) for i, t in enumerate(self._vocab)]
+        return [i not in specials and not t.startswith(_SPACE) for i, t in enumerate(self._token_list.tokens)]
 
     @property
     def mask_token(self):
         """The mask token's text (`<mask>`, or `[MASK]` with BERT-named specials)."""
-        return self._vocab[self.mask_id]
+        return self._token_list.tokens[self.mask_id]
 
     @property
     def vocab(self):
         """The vocabulary: a list of byte-level tokens, id i = entry i."""
-        return list(self._vocab)
+        return list(self._token_list.tokens)
 
     @property
     def text_config(self):
@@ -169,15 +169,11 @@ class ByteBpeTokenizer(tf.Module):
 
     def token_to_id(self, token):
         """Python helper: the id of `token` (KeyError naming it if it is not in the vocabulary)."""
-        if token not in self._index:
-            raise KeyError(f"Token {token!r} is not in the vocabulary {self.vocab_file!r}.")
-        return self._index[token]
+        return self._token_list.token_to_id(token)
 
     def id_to_token(self, id):  # pylint: disable=redefined-builtin
         """Python helper: the token with id `id` (IndexError if out of range)."""
-        if not 0 <= int(id) < self.vocab_size:
-            raise IndexError(f"Token id {id} is out of range; the vocabulary has {self.vocab_size} tokens.")
-        return self._vocab[int(id)]
+        return self._token_list.id_to_token(id)
 
 
 def _table(keys, values, default, value_dtype=tf.int64):

@@ -7,6 +7,7 @@ import tensorflow as tf
 from keras_bert.compat import shared_sentencepiece_tokenizer
 from keras_bert.text.offsets import bytes_to_chars
 from keras_bert.text.string_inputs import id_rows_or_row, strings_or_string
+from keras_bert.text.token_list import TokenList
 
 # Characters SentencePiece's nmt_nfkc normalization turns into its `▁` or drops: a `▁` piece's span
 # skips them, as Hugging Face's offsets do.
@@ -55,9 +56,9 @@ class SentencepieceTokenizer(tf.Module):
         self.mask_id = pieces + 1
         self.vocab_size = pieces + 2
         spm_pieces = [p.decode("utf-8") for p in self._sp.id_to_string(tf.range(pieces)).numpy()]
-        self._vocab = ("<s>", "<pad>", "</s>", "<unk>", *spm_pieces[3:], "<mask>")  # fairseq id = spm id + 1
-        self._index = {token: i for i, token in enumerate(self._vocab)}
-        self._is_space_piece = tf.constant([t.startswith("\u2581") for t in self._vocab])
+        vocab = ("<s>", "<pad>", "</s>", "<unk>", *spm_pieces[3:], "<mask>")  # fairseq id = spm id + 1
+        self._token_list = TokenList(vocab, self.model_file)  # one item for tf.Module's walk (TokenList)
+        self._is_space_piece = tf.constant([t.startswith("\u2581") for t in vocab])
         self.vocab_asset = tf.saved_model.Asset(self.model_file)
         self.vocab_path = self.model_file  # `keras_bert.Tokenizer`'s name for it (messages, exports)
         self.lower_case = False  # the model's normalization holds the casing
@@ -65,12 +66,12 @@ class SentencepieceTokenizer(tf.Module):
     @property
     def continues_word(self):
         """Per id: the piece continues the word before it (no leading `▁`; special ids never)."""
-        return [3 < i < self.mask_id and not t.startswith("\u2581") for i, t in enumerate(self._vocab)]
+        return [3 < i < self.mask_id and not t.startswith("\u2581") for i, t in enumerate(self._token_list.tokens)]
 
     @property
     def vocab(self):
         """The vocabulary in fairseq order (a list of pieces)."""
-        return list(self._vocab)
+        return list(self._token_list.tokens)
 
     @property
     def text_config(self):
@@ -128,15 +129,11 @@ class SentencepieceTokenizer(tf.Module):
 
     def token_to_id(self, token):
         """Python helper: the id of `token` (KeyError naming it if it is not in the vocabulary)."""
-        if token not in self._index:
-            raise KeyError(f"Token {token!r} is not in the vocabulary {self.model_file!r}.")
-        return self._index[token]
+        return self._token_list.token_to_id(token)
 
     def id_to_token(self, id):  # pylint: disable=redefined-builtin
         """Python helper: the piece with id `id` (IndexError if out of range)."""
-        if not 0 <= int(id) < self.vocab_size:
-            raise IndexError(f"Token id {id} is out of range; the vocabulary has {self.vocab_size} tokens.")
-        return self._vocab[int(id)]
+        return self._token_list.id_to_token(id)
 
 
 def _valid(texts):

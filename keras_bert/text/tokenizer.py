@@ -11,6 +11,7 @@ from keras_bert.text.normalization import (NORMALIZATIONS, SPECIAL_TOKENS_PATTER
 from keras_bert.text.offsets import bytes_to_chars, reference_pieces_with_offsets
 from keras_bert.text.ragged_rows import join_rows
 from keras_bert.text.string_inputs import id_rows_or_row, strings_or_string
+from keras_bert.text.token_list import TokenList
 from keras_bert.text.vocab import check_unique, load_vocab, reachable_vocab, special_token_ids
 
 # Printable ASCII and \t \n \r: `tokenize`'s fast path (see `Tokenizer.__init__`).
@@ -59,26 +60,24 @@ class Tokenizer(tf.Module):
         if int(max_chars_per_word) < 1:
             raise ValueError(f"max_chars_per_word must be >= 1, got {max_chars_per_word}.")
         self.vocab_path = os.fspath(vocab_path)
-        # A tuple and a read-only mapping, not a list and a dict, which tf.Module would wrap to
-        # track every one of their ~30,000 entries (most of this constructor's CPU time).
-        self._vocab = tuple(load_vocab(self.vocab_path))
-        ids = special_token_ids(self._vocab, f"Vocabulary file {self.vocab_path!r}")
-        check_unique(self._vocab, self.vocab_path)
-        self.vocab_size = len(self._vocab)
+        vocab = tuple(load_vocab(self.vocab_path))
+        ids = special_token_ids(vocab, f"Vocabulary file {self.vocab_path!r}")
+        check_unique(vocab, self.vocab_path)
+        self._token_list = TokenList(vocab, self.vocab_path)  # one item for tf.Module's walk (TokenList)
+        self.vocab_size = len(vocab)
         self.lower_case = bool(lower_case)
         self.normalization = normalization
         self.max_chars_per_word = int(max_chars_per_word)
         self.split_special_tokens = bool(split_special_tokens) or normalization == "fast"
         self.pad_id, self.unk_id = ids["[PAD]"], ids["[UNK]"]
         self.cls_id, self.sep_id, self.mask_id = ids["[CLS]"], ids["[SEP]"], ids["[MASK]"]
-        self._index = types.MappingProxyType({token: i for i, token in enumerate(self._vocab)})
         self.vocab_asset = tf.saved_model.Asset(self.vocab_path)
         if normalization == "reference":
             # Words are split by our own ops, so WordPiece sees one word at a time. Its byte
             # limit only has to admit every word of <= max_chars_per_word characters (<= 4
             # bytes each); the character limit itself is applied in `tokenize_words`.
             self._wordpiece = text.FastWordpieceTokenizer(
-                vocab=self._vocab, suffix_indicator="##",
+                vocab=vocab, suffix_indicator="##",
                 max_bytes_per_word=4 * self.max_chars_per_word, token_out_type=tf.int32,
                 unknown_token="[UNK]", no_pretokenization=True, support_detokenization=True)
             # Texts of printable ASCII (+ \t \n \r) with no literal special token: BERT's
@@ -86,11 +85,11 @@ class Tokenizer(tf.Module):
             # (whitespace, BERT's punctuation) splits them as the reference does, in one op at
             # 1/4 of the CPU time of the regex ops (tools/bench_pipeline.py); byte = character.
             self._plain_wordpiece = text.FastWordpieceTokenizer(
-                vocab=reachable_vocab(self._vocab)[0], suffix_indicator="##",
+                vocab=reachable_vocab(vocab)[0], suffix_indicator="##",
                 max_bytes_per_word=self.max_chars_per_word, token_out_type=tf.int32,
                 unknown_token="[UNK]", no_pretokenization=False)
         else:  # a token holding whitespace is hidden from the trie, shown again by `detokenize`
-            fast_vocab, hidden = reachable_vocab(self._vocab)
+            fast_vocab, hidden = reachable_vocab(vocab)
             self._hidden_tokens = types.MappingProxyType(hidden)
             self._wordpiece = text.FastBertTokenizer(
                 vocab=fast_vocab, suffix_indicator="##",
@@ -98,12 +97,12 @@ class Tokenizer(tf.Module):
                 unknown_token="[UNK]", support_detokenization=True,
                 lower_case_nfd_strip_accents=self.lower_case)
             # is_suffix[id]: the piece continues a word ("##..."), used to regroup pieces.
-            self._is_suffix = tf.constant([t.startswith("##") for t in self._vocab], tf.bool)
+            self._is_suffix = tf.constant([t.startswith("##") for t in vocab], tf.bool)
 
     @property
     def vocab(self):
         """The vocabulary: a list of tokens, id i = line i of the vocabulary file."""
-        return list(self._vocab)
+        return list(self._token_list.tokens)
 
     @property
     def text_config(self):
@@ -218,17 +217,11 @@ class Tokenizer(tf.Module):
 
     def token_to_id(self, token):
         """Python helper: the id of `token` (KeyError naming it if it is not in the vocabulary)."""
-        if token not in self._index:
-            raise KeyError(f"Token {token!r} is not in the vocabulary {self.vocab_path!r}.")
-        return self._index[token]
+        return self._token_list.token_to_id(token)
 
     def id_to_token(self, id):  # pylint: disable=redefined-builtin
         """Python helper: the token with id `id` (IndexError if out of range)."""
-        id = int(id)
-        if not 0 <= id < self.vocab_size:
-            raise IndexError(
-                f"Token id {id} is out of range; the vocabulary has {self.vocab_size} tokens.")
-        return self._vocab[id]
+        return self._token_list.id_to_token(id)
 
     # ----- tokenize_with_offsets (offsets come from the same ops as the ids)
 
