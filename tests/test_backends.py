@@ -34,7 +34,9 @@ on_tensorflow_only = pytest.mark.skipif(
 
 
 def backend_env(backend):
-    return dict(os.environ, KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="2",
+    # One OpenMP thread: PyTorch's CPU pool otherwise spins on every core between ops, and the
+    # suite's other pytest worker (README's -n 2) shares those cores.
+    return dict(os.environ, KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="2", OMP_NUM_THREADS="1",
                 PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
 
 

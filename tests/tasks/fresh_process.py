@@ -101,19 +101,22 @@ def finetune_tiny(task, minilm_dir, tmp_path, train, dev, **options):
 def reload_and_export(tmp_path, name, task_config):
     """The run's model.keras: what a fresh process loads (checked against `task_config`), then the
     model exported to SavedModel, TFLite and ONNX, every artifact checked against Keras by export
-    itself in fresh processes. Returns `(model, reports, parity table)`."""
+    itself in fresh processes. TFLite: float32 and the text model (the task's signature; float16
+    and int8 convert the same graph, tests/export/test_tflite.py). Returns `(model, reports, parity table)`."""
     import keras
 
-    from keras_bert.export import export_model, parity_table
+    from keras_bert.export import export_model, export_tflite, parity_table
 
     path = str(tmp_path / "run" / "model.keras")
     loaded = load_in_fresh_process(path)
     assert loaded["class"] == "BertTaskModel" and loaded["task_config"] == task_config, loaded
     assert loaded["task_class"] == task_config and loaded["vocab_size"] == 30522
     model = keras.saving.load_model(path)
-    reports = export_model(model, name, formats=["savedmodel", "tflite", "onnx"],
-                           tokenizer=model.text_config.tokenizer(), base_dir=str(tmp_path / "savedmodels"),
-                           seq_length=16)
+    tokenizer = model.text_config.tokenizer()
+    reports = export_model(model, name, formats=["savedmodel", "onnx"], tokenizer=tokenizer,
+                           base_dir=str(tmp_path / "savedmodels"), seq_length=16)
+    reports["tflite"] = export_tflite(model, tmp_path / "tflite", tokenizer, seq_length=16,
+                                      quantizations=("float32",), raise_on_failure=False)
     table = parity_table(reports)
     assert all(report.ok for report in reports.values()), table
     return model, reports, table

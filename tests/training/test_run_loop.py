@@ -58,7 +58,7 @@ from keras_bert.data.pretraining import pretraining_dataset
 from keras_bert.training.run_loop import compile_model, fit_from
 
 data = pretraining_dataset(sys.argv[2:], keras_bert.Tokenizer(sys.argv[1]), seq_length=32,
-                           max_predictions_per_seq=5, batch_size=4)
+                           max_predictions_per_seq=5, batch_size=4, shuffle_buffer=1000)
 data = data.map(lambda features, labels: (tf.cast(features["input_word_ids"], tf.float32) / 30522.0,
                                           tf.cast(labels["next_sentence_labels"], tf.float32)))
 strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
@@ -75,7 +75,10 @@ print("steps", int(model.optimizer.iterations.numpy()))
 def test_short_fits_on_a_busy_pipeline_under_a_strategy_never_crash(minilm_dir, shakespeare_files):
     """TF 2.21 crashes (SIGSEGV) when a strategy's iterator is dropped while its prefetch thread
     pulls: fit_from's data ends with its last step and Keras's throwaway first iterator is skipped.
-    Without that, one run of these 40 fits in two crashed; with it, 0 in 160 fits (and 150 more)."""
+    Without that, one run of these 40 fits in two crashed; with it, 0 in 160 fits (and 150 more).
+    The pipeline reads, tokenizes and masks two plays behind a 1,000-example shuffle buffer, so each
+    iterator's prefetch thread is still pulling when a fit ends (the default 10,000 made every fit
+    fill 10,000 examples first: 36 s idle, 250 s beside the other pytest worker)."""
     import os
     import subprocess
     import sys
