@@ -77,8 +77,9 @@ def test_short_fits_on_a_busy_pipeline_under_a_strategy_never_crash(minilm_dir, 
     pulls: fit_from's data ends with its last step and Keras's throwaway first iterator is skipped.
     Without that, one run of these 40 fits in two crashed; with it, 0 in 160 fits (and 150 more).
     The pipeline reads, tokenizes and masks two plays behind a 1,000-example shuffle buffer, so each
-    iterator's prefetch thread is still pulling when a fit ends (the default 10,000 made every fit
-    fill 10,000 examples first: 36 s idle, 250 s beside the other pytest worker)."""
+    iterator's prefetch thread is still pulling when a fit ends (the default 10,000 refilled on every
+    fit: 36 s alone, 22.6 s now). In the full suite it still takes 250-300 s beside the other pytest
+    worker; the cause is not found yet."""
     import os
     import subprocess
     import sys
