@@ -83,10 +83,12 @@ def _onnx_runner(path):
         options.register_custom_ops_library(library)
     session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
+    # The graph declares only the inputs the model reads (a ModernBERT has no token types).
+    declared = {i.name for i in session.get_inputs()}
 
     def run(signature, inputs):
         feeds = {name: (np.char.decode(value, "utf-8").astype(object) if value.dtype.kind == "S" else value)
-                 for name, value in inputs.items()}
+                 for name, value in inputs.items() if name in declared}
         return dict(zip(names, session.run(names, feeds)))
 
     return run

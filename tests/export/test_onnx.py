@@ -89,3 +89,24 @@ def test_without_the_rewrites_ort_fuses_no_attention(encoder, tmp_path):
     assert report.extra["fused_ops"]["EmbedLayerNormalization"] == 0
     with pytest.raises(ValueError, match="Unknown ONNX rewrite"):
         rewrite_for_ort_fusion(onnx_lib.ModelProto(), ("layernorm",))
+
+
+def test_a_modernbert_classifier_exports_and_verifies_without_token_types(tmp_path):
+    """A ModernBERT reads no token types, and an ONNX file it exports may not declare input_type_ids:
+    the verifier feeds what the session declares (it fed input_type_ids and onnxruntime refused,
+    'Invalid input name'). Its exact GELU is Erf (Keras's own gelu would be Erfc, which tf2onnx
+    cannot convert)."""
+    import onnx
+
+    import keras_bert
+    from keras_bert.export import export_model
+    from keras_bert.models.modernbert import ModernBertConfig, ModernBertEncoder
+
+    config = ModernBertConfig(vocab_size=100, hidden_size=16, num_layers=2, num_heads=2, intermediate_size=16,
+                              max_position_embeddings=32, local_attention=4, pad_token_id=0)
+    model = keras_bert.build_classifier(ModernBertEncoder(config), 2)
+    report = export_model(model, "mb", formats=["onnx"], base_dir=str(tmp_path), seq_length=16)["onnx"]
+    assert report.ok, report.table()
+    graph = onnx.load(report.extra["files"]["onnx"]).graph
+    ops = {node.op_type for node in graph.node}
+    assert "Erf" in ops and "Erfc" not in ops
