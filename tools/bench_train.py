@@ -153,7 +153,8 @@ def bench_keras_hub(args, batch, jit_compile):
     return _warm(lambda: model.train_on_batch(x, y), args)
 
 
-def bench_hf_torch(args, batch):
+def bench_hf_torch(args, batch, device="cpu"):
+    """`BertForPreTraining`'s step on `device` ("cpu" or "cuda"; a CUDA step waits for the GPU to finish)."""
     import numpy as np
     import torch
     import transformers
@@ -162,7 +163,7 @@ def bench_hf_torch(args, batch):
     config = transformers.BertConfig(vocab_size=args.vocab_size, hidden_size=args.hidden,
                                      num_hidden_layers=args.layers, num_attention_heads=args.heads,
                                      intermediate_size=4 * args.hidden)
-    model = transformers.BertForPreTraining(config)
+    model = transformers.BertForPreTraining(config).to(device)
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01, eps=1e-6)
     labels = np.full(batch["input_word_ids"].shape, -100, np.int64)
@@ -172,14 +173,17 @@ def bench_hf_torch(args, batch):
               "token_type_ids": torch.tensor(batch["input_type_ids"], dtype=torch.long),
               "labels": torch.tensor(labels),
               "next_sentence_label": torch.tensor(batch["next_sentence_labels"], dtype=torch.long)}
+    inputs = {k: v.to(device) for k, v in inputs.items()}
 
     def step():
         optimizer.zero_grad()
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16"):
+        with torch.autocast(device, dtype=torch.bfloat16, enabled=args.precision == "bf16"):
             loss = model(**inputs).loss
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
+        if device == "cuda":
+            torch.cuda.synchronize()
 
     return _warm(step, args)
 

@@ -1,4 +1,4 @@
-"""Speed benchmarks, each against peers in the same run: `python tools/benchmark.py {pipeline,train,infer,pack,onnx_fusion,finetune,embed,serve,family} [args]`.
+"""Speed benchmarks, each against peers in the same run: `python tools/benchmark.py {pipeline,train,infer,pack,onnx_fusion,finetune,embed,serve,family,accelerator} [args]`.
 
     python tools/benchmark.py pipeline   # raw text -> masked NSP batches (tools/bench_pipeline.py)
     python tools/benchmark.py train      # one pretraining step (tools/bench_train.py)
@@ -8,6 +8,7 @@
     python tools/benchmark.py finetune   # tools/finetune.py vs a Hugging Face loop, end to end (tools/bench_finetune.py)
     python tools/benchmark.py embed      # raw text -> sentence embeddings: our SavedModel/TFLite vs SentenceTransformer.encode (tools/bench_embed.py)
     python tools/benchmark.py serve      # raw text -> task answer: our exports vs transformers pipelines (tools/bench_serve.py)
+    python tools/benchmark.py accelerator  # BERT-base bf16 pretraining step on a GPU under JAX vs keras-hub, MFU (tools/bench_accelerator.py)
     python tools/benchmark.py family     # ModernBERT: our encoder vs transformers' sdpa, mixed lengths and 8,192 tokens (tools/bench_family.py)
 
 Arguments after the name go to that benchmark (`--help` on each). With `--record`, the run's output
@@ -28,7 +29,8 @@ from keras_bert.cli import UsageError, run_tool  # noqa: E402
 
 BENCHMARKS = {"pipeline": "bench_pipeline.py", "train": "bench_train.py", "infer": "bench_infer.py",
               "pack": "bench_pack.py", "onnx_fusion": "bench_onnx_fusion.py",
-              "finetune": "bench_finetune.py", "embed": "bench_embed.py", "serve": "bench_serve.py", "family": "bench_family.py"}
+              "finetune": "bench_finetune.py", "embed": "bench_embed.py", "serve": "bench_serve.py", "family": "bench_family.py",
+              "accelerator": "bench_accelerator.py"}
 
 
 def load(name):

@@ -137,6 +137,7 @@ CASES = [
     ("export", ["{checkpoint}", "--labels", "neg,"], 2, ["--labels", "'neg,'", "label 2 is empty"]),
     ("pretrain", ["--seq_length", "32", "--phase2_seq_length", "16"], 2, ["--phase2_seq_length 16", "--seq_length 32"]),
     ("benchmark", ["nosuch"], 2, ["unknown benchmark", "'nosuch'", "pipeline"]),
+    ("benchmark", ["accelerator", "--only", "ours,tf"], 2, ["--only", "'tf'", "keras_hub"]),
     ("get_corpus", ["--dir", "{a_file}"], 2, ["--dir", "a_file", "is a file"]),
 ]
 
