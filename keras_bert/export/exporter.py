@@ -120,6 +120,8 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
         paths = export_paths(base_dir, name, version)
         for record in sorted(chosen, key=lambda r: r.served):  # the version TF Serving watches last
             fmt = record.name
+            if not os.path.exists(staged[fmt]):  # not converted: nothing to move (its report says why)
+                continue
             _move_into_place(staged[fmt], paths[fmt], staging)
             reports[fmt].path = paths[fmt]
             reports[fmt].extra = _relocated(reports[fmt].extra, staged[fmt], paths[fmt])
@@ -171,7 +173,12 @@ def _export_formats(model, records, paths, job):
     """Writes and verifies every format at `paths` (inside the staging folder); `{format: report}`."""
     reports = {}
     for record in records:
-        reports[record.name] = record.write(model, paths[record.name], job)
+        try:
+            reports[record.name] = record.write(model, paths[record.name], job)
+        except verify.ConversionError as error:  # this model does not convert to this format: a FAIL row
+            shutil.rmtree(paths[record.name], ignore_errors=True)
+            reports[record.name] = verify.conversion_failed(record.name, None, error)
+            continue
         if not record.served and job.tokenizer is not None and os.path.isdir(paths[record.name]):
             # the text contract beside the files (the SavedModel holds it in assets.extra/)
             job.tokenizer.text_config.replace(max_seq_length=job.seq_length).save(paths[record.name])

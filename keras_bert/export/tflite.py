@@ -44,7 +44,7 @@ def _convert(functions, module, quantization):
     try:
         content = converter.convert()
     except Exception as error:  # the converter's own message names the failing op
-        raise RuntimeError(
+        raise verify.ConversionError(
             f"TFLite conversion ({quantization}) failed without Select-TF ops; an op in the graph "
             f"has no TFLite builtin or tensorflow-text kernel: {error}") from error
     check_ops_resolve(content)
@@ -65,7 +65,7 @@ def check_ops_resolve(content):
         interpreter.allocate_tensors()
     except RuntimeError as error:
         if "unresolved custom op" in str(error):
-            raise RuntimeError(
+            raise verify.ConversionError(
                 f"The TFLite model contains an op no interpreter can run (it was kept as a custom "
                 f"op): {error}. Rewrite that op in the model or the export graph.") from None
         raise

@@ -26,6 +26,17 @@ class ParityError(AssertionError):
     """An exported artifact's outputs differ from the Keras model's beyond tolerance."""
 
 
+class ConversionError(RuntimeError):
+    """A format's converter cannot convert this model (the message names the op); `export_model` reports
+    it as that format's failed row and goes on with the other formats."""
+
+
+def conversion_failed(artifact, path, error):
+    """The report of a format that could not be converted: one failed row, its note the error's first line."""
+    note = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return ExportReport(path, rows=[ParityRow(artifact, "-", "conversion", ok=False, note=note)])
+
+
 @dataclasses.dataclass
 class ParityRow:
     """One output of one artifact compared with Keras."""

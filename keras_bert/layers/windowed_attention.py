@@ -5,7 +5,7 @@ blocks of `half_window` rows; a block's queries see only its own and its two nei
 (`3 * half_window` of them), which hold every key within `half_window` positions. Scores are then
 `(batch, heads, blocks, half_window, 3 * half_window)`: memory and time O(seq * window), not O(seq^2).
 `global_attention(query_chunk=)` keeps O(seq^2) time but holds scores for one chunk of queries at a
-time (`keras.ops.map`): at 8,192 tokens, 4 heads, 1,024-query chunks on TensorFlow, ~8x less added
+time (`keras.ops.fori_loop`): at 8,192 tokens, 4 heads, 1,024-query chunks on TensorFlow, ~8x less added
 peak memory and ~2x faster than the whole score matrix (tools/_modernbert_parity.py measures it);
 long sequences take smaller chunks (`query_chunk_size`), so a chunk stays within 8 MiB per head.
 """
@@ -40,7 +40,7 @@ def global_attention(query, key, value, padding_mask, dropout=None, training=Non
     `query_chunk` (and no `dropout`) the queries go `query_chunk` at a time (one chunk if seq is shorter),
     fewer when a chunk would hold over 2**21 scores per head (long sequences: at most 8 MiB per head).
     With `example_ids` int `(batch, seq)` (packed rows) a query sees only its own example's keys."""
-    keep = ops.cast(padding_mask, "bool")[:, None, None, :]  # (batch, 1, 1, seq)
+    keep = ops.expand_dims(ops.cast(padding_mask, "bool"), (1, 2))  # (batch, 1, 1, seq)
     key_ids = None if example_ids is None else ops.cast(example_ids, "int32")
 
     def attend(queries, query_ids=None):
@@ -61,12 +61,17 @@ def global_attention(query, key, value, padding_mask, dropout=None, training=Non
     queries = ops.reshape(ops.pad(query, [[0, 0], [0, 0], [0, pad_after], [0, 0]]),
                           (batch, heads, chunks, size, head_size))  # (batch, heads, chunks, size, d)
     queries = ops.transpose(queries, (2, 0, 1, 3, 4))  # (chunks, batch, heads, size, d)
-    if key_ids is None:
-        context = ops.map(attend, queries)  # (chunks, batch, heads, size, d)
-    else:  # each chunk's queries with their example ids
-        query_ids = ops.reshape(ops.pad(key_ids, [[0, 0], [0, pad_after]]), (batch, chunks, size))
-        context = ops.map(lambda chunk: attend(*chunk),
-                          (queries, ops.transpose(query_ids, (1, 0, 2))))  # ids (chunks, batch, size)
+    query_ids = None if key_ids is None else ops.transpose(  # (chunks, batch, size)
+        ops.reshape(ops.pad(key_ids, [[0, 0], [0, pad_after]]), (batch, chunks, size)), (1, 0, 2))
+
+    def attend_chunk(i, context):  # a loop selecting into one buffer, which TFLite converts (ops.map's
+        # TensorList needs a static element shape, which a dynamic batch lacks) and TensorFlow differentiates
+        # (slice_update's XlaDynamicUpdateSlice has no gradient); the select adds O(seq * d) to O(size * seq * d)
+        chunk = attend(ops.take(queries, i, axis=0), None if query_ids is None else ops.take(query_ids, i, axis=0))
+        this_chunk = ops.reshape(ops.equal(ops.arange(chunks), i), (-1, 1, 1, 1, 1))
+        return ops.where(this_chunk, ops.expand_dims(chunk, 0), context)
+
+    context = ops.fori_loop(0, chunks, attend_chunk, ops.zeros_like(queries))  # (chunks, batch, heads, size, d)
     context = ops.reshape(ops.transpose(context, (1, 2, 0, 3, 4)), (batch, heads, chunks * size, head_size))
     return context[:, :, :seq, :]  # (batch, heads, seq, head_size)
 
@@ -120,13 +125,15 @@ def sliding_window_attention(query, key, value, padding_mask, half_window, dropo
     keys = _blocks_with_neighbours(key, block, blocks, pad_after)  # (batch, heads, blocks, 3 block, d)
     values = _blocks_with_neighbours(value, block, blocks, pad_after)
     scores = ops.einsum("bhnqd,bhnkd->bhnqk", queries, keys)  # (batch, heads, blocks, block, 3 block)
-    key_mask = _blocks_with_neighbours(ops.cast(padding_mask, "int32")[:, :, None], block, blocks, pad_after)
-    keep = ops.logical_and(ops.cast(key_mask[:, None, :, None, :, 0], "bool"),  # (batch, 1, blocks, 1, 3 block)
+    # (expand_dims, squeeze: TFLite has no builtin for a `[:, None]` slice)
+    key_mask = _blocks_with_neighbours(ops.expand_dims(ops.cast(padding_mask, "int32"), -1), block, blocks,
+                                       pad_after)[..., 0]  # (batch, blocks, 3 block)
+    keep = ops.logical_and(ops.cast(ops.expand_dims(key_mask, (1, 3)), "bool"),  # (batch, 1, blocks, 1, 3 block)
                            ops.convert_to_tensor(band_pattern(block)))  # (block, 3 block)
     if example_ids is not None:  # packed rows: the band's keys of the query's own example only
         ids = ops.cast(example_ids, "int32")
         query_ids = ops.reshape(ops.pad(ids, [[0, 0], [0, pad_after]]), (batch, blocks, block))
-        key_ids = _blocks_with_neighbours(ids[:, :, None], block, blocks, pad_after)[..., 0]  # (batch, blocks, 3 block)
+        key_ids = _blocks_with_neighbours(ops.expand_dims(ids, -1), block, blocks, pad_after)[..., 0]  # (b, n, 3 block)
         keep = ops.logical_and(keep, same_example(query_ids, key_ids))  # (batch, 1, blocks, block, 3 block)
     probs = _masked_softmax(scores, keep)
     if dropout is not None:

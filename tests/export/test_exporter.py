@@ -75,3 +75,24 @@ def test_default_seq_length_fits_a_model_of_fewer_than_128_positions():
     assert default_seq_length(keras_bert.build_pretrainer(keras_bert.BertConfig(**config,
                                                                               max_position_embeddings=64))) == 64
     assert default_seq_length(keras_bert.build_encoder(keras_bert.BertConfig(**config))) == 128
+
+
+def test_a_format_that_cannot_convert_is_a_failed_row_and_the_others_are_written(tmp_path, monkeypatch):
+    """A converter's refusal (`verify.ConversionError`) is that format's FAIL row with its first line; the
+    export goes on, writes the other formats, and leaves no folder for the failed one."""
+    from keras_bert.export import formats, verify
+
+    def cannot(model, path, job):
+        os.makedirs(path)  # a half-written folder, removed
+        raise verify.ConversionError("'tf.TensorListReserve' op requires element_shape to be static\nmore")
+
+    def writes(model, path, job):
+        os.makedirs(path)
+        return ExportReport(path, [ParityRow("fine", "-", "x")])
+
+    monkeypatch.setattr(formats, "FORMAT_RECORDS", formats.FORMAT_RECORDS + (
+        formats.ExportFormat("broken", "broken", cannot), formats.ExportFormat("fine", "fine", writes)))
+    reports = export_model(None, "m", formats=["broken", "fine"], base_dir=str(tmp_path))
+    assert reports["fine"].ok and os.path.isdir(tmp_path / "m" / "fine" / "1")
+    assert not reports["broken"].ok and not os.path.exists(tmp_path / "m" / "broken")
+    assert "FAIL ('tf.TensorListReserve' op requires element_shape to be static)" in reports["broken"].table()

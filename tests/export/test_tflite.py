@@ -129,3 +129,21 @@ def test_parity_table_reports_where_text_ids_differ_from_the_reference(tflite_ex
     assert {r.signature for r in rows} == {"serve_text[text_a]", "serve_text[text_a+text_b]"}
     assert all(r.ok and r.agreement == 1.0 and r.note.startswith("report only: equal") for r in rows)
     assert "ids == reference tokenizer" in tflite_export.table()
+
+
+def test_a_modernbert_classifier_converts_with_its_global_layers_in_chunks(tmp_path):
+    """ModernBERT's global layers attend a chunk of queries at a time: that loop once lowered to a
+    TensorList (`ops.map`) and its masks to `[:, None]` slices, which TFLite refused ('requires
+    element_shape to be static', then a custom StridedSlice). With 4-query chunks the loop runs."""
+    from keras_bert.layers.modernbert_block import ModernBertBlock
+    from keras_bert.models.modernbert import ModernBertConfig, ModernBertEncoder
+
+    config = ModernBertConfig(vocab_size=100, hidden_size=16, num_layers=2, num_heads=2, intermediate_size=16,
+                              max_position_embeddings=32, local_attention=4, pad_token_id=0)
+    model = keras_bert.build_classifier(ModernBertEncoder(config), 2)
+    blocks = [layer for layer in model._flatten_layers() if isinstance(layer, ModernBertBlock)]
+    for block in blocks:
+        block.query_chunk = 4  # 16 tokens: four chunks
+    report = export_tflite(model, tmp_path, seq_length=16, quantizations=("float32",))
+    assert report.ok, report.table()
+    assert blocks and {r.output for r in report.rows} == {"logits", "probabilities"}
