@@ -93,7 +93,7 @@ class HubTokenize(tf.Module):
         self.get_special_tokens_dict = tf.function(
             lambda: {k: tf.constant(v, tf.int32) for k, v in ids.items()}, input_signature=[])
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    @tf.function(autograph=False, input_signature=[tf.TensorSpec([None], tf.string)])
     def __call__(self, sentences):
         return self._tokenizer.tokenize_words(sentences)
 
@@ -163,7 +163,7 @@ class HubPreprocessor(tf.Module):
         self.vocab_file = tokenizer.vocab_asset
         self.do_lower_case = tf.Variable(tokenizer.lower_case, trainable=False, name="do_lower_case")
 
-    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    @tf.function(autograph=False, input_signature=[tf.TensorSpec([None], tf.string)])
     def __call__(self, sentences):
         return self._preprocessor(sentences)
 

@@ -150,7 +150,7 @@ def _convert(module, output, seq_length):
     """The model as TFLite, one output, int32 `[1, seq_length]` inputs (MediaPipe's static shapes)."""
     spec = {name: tf.TensorSpec([1, seq_length], tf.int32, name=name) for name in ID_INPUTS}
     function = tf.function(lambda inputs: {output: module.outputs_from_ids(inputs)[output]},
-                           input_signature=[spec]).get_concrete_function()
+                           autograph=False, input_signature=[spec]).get_concrete_function()
     converter = tf.lite.TFLiteConverter.from_concrete_functions([function], module)
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]  # MediaPipe runs builtins
     return converter.convert()

@@ -98,7 +98,7 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
     verify.prepare_output_dir(output_dir, files.values(), overwrite)
 
     spec = [{name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}]
-    function = tf.function(module.answer_from_ids, input_signature=spec)
+    function = tf.function(module.answer_from_ids, autograph=False, input_signature=spec)
     with tf2onnx_bounded_memory():
         proto, _ = tf2onnx.convert.from_function(function, input_signature=spec, opset=opset)
     check_ops(proto)

@@ -95,9 +95,9 @@ class ServingModule(tf.Module):
         self.task_config = self.serving.serving_config(model, options)
         self.labels = self.task_config.get("labels")
         ids_spec = {name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}
-        self.serve_ids = tf.function(self.outputs_from_ids, input_signature=[ids_spec])
+        self.serve_ids = tf.function(self.outputs_from_ids, autograph=False, input_signature=[ids_spec])
         if tokenizer is not None:
-            self.serve_text = tf.function(self._serve_text, input_signature=[
+            self.serve_text = tf.function(self._serve_text, autograph=False, input_signature=[
                 tf.TensorSpec([None], tf.string, name="text_a"),
                 tf.TensorSpec([None], tf.string, name="text_b")])
 
@@ -109,7 +109,7 @@ class ServingModule(tf.Module):
             def serving_default(text_a, text_b=tf.constant([], tf.string)):
                 return self.serve_text(text_a, text_b)
 
-            signatures["serving_default"] = tf.function(serving_default, input_signature=[
+            signatures["serving_default"] = tf.function(serving_default, autograph=False, input_signature=[
                 tf.TensorSpec([None], tf.string, name="text_a"),
                 tf.TensorSpec([None], tf.string, name="text_b")])
         else:

@@ -112,7 +112,7 @@ class MultipleChoiceTask(Task):
             return {"label": tf.argmax(logits, axis=-1, output_type=tf.int32),
                     "probabilities": tf.nn.softmax(logits, axis=-1), "logits": logits}
 
-        return {"choose": tf.function(choose, input_signature=[
+        return {"choose": tf.function(choose, autograph=False, input_signature=[
             tf.TensorSpec([None], tf.string, name="context"), tf.TensorSpec([None, None], tf.string, name="endings")])}
 
 

@@ -77,7 +77,7 @@ def text_signature(module, options, name, answer):
         function = lambda text_a: answer(module.serve_text(text_a, tf.zeros([0], tf.string)))  # noqa: E731
         specs = [text("text_a")]
     function.__name__ = name  # the TFLite signature's name
-    return {name: tf.function(function, input_signature=specs)}
+    return {name: tf.function(function, autograph=False, input_signature=specs)}
 
 
 _LARGEST_TARGET = math.sqrt(float(np.finfo(np.float32).max))  # about 1.8e19
@@ -213,5 +213,5 @@ class RegressionTask(Task):
         def score(text_a):
             return {"score": serve_windows(module, text_a, options, "score")}
 
-        return {"score": tf.function(score, input_signature=[tf.TensorSpec([None], tf.string, name="text_a")])}
+        return {"score": tf.function(score, autograph=False, input_signature=[tf.TensorSpec([None], tf.string, name="text_a")])}
 

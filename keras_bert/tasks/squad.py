@@ -118,7 +118,7 @@ class SquadTask(Task):
         options = squad_options(task_config)
         return {"answer": tf.function(
             lambda question, context: answer_signature.answer(module, question, context, options),
-            input_signature=[tf.TensorSpec([None], tf.string, name="question"),
+            autograph=False, input_signature=[tf.TensorSpec([None], tf.string, name="question"),
                              tf.TensorSpec([None], tf.string, name="context")])}
 
     @classmethod
