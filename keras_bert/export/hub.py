@@ -91,7 +91,7 @@ class HubTokenize(tf.Module):
                "end_of_segment_id": tokenizer.sep_id, "padding_id": tokenizer.pad_id,
                "mask_id": tokenizer.mask_id}
         self.get_special_tokens_dict = tf.function(
-            lambda: {k: tf.constant(v, tf.int32) for k, v in ids.items()}, input_signature=[])
+            lambda: {k: tf.constant(v, tf.int32) for k, v in ids.items()}, autograph=False, input_signature=[])
 
     @tf.function(autograph=False, input_signature=[tf.TensorSpec([None], tf.string)])
     def __call__(self, sentences):

@@ -67,7 +67,7 @@ def write_probe(path, vocab_path, seq_length):
     concatenated: run through MediaPipe, it shows the ids MediaPipe's BertTokenizer packed."""
     spec = {name: tf.TensorSpec([1, seq_length], tf.int32, name=name) for name in ID_INPUTS}
     probe = tf.function(lambda inputs: {"ids": tf.cast(tf.concat([inputs[n] for n in ID_INPUTS], -1), tf.float32)},
-                        input_signature=[spec]).get_concrete_function()
+                        autograph=False, input_signature=[spec]).get_concrete_function()
     content = tf.lite.TFLiteConverter.from_concrete_functions([probe], tf.Module()).convert()
     with open(path, "wb") as f:
         f.write(with_metadata(content, "embedder", "ids", vocab_path))

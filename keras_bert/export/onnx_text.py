@@ -105,7 +105,7 @@ def export_onnx_text(model, path, tokenizer, seq_length=128, options=None, opset
     spec = [tf.TensorSpec([None], tf.int64, name="tokenizer_ids"),
             tf.TensorSpec([None], tf.int64, name="tokenizer_type_ids")]
     with tf2onnx_bounded_memory():
-        body, _ = tf2onnx.convert.from_function(tf.function(from_tokenizer, input_signature=spec),
+        body, _ = tf2onnx.convert.from_function(tf.function(from_tokenizer, autograph=False, input_signature=spec),
                                                 input_signature=spec, opset=opset)
     check_ops(body)
     front = tokenizer_model(tokenizer, opset)

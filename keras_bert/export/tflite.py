@@ -102,7 +102,8 @@ class _TextModule(tf.Module):
 
         spec = lambda name: tf.TensorSpec([None], tf.string, name=name)  # noqa: E731
         self.serve_text = tf.function(serve_text, autograph=False, input_signature=[spec("text_a")])
-        self.serve_text_pair = tf.function(serve_text_pair, autograph=False, input_signature=[spec("text_a"), spec("text_b")])
+        self.serve_text_pair = tf.function(serve_text_pair, autograph=False,
+                                           input_signature=[spec("text_a"), spec("text_b")])
         # The task's raw-text signatures that TFLite can run (e.g. `classify`), as the SavedModel
         # has them, on the fast tokenizer.
         self.task_signatures = {}

@@ -26,7 +26,7 @@ SAMPLE_PAIRS = (
 def _keras_model(module):
     # As `model.predict` runs it: one tf.function graph. Op-by-op eager execution differs from
     # that by up to 6e-6 on MiniLM-L6 logits (other kernel choices); predict is the reference.
-    return tf.function(module.call_keras_model)  # the whole model, not the served [CLS]-only path
+    return tf.function(module.call_keras_model, autograph=False)  # the whole model, not the served [CLS]-only path
 
 
 def keras_outputs(module, ids, tokens=True):

@@ -229,7 +229,8 @@ class ClassificationTask(Task):
             def classify(text_a, text_b):  # pylint: disable=function-redefined
                 return task_signatures.classify(module.serve_text(text_a, text_b)["probabilities"], labels)
 
-            return {"classify": tf.function(classify, autograph=False, input_signature=[text("text_a"), text("text_b")])}
+            return {"classify": tf.function(classify, autograph=False,
+                                            input_signature=[text("text_a"), text("text_b")])}
 
         def classify(text_a):  # the function's name is the TFLite signature's
             logits = serve_windows(module, text_a, options, "logits")  # long texts: doc_stride windows

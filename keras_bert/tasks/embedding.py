@@ -208,7 +208,8 @@ class EmbeddingTask(Task):
         def embed(text_a):  # the function's name is the TFLite signature's
             return {"embeddings": module.serve_text(text_a, tf.zeros([0], tf.string))["embeddings"]}
 
-        return {"embed": tf.function(embed, autograph=False, input_signature=[tf.TensorSpec([None], tf.string, name="text_a")])}
+        return {"embed": tf.function(embed, autograph=False,
+                                     input_signature=[tf.TensorSpec([None], tf.string, name="text_a")])}
 
 
 def _unit(x):

@@ -213,5 +213,6 @@ class RegressionTask(Task):
         def score(text_a):
             return {"score": serve_windows(module, text_a, options, "score")}
 
-        return {"score": tf.function(score, autograph=False, input_signature=[tf.TensorSpec([None], tf.string, name="text_a")])}
+        return {"score": tf.function(score, autograph=False,
+                                     input_signature=[tf.TensorSpec([None], tf.string, name="text_a")])}
 

@@ -92,7 +92,8 @@ class TokenClassificationTask(Task):
         if labels is None:
             return {}
         return {"entities": tf.function(lambda text: task_signatures.entities(module, text, labels),
-                                        autograph=False, input_signature=[tf.TensorSpec([None], tf.string, name="text")])}
+                                        autograph=False,
+                                        input_signature=[tf.TensorSpec([None], tf.string, name="text")])}
 
 
 def entity_spans(tags, outside="O"):
