@@ -5,8 +5,8 @@ blocks of `half_window` rows; a block's queries see only its own and its two nei
 (`3 * half_window` of them), which hold every key within `half_window` positions. Scores are then
 `(batch, heads, blocks, half_window, 3 * half_window)`: memory and time O(seq * window), not O(seq^2).
 `global_attention(query_chunk=)` keeps O(seq^2) time but holds scores for one chunk of queries at a
-time (`keras.ops.fori_loop`): at 8,192 tokens, 4 heads, 1,024-query chunks on TensorFlow, ~8x less added
-peak memory and ~2x faster than the whole score matrix (tools/_modernbert_parity.py measures it);
+time (`keras.ops.map` in training, a `fori_loop` otherwise): at 8,192 tokens, 4 heads, 1,024-query
+chunks on TensorFlow, ~8x less added peak memory and ~2x faster than the whole score matrix (tools/_modernbert_parity.py measures it);
 long sequences take smaller chunks (`query_chunk_size`), so a chunk stays within 8 MiB per head.
 """
 
@@ -64,14 +64,18 @@ def global_attention(query, key, value, padding_mask, dropout=None, training=Non
     query_ids = None if key_ids is None else ops.transpose(  # (chunks, batch, size)
         ops.reshape(ops.pad(key_ids, [[0, 0], [0, pad_after]]), (batch, chunks, size)), (1, 0, 2))
 
-    def attend_chunk(i, context):  # a loop selecting into one buffer, which TFLite converts (ops.map's
-        # TensorList needs a static element shape, which a dynamic batch lacks) and TensorFlow differentiates
-        # (slice_update's XlaDynamicUpdateSlice has no gradient); the select adds O(seq * d) to O(size * seq * d)
-        chunk = attend(ops.take(queries, i, axis=0), None if query_ids is None else ops.take(query_ids, i, axis=0))
-        this_chunk = ops.reshape(ops.equal(ops.arange(chunks), i), (-1, 1, 1, 1, 1))
-        return ops.where(this_chunk, ops.expand_dims(chunk, 0), context)
+    if training:  # ops.map: its gradient compiles under XLA (a while loop's needs a fixed trip count there)
+        context = (ops.map(attend, queries) if query_ids is None
+                   else ops.map(lambda chunk: attend(*chunk), (queries, query_ids)))  # (chunks, batch, heads, size, d)
+    else:  # one loop selecting into one buffer, which TFLite converts (ops.map's TensorList needs a static
+        # element shape, which a dynamic batch lacks); the select adds O(seq * d) to each chunk's O(size * seq * d)
+        def attend_chunk(i, context):
+            chunk = attend(ops.take(queries, i, axis=0),
+                           None if query_ids is None else ops.take(query_ids, i, axis=0))
+            return ops.where(ops.reshape(ops.equal(ops.arange(chunks), i), (-1, 1, 1, 1, 1)),
+                             ops.expand_dims(chunk, 0), context)
 
-    context = ops.fori_loop(0, chunks, attend_chunk, ops.zeros_like(queries))  # (chunks, batch, heads, size, d)
+        context = ops.fori_loop(0, chunks, attend_chunk, ops.zeros_like(queries))
     context = ops.reshape(ops.transpose(context, (1, 2, 0, 3, 4)), (batch, heads, chunks * size, head_size))
     return context[:, :, :seq, :]  # (batch, heads, seq, head_size)
 

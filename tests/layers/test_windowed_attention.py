@@ -28,8 +28,9 @@ def test_sliding_window_equals_the_masked_dense_attention(seq, half_window):
     expected = dense_reference(q, k, v, mask, half_window)
     assert np.abs(np.where(real, out - expected, 0)).max() < 1e-5
     for query_chunk in (None, 4, 64):  # whole matrix; chunks (the last one padded); one chunk
-        full = to_numpy(global_attention(q, k, v, mask, query_chunk=query_chunk))
-        assert np.abs(np.where(real, full - dense_reference(q, k, v, mask, seq), 0)).max() < 1e-5
+        for training in (False, True):  # the chunks' loop (inference) and ops.map (training)
+            full = to_numpy(global_attention(q, k, v, mask, training=training, query_chunk=query_chunk))
+            assert np.abs(np.where(real, full - dense_reference(q, k, v, mask, seq), 0)).max() < 1e-5
 
 
 def test_band_pattern_holds_exactly_the_window():
