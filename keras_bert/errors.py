@@ -1,4 +1,4 @@
-"""The user-facing error type and the one check for output folders (imports no TensorFlow)."""
+"""The user-facing error types and the one check for output folders (imports no TensorFlow)."""
 
 import os
 
@@ -8,6 +8,11 @@ class UsageError(ValueError):
 
     Tools print it as one line (no traceback) and exit with status 2 (`keras_bert.cli.run_tool`).
     """
+
+
+class ConversionError(RuntimeError):
+    """A format's converter cannot convert this model (TFLite, tf2onnx); the message names the op.
+    `export_model` reports it as that format's failed row and goes on with the other formats."""
 
 
 def make_dir(path, what="output_dir"):

@@ -100,7 +100,10 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
     spec = [{name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}]
     function = tf.function(module.answer_from_ids, autograph=False, input_signature=spec)
     with tf2onnx_bounded_memory():
-        proto, _ = tf2onnx.convert.from_function(function, input_signature=spec, opset=opset)
+        try:
+            proto, _ = tf2onnx.convert.from_function(function, input_signature=spec, opset=opset)
+        except Exception as error:  # tf2onnx's own message names the op it could not convert
+            raise verify.ConversionError(f"ONNX conversion (tf2onnx, opset {opset}) failed: {error}") from error
     check_ops(proto)
     rewrites = rewrite_for_ort_fusion(proto, rewrites)
     _name_dynamic_axes(proto)

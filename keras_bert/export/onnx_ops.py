@@ -2,16 +2,15 @@
 
 import collections
 
+from keras_bert.errors import ConversionError
+
 TOLERANCE = 1e-4
 _ALLOWED_CUSTOM_DOMAINS = ("com.microsoft",)
-
-
-class OnnxConversionError(RuntimeError):
-    """tf2onnx produced a graph with ops that are not ONNX (or ONNX Runtime contrib) ops."""
+OnnxConversionError = ConversionError  # its name before every format shared one conversion error
 
 
 def check_ops(model, allow_contrib=False):
-    """Raises `OnnxConversionError` naming every node that is not a known ONNX op.
+    """Raises `ConversionError` naming every node that is not a known ONNX op.
 
     tf2onnx "succeeds" on unsupported TensorFlow ops by copying them into the graph
     under their TF names; onnxruntime then refuses the file. Known-op check: the ONNX
@@ -28,7 +27,7 @@ def check_ops(model, allow_contrib=False):
         elif not (allow_contrib and domain in _ALLOWED_CUSTOM_DOMAINS):
             bad[f"{domain}.{node.op_type}"] += 1
     if bad:
-        raise OnnxConversionError(
+        raise ConversionError(
             f"The ONNX graph contains ops that are not ONNX ops: {dict(bad)}. tf2onnx copied "
             "TensorFlow ops it could not convert; onnxruntime cannot run this file. Rewrite "
             "those ops in the model (docs/DESIGN.md's known traps list some, e.g. Erfc from keras gelu).")

@@ -15,6 +15,7 @@ import tempfile
 
 import numpy as np
 
+from keras_bert.errors import ConversionError  # noqa: F401 (export's one conversion error)
 from keras_bert.export.precision import TOLERANCE
 from keras_bert.export.verify_reference import (keras_outputs, sample_ids, task_signature_inputs, text_samples,
                                                text_to_ids)
@@ -24,11 +25,6 @@ _PROBABILITY_OUTPUTS = ("logits", "probabilities", "start_logits", "end_logits")
 
 class ParityError(AssertionError):
     """An exported artifact's outputs differ from the Keras model's beyond tolerance."""
-
-
-class ConversionError(RuntimeError):
-    """A format's converter cannot convert this model (the message names the op); `export_model` reports
-    it as that format's failed row and goes on with the other formats."""
 
 
 def conversion_failed(artifact, path, error):

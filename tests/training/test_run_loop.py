@@ -78,8 +78,10 @@ def test_short_fits_on_a_busy_pipeline_under_a_strategy_never_crash(minilm_dir, 
     Without that, one run of these 40 fits in two crashed; with it, 0 in 160 fits (and 150 more).
     The pipeline reads, tokenizes and masks two plays behind a 1,000-example shuffle buffer, so each
     iterator's prefetch thread is still pulling when a fit ends (the default 10,000 refilled on every
-    fit: 36 s alone, 22.6 s now). In the full suite it still takes 250-300 s beside the other pytest
-    worker; the cause is not found yet."""
+    fit: 36 s alone, 22.6 s now). TensorFlow's thread pools run one thread each here: beside another
+    TensorFlow process training (test_pretraining's tiny BERT) the 40 fits took 127 s with the default
+    pools, 53 s with these, on the same ~25 CPU-seconds, and the training beside it was unchanged (95-97 s):
+    the time was waiting between threads, not work (in the full suite: 88-296 s)."""
     import os
     import subprocess
     import sys
@@ -88,6 +90,7 @@ def test_short_fits_on_a_busy_pipeline_under_a_strategy_never_crash(minilm_dir, 
     result = subprocess.run(
         [sys.executable, "-c", _SHORT_FITS, os.path.join(minilm_dir, "vocab.txt"), *shakespeare_files[:2]],
         capture_output=True, text=True, timeout=600,
-        env=dict(os.environ, PYTHONPATH=root, PYTHONFAULTHANDLER="1", TF_CPP_MIN_LOG_LEVEL="2"))
+        env=dict(os.environ, PYTHONPATH=root, PYTHONFAULTHANDLER="1", TF_CPP_MIN_LOG_LEVEL="2",
+                 TF_NUM_INTEROP_THREADS="1", TF_NUM_INTRAOP_THREADS="1"))
     assert result.returncode == 0, result.stderr[-3000:]
     assert "steps 80" in result.stdout
