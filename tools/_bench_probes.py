@@ -14,15 +14,21 @@ def matmul_peak_flops(size=2048, repeats=10):
     def matmul(x, y):
         return tf.matmul(x, y)
 
-    matmul(a, b).numpy()
+    return 2 * size ** 3 / best_seconds_per_call(lambda: matmul(a, b), lambda result: result.numpy(), repeats)
+
+
+def best_seconds_per_call(call, wait, repeats=10):
+    """Seconds per `call()` (asynchronous: `wait(result)` blocks until the last is done), best of three
+    timings of `repeats` calls after one warm-up call (compilation)."""
+    wait(call())
     best = float("inf")
     for _ in range(3):
         start = time.perf_counter()
         for _ in range(repeats):
-            result = matmul(a, b)
-        result.numpy()
+            result = call()
+        wait(result)
         best = min(best, (time.perf_counter() - start) / repeats)
-    return 2 * size ** 3 / best
+    return best
 
 
 def dropout_probe(shape=(32, 4, 128, 128), repeats=3):

@@ -20,6 +20,7 @@ os.environ.setdefault("KERAS_BACKEND", "jax")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras
 
 import bench_train  # noqa: E402  (tools/ is this script's folder)
+from _bench_probes import best_seconds_per_call  # noqa: E402
 from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 
 CONTESTANTS = ("ours", "keras_hub", "hf_torch")
@@ -57,15 +58,8 @@ def matmul_peak_flops(size, precision, repeats=10):
     dtype = jnp.bfloat16 if precision == "bf16" else jnp.float32
     a, b = (jax.random.normal(jax.random.PRNGKey(i), (size, size), dtype) for i in (0, 1))
     matmul = jax.jit(jnp.matmul)
-    matmul(a, b).block_until_ready()
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        for _ in range(repeats):
-            result = matmul(a, b)
-        result.block_until_ready()
-        best = min(best, (time.perf_counter() - start) / repeats)
-    return 2 * size ** 3 / best
+    return 2 * size ** 3 / best_seconds_per_call(lambda: matmul(a, b), lambda result: result.block_until_ready(),
+                                                 repeats)
 
 
 def runners(args, batch):
