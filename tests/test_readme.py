@@ -47,6 +47,9 @@ PLAN = {
     "python tools/export.py runs/": (
         "run", "exports of fine-tuned models; the runs/ folders are made first by tools/finetune.py "
                "(a tiny model, one epoch)"),
+    "python tools/export.py runs/squad/model.keras --name squad_bf16": (
+        "parse", "tests/export/test_precision.py runs `tools/export.py model.keras --formats savedmodel --precision bf16` "
+                 "and checks the bfloat16 matmuls, the drift rows and the answers against the float32 model"),
     "python tools/export.py runs/sentiment/model.keras --name sentiment --formats mediapipe": (
         "parse", "tests/export/test_mediapipe.py runs `tools/export.py model.keras --formats mediapipe` on the real "
                  "MiniLM classifier, then MediaPipe's TextClassifier on the file"),
@@ -85,6 +88,7 @@ PLAN = {
 USER_FILES = {
     "python tools/pretrain.py --files 'corpus/*.txt' --preset bert_base_uncased": {
         "corpus/plays.txt": "to be or not to be .\n", "vocab.txt": "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n"},
+    "python tools/finetune.py embedding": {"pairs.csv": "anchor,positive\n", "dev.csv": "anchor,positive\n"},
 }
 
 # README commands that are wrong today, by a word they contain: expected to fail until README.md

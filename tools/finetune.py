@@ -58,6 +58,7 @@ def parse_args(argv):
         owners = [n for n, t in TASKS.items() if flag.lstrip("-") in t.options()]
         parser.error(f"{flag} does not apply to task {args.task}" + (
             f" (it is an option of {', '.join(owners)}); drop it" if owners else ""))
+    parser.check_paths(args, "train_file", "eval_file")
     args.options = {k: v for k, v in vars(args).items() if k in TASKS[args.task].options()}
     return args
 

@@ -112,7 +112,8 @@ def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, voca
             files (`distribute_datasets_from_function`); "split" runs one pipeline per
             worker and splits each global batch across replicas, so the batches equal
             a single-device run's (for checking; every worker reads everything).
-        eval_input: like `train_input`, for held-out data evaluated every epoch.
+        eval_input: like `train_input`, for held-out data evaluated every epoch; its first
+            `eval_steps` batches are evaluated each time, held in memory after the first.
         eval_steps: batches per evaluation.
         tensorboard: write TensorBoard logs.
         plot: write `curves.png`.
@@ -176,7 +177,10 @@ def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, voca
                          *([tensorboard_callback(output_dir)] if tensorboard and chief else [])]
         validation = None
         if eval_input is not None and eval_steps:
-            validation = split_batches(eval_input(global_batch_size, None).take(eval_steps))
+            # The same held-out batches every epoch, kept after the first evaluation: each evaluation
+            # starts a new iterator, and the input's shuffle buffer (10,000 examples) was refilled for
+            # every one (a 2-step tiny run with held-out files: 9.2 s of its 13.7 s in fit).
+            validation = split_batches(eval_input(global_batch_size, None).take(eval_steps).cache())
         for number, (phase_input, first, end, shape) in enumerate(phases, 1):
             begin = max(start_step, first)
             if begin >= end and end < train_steps:

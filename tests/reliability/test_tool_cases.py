@@ -97,8 +97,6 @@ CASES = [
     ("finetune", FINETUNE + ["--keep_checkpoints", "0"], 2, ["--keep_checkpoints", "'0'"]),
     ("finetune", FINETUNE + ["--learning_rate", "-3e-5"], 2, ["--learning_rate", "--learning_rate=VALUE"]),
     ("finetune", FINETUNE + ["--learning_rate=-3e-5"], 2, ["--learning_rate", "'-3e-5'"]),
-    ("finetune", FINETUNE + ["--epochs", "10", "--batch_size", "2", "--learning_rate", "1e30"], 2,
-     ["diverged at step", "loss is nan", "--learning_rate"]),
     ("finetune", FINETUNE + ["--checkpoint_every_steps", "-1"], 2, ["--checkpoint_every_steps"]),
     ("finetune", FINETUNE + ["--output_dir", "{a_file}"], 2, ["--output_dir", "a_file", "is a file"]),
     ("finetune", FINETUNE + ["--checkpoint", "{a_dir}/nope"], 2, ["nope", "does not exist"]),

@@ -114,7 +114,7 @@ def test_a_tiny_bert_learns_on_real_text(minilm_dir, shakespeare_files, tmp_path
     result = run_pretraining(
         pretraining_input(train, tokenizer, **data), config,
         run=RunConfig(output_dir=tmp_path / "run", strategy="default", verbose=0), global_batch_size=64,
-        train_steps=500, steps_per_epoch=50, learning_rate=3e-3, eval_input=eval_input, eval_steps=16,
+        train_steps=500, steps_per_epoch=250, learning_rate=3e-3, eval_input=eval_input, eval_steps=16,
         plot=False)
     first = result["rows"][0]
     held_out = [r for r in result["rows"] if r["kind"] == "validation"][-1]
