@@ -190,9 +190,8 @@ def main(argv=None):
             steps_per_execution=args.steps_per_execution, eval_input=eval_input,
             eval_steps=args.eval_steps if eval_input else 0, pack_sequences=args.pack_sequences,
             phase2=phase2)
-    baseline = None
-    if eval_input is not None and args.eval_steps:  # the same held-out batches Keras evaluated
-        baseline = unigram_mlm_accuracy(eval_input(args.batch_size, None).take(args.eval_steps))
+    # The held-out batches Keras evaluated (kept in memory: read again, not made again).
+    baseline = unigram_mlm_accuracy(result["validation"]) if result["validation"] is not None else None
     print(f"\nTrained steps {result['start_step']} -> {result['step']}. "
           + pretraining_summary(result["rows"], baseline, tokenizer))
     print(f"Model: {os.path.join(args.output_dir, 'final')}   curves: "

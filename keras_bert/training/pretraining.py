@@ -128,7 +128,7 @@ def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, voca
 
     Returns:
         dict with `model` (the `BertPretrainer`), `rows` (the per-step log),
-        `start_step`, `step` and `output_dir`.
+        `start_step`, `step`, `output_dir` and `validation` (the held-out batches evaluated, or None).
 
     Example:
         >>> tokenizer = keras_bert.Tokenizer("vocab.txt")
@@ -202,7 +202,7 @@ def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, voca
         if chief:
             _finish(model, output_dir, vocab_file, text_config, log.rows if plot else None)
     return {"model": model, "rows": log.rows, "start_step": start_step, "step": step,
-            "output_dir": output_dir}
+            "output_dir": output_dir, "validation": validation}
 
 
 def _phases(train_input, phase2, train_steps, steps_per_epoch, global_batch_size, bert_config):
