@@ -92,29 +92,19 @@ print(json.dumps({{"loaded": type(checkpoint).__name__, "task": checkpoint.task,
 @pytest.mark.slow
 @pytest.mark.parametrize("task", ["token_classification", "squad"])  # a classifier's model.keras: the journeys
 def test_export_then_serve_raw_text_in_fresh_processes(saved_models, task, tmp_path):
+    """`tools/export.py model.keras` alone: the export checks each signature from raw text in a fresh process
+    with keras and keras_bert blocked from importing (`export/verify_worker.py`); its rows name every output."""
     result = run_tool("export", saved_models[task], "--name", task, "--formats", "savedmodel",
                       "--base_dir", tmp_path / "savedmodels")
     assert result.returncode == 0, result.stderr[-3000:]
     assert f"Model: {task}" in result.stdout and "All exports match the Keras model." in result.stdout
-    export_dir = tmp_path / "savedmodels" / task / "1"
-    inputs = {"classify": {"text_a": ["A gripping, beautifully shot thriller."]},
-              "entities": {"text": ["Angela Merkel met Emmanuel Macron in Paris."]},
-              "answer": {"question": ["Who designed the engine?"],
-                         "context": ["The Analytical Engine was designed by Charles Babbage in 1837."]}}
+    assert (tmp_path / "savedmodels" / task / "1" / "saved_model.pb").exists()
     name = SIGNATURE[task]
-    out = python(f"""
-import sys, tensorflow as tf, tensorflow_text  # noqa: F401
-loaded = tf.saved_model.load({str(export_dir)!r})
-signature = loaded.signatures[{name!r}]
-outputs = signature(**{{k: tf.constant(v) for k, v in {inputs[name]!r}.items()}})
-print(sorted(outputs), "keras" in sys.modules, "keras_bert" in sys.modules)
-""", tmp_path)
-    keys, keras_loaded, ours_loaded = out.strip().splitlines()[-1].rsplit(" ", 2)
-    expected = {"classify": ["labels", "probabilities", "top_label"],
-                "entities": ["end_char", "entity_label", "entity_text", "num_entities", "score", "start_char"],
-                "answer": ["answer_text", "end_char", "null_score", "score", "start_char"]}[name]
-    assert eval(keys) == expected  # pylint: disable=eval-used
-    assert ours_loaded == "False"
+    served = {row[2] for row in (line.split() for line in result.stdout.splitlines())
+              if row[:2] == ["savedmodel", name] and row[-1] == "ok"}
+    assert served == {"entities": {"end_char", "entity_label", "entity_text", "num_entities", "score", "start_char"},
+                      "answer": {"answer_text", "end_char", "null_score", "score", "start_char"}}[name], \
+        result.stdout[-3000:]
 
 
 @pytest.mark.slow
