@@ -38,7 +38,8 @@ _NOISE = re.compile(
     r"|TF-TRT Warning: Could not find TensorRT"
     r"|oneDNN custom operations are on"
     r"|This TensorFlow binary is optimized to use available CPU instructions"
-    r"|To enable the following instructions: .* rebuild TensorFlow")
+    r"|To enable the following instructions: .* rebuild TensorFlow"
+    r"|INFO: Created TensorFlow Lite XNNPACK delegate for CPU")  # TFLite's int8 calibration, in process
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -105,3 +105,16 @@ def test_run_flags_are_the_run_configs_and_refuse_bad_values(capsys):
     with pytest.raises(SystemExit):
         parser.parse_args(["--gradient_accumulation_steps", "0"])
     assert "--gradient_accumulation_steps" in capsys.readouterr().err
+
+
+def test_quiet_native_stderr_drops_start_up_noise_and_passes_the_rest(capfd):
+    """Written to file descriptor 2 as native code writes: TFLite's int8 calibration line (every tools/export.py
+    TFLite run printed it) and TensorFlow's start-up lines go; anything else passes unchanged."""
+    from keras_bert.cli import quiet_native_stderr
+
+    with quiet_native_stderr():
+        for line in ("INFO: Created TensorFlow Lite XNNPACK delegate for CPU.",
+                     "I0000 00:00:1 cudart_stub.cc:31] Could not find cuda drivers on your machine, GPU will not be used.",
+                     "export.py: error: a real message"):
+            os.write(2, (line + "\n").encode())
+    assert capfd.readouterr().err == "export.py: error: a real message\n"
