@@ -144,25 +144,16 @@ class TextConfig:
             raise ValueError(f"Unknown text contract format {format!r}; expected one of {SAVE_FORMATS}.")
         directory = os.fspath(directory)
         os.makedirs(directory, exist_ok=True)
-        if self.kind != "wordpiece":
-            saved = {}
-            for field, (name, path) in zip(("vocab_file", "merges_file"), contract_files(self)):
-                saved[field] = os.path.join(directory, name)
-                if os.path.abspath(path) != os.path.abspath(saved[field]):
-                    shutil.copyfile(path, saved[field])
-            if format == "huggingface":
-                write_huggingface_kind(self, directory)
-            else:
-                write_json(os.path.join(directory, FILE_NAME), self.to_dict())
-            return self.replace(source=directory, guessed=False, **saved)
-        vocab_file = os.path.join(directory, VOCAB_NAME)
-        if os.path.abspath(self.vocab_file) != os.path.abspath(vocab_file):
-            shutil.copyfile(self.vocab_file, vocab_file)
+        saved = {}
+        for field, (name, path) in zip(("vocab_file", "merges_file"), contract_files(self)):
+            saved[field] = os.path.join(directory, name)
+            if os.path.abspath(path) != os.path.abspath(saved[field]):
+                shutil.copyfile(path, saved[field])
         if format == "huggingface":
-            write_huggingface(self, directory)
+            (write_huggingface if self.kind == "wordpiece" else write_huggingface_kind)(self, directory)
         else:
             write_json(os.path.join(directory, FILE_NAME), self.to_dict())
-        return self.replace(vocab_file=vocab_file, source=directory, guessed=False)
+        return self.replace(source=directory, guessed=False, **saved)
 
     @classmethod
     def from_dir(cls, path):
@@ -255,16 +246,10 @@ def _from_dict(raw, vocab_file, source, merges_file=None):
     return TextConfig(vocab_file, source=source, merges_file=merges_file, **kwargs)
 
 
-def from_saved_dict(raw, vocab_file, source, merges_file=None):
-    """The contract a model's config saved (`TextConfig.to_dict()`), with its vocabulary at `vocab_file`
-    (and byte-level BPE's merges at `merges_file`)."""
-    return _from_dict(raw, vocab_file, source, merges_file)
-
-
 def asset_files(config):
     """`[(asset file name, path)]`: the files a model file keeps of its contract (`vocab.txt` for
     WordPiece; `vocab.json` + `merges.txt`; `sentencepiece.bpe.model`)."""
-    return [(VOCAB_NAME, config.vocab_file)] if config.kind == "wordpiece" else contract_files(config)
+    return contract_files(config)
 
 
 def from_saved_assets(raw, directory, source):
@@ -272,7 +257,7 @@ def from_saved_assets(raw, directory, source):
     (kept copies: Keras deletes that folder after loading). One line names a missing asset."""
     kind = raw.get("kind", "wordpiece")
     check_kind(kind, source)
-    names = [VOCAB_NAME] if kind == "wordpiece" else [n for n in FILE_NAMES[kind] if n]
+    names = [n for n in FILE_NAMES[kind] if n]
     missing = [n for n in names if not os.path.isfile(os.path.join(directory, n))]
     if missing:
         raise ValueError(f"{source} has a {kind} text contract but no {', '.join(missing)} asset; save "
