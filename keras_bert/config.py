@@ -22,6 +22,13 @@ HF_ACTIVATIONS = {
     "relu": "relu",
 }
 _GOOGLE_ACTIVATIONS = {"gelu": "gelu_tanh", "relu": "relu"}
+# Our field -> its name in Google's bert_config.json and Hugging Face's config.json; the first five are required.
+_SOURCE_NAMES = {"vocab_size": "vocab_size", "hidden_size": "hidden_size", "num_layers": "num_hidden_layers",
+                 "num_heads": "num_attention_heads", "intermediate_size": "intermediate_size",
+                 "max_position_embeddings": "max_position_embeddings", "type_vocab_size": "type_vocab_size",
+                 "dropout_rate": "hidden_dropout_prob", "attention_dropout_rate": "attention_probs_dropout_prob",
+                 "initializer_range": "initializer_range"}
+_REQUIRED = tuple(_SOURCE_NAMES)[:5]
 
 
 def read_json(path, expected=""):
@@ -185,29 +192,16 @@ class BertConfig(FrozenConfig):
             family = {k: values["keras_bert_" + k] for k in ("family", "position_offset", "pooler_activation",
                                                              "embedding_size") if "keras_bert_" + k in values}
             if "keras_bert_hidden_act" in values:
-                act, is_hf = values["keras_bert_hidden_act"], False
-                table = {a: a for a in ACTIVATIONS}
+                act, table = values["keras_bert_hidden_act"], {a: a for a in ACTIVATIONS}
             else:
                 table = HF_ACTIVATIONS if is_hf else _GOOGLE_ACTIVATIONS
             if act not in table:
-                raise ValueError(
-                    f"{source_path}: hidden_act {act!r} is not supported; "
-                    f"expected one of {sorted(table)}.")
-            return cls(
-                vocab_size=values["vocab_size"],
-                hidden_size=values["hidden_size"],
-                num_layers=values["num_hidden_layers"],
-                num_heads=values["num_attention_heads"],
-                intermediate_size=values["intermediate_size"],
-                hidden_act=table[act],
-                max_position_embeddings=values.get("max_position_embeddings", 512),
-                type_vocab_size=values.get("type_vocab_size", 2),
-                dropout_rate=values.get("hidden_dropout_prob", 0.1),
-                attention_dropout_rate=values.get("attention_probs_dropout_prob", 0.1),
-                initializer_range=values.get("initializer_range", 0.02),
-                layer_norm_eps=values.get("keras_bert_layer_norm_eps", values.get("layer_norm_eps", 1e-12)),
-                **family,
-            )
+                raise ValueError(f"{source_path}: hidden_act {act!r} is not supported; "
+                                 f"expected one of {sorted(table)}.")
+            fields = {ours: values[theirs] for ours, theirs in _SOURCE_NAMES.items()
+                      if ours in _REQUIRED or theirs in values}  # the others: BertConfig's defaults
+            return cls(**fields, hidden_act=table[act], **family,
+                       layer_norm_eps=values.get("keras_bert_layer_norm_eps", values.get("layer_norm_eps", 1e-12)))
         except KeyError as e:
             raise ValueError(f"{source_path} lacks the BERT config field {e.args[0]!r}.") from None
 
@@ -218,17 +212,8 @@ class BertConfig(FrozenConfig):
         # and our loader prefers, so the activation survives a round trip.
         act = {"gelu": "gelu", "gelu_tanh": "gelu", "relu": "relu"}[self.hidden_act]
         return {
-            "vocab_size": self.vocab_size,
-            "hidden_size": self.hidden_size,
-            "num_hidden_layers": self.num_layers,
-            "num_attention_heads": self.num_heads,
-            "intermediate_size": self.intermediate_size,
+            **{theirs: getattr(self, ours) for ours, theirs in _SOURCE_NAMES.items()},
             "hidden_act": act,
-            "max_position_embeddings": self.max_position_embeddings,
-            "type_vocab_size": self.type_vocab_size,
-            "hidden_dropout_prob": self.dropout_rate,
-            "attention_probs_dropout_prob": self.attention_dropout_rate,
-            "initializer_range": self.initializer_range,
             "keras_bert_hidden_act": self.hidden_act,
             # Another family (RoBERTa: positions after row 2, LayerNorm eps 1e-5) in Google's layout.
             **({"keras_bert_family": self.family, "keras_bert_position_offset": self.position_offset,
@@ -237,27 +222,16 @@ class BertConfig(FrozenConfig):
             **({"keras_bert_embedding_size": self.embedding_size} if self.embedding_size is not None else {}),
         }
 
-    @classmethod
-    def from_huggingface_dict(cls, raw, source_path="<dict>"):
-        """A Hugging Face config.json's dict -> BertConfig (the family's fields are set by its record)."""
-        return cls.from_source_dict(raw, source_path)
+    # A Hugging Face config.json's dict -> BertConfig (the family's fields are set by its record).
+    from_huggingface_dict = from_source_dict
 
     def to_huggingface_dict(self):
         """BERT's config.json fields (a family's record adds its own `model_type` and token ids)."""
         return {
             "architectures": ["BertForPreTraining"],
             "model_type": "bert",
-            "vocab_size": self.vocab_size,
-            "hidden_size": self.hidden_size,
-            "num_hidden_layers": self.num_layers,
-            "num_attention_heads": self.num_heads,
-            "intermediate_size": self.intermediate_size,
+            **{theirs: getattr(self, ours) for ours, theirs in _SOURCE_NAMES.items()},
             "hidden_act": {"gelu": "gelu", "gelu_tanh": "gelu_new", "relu": "relu"}[self.hidden_act],
-            "max_position_embeddings": self.max_position_embeddings,
-            "type_vocab_size": self.type_vocab_size,
-            "hidden_dropout_prob": self.dropout_rate,
-            "attention_probs_dropout_prob": self.attention_dropout_rate,
-            "initializer_range": self.initializer_range,
             "layer_norm_eps": self.layer_norm_eps,
             "pad_token_id": 0,
             "position_embedding_type": "absolute",
