@@ -189,21 +189,15 @@ def run_tool(main, argv=None, prog=None, interrupted="run the same command again
     with quiet_native_stderr(), ctrl_c() as ctrl:
         try:
             status = main(sys.argv[1:] if argv is None else list(argv))
-        except KeyboardInterrupt:
+        except (*USER_ERRORS, OSError) as error:
+            if not isinstance(error, USER_ERRORS) and error.errno not in USER_ERRNOS:
+                raise
+            print(f"{prog}: error: {one_line(error)}", file=sys.stderr, flush=True)
+            return 2
+        except BaseException as error:  # pylint: disable=broad-except  (e.g. a TF error a callback's Ctrl-C became)
+            if not (ctrl.pressed or isinstance(error, KeyboardInterrupt)):
+                raise
             ctrl.stopped()
-            print(f"{prog}: interrupted; {interrupted}", file=sys.stderr, flush=True)
-            return 130
-        except USER_ERRORS as error:
-            print(f"{prog}: error: {one_line(error)}", file=sys.stderr, flush=True)
-            return 2
-        except OSError as error:
-            if error.errno not in USER_ERRNOS:
-                raise
-            print(f"{prog}: error: {one_line(error)}", file=sys.stderr, flush=True)
-            return 2
-        except BaseException:  # pylint: disable=broad-except  (e.g. a TF error a callback's Ctrl-C became)
-            if not ctrl.pressed:
-                raise
             print(f"{prog}: interrupted; {interrupted}", file=sys.stderr, flush=True)
             return 130
         finally:
