@@ -38,12 +38,9 @@ def load_vocab(vocab_path):
         raise ValueError(
             f"Vocabulary file {vocab_path!r} is not valid UTF-8 (byte {error.start}, line "
             f"{line}): {error.reason}. A BERT vocab.txt must be UTF-8; re-save it as UTF-8.") from None
-    if content.startswith("\ufeff"):
-        content = content[1:]  # a UTF-8 byte-order mark (Excel, Notepad) is not part of the first token
-    vocab = content.split("\n")
-    if vocab and vocab[-1] == "":
-        vocab.pop()  # the final newline ends the last line; it does not start a new token
-    vocab = [token.rstrip("\r") for token in vocab]
+    content = content.removeprefix("\ufeff")  # a UTF-8 byte-order mark (Excel, Notepad) is not part of the first token
+    # The final newline ends the last line; it does not start a new token.
+    vocab = [token.rstrip("\r") for token in content.removesuffix("\n").split("\n")] if content else []
     if not vocab:
         raise ValueError(
             f"Vocabulary file {vocab_path!r} is empty. Expected one WordPiece token per line "
