@@ -6,6 +6,7 @@ tokenization and packing run in the graph, inside `dataset.map`, with the
 project's `Preprocessor`.
 """
 
+import contextlib
 import csv
 import json
 import os
@@ -280,19 +281,13 @@ def _label_ids(path, values, labels, lines, column):
 
 def _label_key(value):
     """The string a label value is matched by (JSON `1`, `true` and CSV "1" alike)."""
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, bool) or (isinstance(value, float) and value.is_integer()):
         return str(int(value))
     return str(value).strip()
 
 
 def _number(key):
-    try:
-        return int(key)
-    except ValueError:
-        pass
-    try:
-        return float(key)
-    except ValueError:
-        return None
+    for kind in (int, float):
+        with contextlib.suppress(ValueError):
+            return kind(key)
+    return None

@@ -77,12 +77,9 @@ def _acquire(path, flag):
             raise UsageError(f"{flag} {path!r} is in use by another run ({holder}): two runs in one folder "
                              f"would mix their checkpoints and model; wait for it to finish, or pass another "
                              f"{flag}.") from None
-        try:
-            current = os.stat(lock_path).st_ino
-        except FileNotFoundError:
-            current = None
-        if current == os.fstat(fd).st_ino:
-            break
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(lock_path).st_ino == os.fstat(fd).st_ino:
+                break
         os.close(fd)  # the holder removed the file as we opened it: lock the new one
     command = " ".join(sys.argv)[:200].replace("\n", " ")
     os.ftruncate(fd, 0)
@@ -100,8 +97,6 @@ def _holder(fd):
 
 
 def _release(fd, lock_path):
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.unlink(lock_path)  # while still locked: a waiter that opened it re-opens the new file
-    except FileNotFoundError:
-        pass
     os.close(fd)
