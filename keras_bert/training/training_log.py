@@ -49,11 +49,8 @@ class TrainingLog(keras.callbacks.Callback):
         return parsed
 
     def _columns(self):
-        keys = []
-        for row in self.rows:
-            keys.extend(k for k in row if k not in keys)
         head = ["step", "epoch", "kind"]
-        return head + sorted(k for k in keys if k not in head)
+        return head + sorted({k for row in self.rows for k in row} - set(head))
 
     def _rewrite(self):
         if not self.path:
