@@ -67,12 +67,10 @@ class ResumableCheckpoint(keras.callbacks.Callback):
         # runs. The order is fixed by the architecture, and TensorFlow checks shapes.
         self._checkpoint = tf.train.Checkpoint(
             model=list(model.variables), optimizer=list(model.optimizer.variables))
-        directory = self.directory
-        if not self.is_chief:
-            directory = os.path.join(self.directory, ".scratch_" + str(os.getpid()))
-        self._write_directory = directory
+        self._write_directory = (self.directory if self.is_chief
+                                 else os.path.join(self.directory, f".scratch_{os.getpid()}"))
         self._manager = tf.train.CheckpointManager(
-            self._checkpoint, directory, max_to_keep=self.max_to_keep, checkpoint_name="ckpt")
+            self._checkpoint, self._write_directory, max_to_keep=self.max_to_keep, checkpoint_name="ckpt")
 
     @property
     def step(self):

@@ -142,12 +142,10 @@ def _keras_mwms_workaround(model, strategy):
     value. (Keras's other MWMS bug, its symbolic build's `strategy.reduce` of a nested batch,
     is skipped for every strategy by `fit_from`'s `model_without_strategy`.)
     """
-    if not isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
-        yield
-        return
-    for name in ("train_step", "test_step"):
-        if not getattr(getattr(model, name), "_keras_bert_rank1", False):
-            setattr(model, name, _rank1_logs(getattr(model, name)))
+    if isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
+        for name in ("train_step", "test_step"):
+            if not getattr(getattr(model, name), "_keras_bert_rank1", False):
+                setattr(model, name, _rank1_logs(getattr(model, name)))
     yield
 
 
