@@ -8,12 +8,12 @@ from keras_bert.text.byte_bpe_files import read_merges, read_vocab_json, special
 from keras_bert.text.byte_level import bpe_merge, bytes_to_unicode, pretokenize, special_pattern
 from keras_bert.text.offsets import bytes_to_chars
 from keras_bert.text.string_inputs import id_rows_or_row, strings_or_string
-from keras_bert.text.token_list import TokenList
+from keras_bert.text.token_list import TokenList, TokenListLookups
 
 _SPACE = bytes_to_unicode()[ord(" ")]  # "Ġ"
 
 
-class ByteBpeTokenizer(tf.Module):
+class ByteBpeTokenizer(TokenListLookups, tf.Module):
     """Byte-level BPE (GPT-2's pre-tokenizer, no prefix space) that runs inside the TensorFlow graph.
 
     Ids equal Hugging Face `tokenizers`' `ByteLevelBPETokenizer(add_prefix_space=False)`. Same interface
@@ -85,20 +85,6 @@ class ByteBpeTokenizer(tf.Module):
         """The mask token's text (`<mask>`, or `[MASK]` with BERT-named specials)."""
         return self._token_list.tokens[self.mask_id]
 
-    @property
-    def vocab(self):
-        """The vocabulary: a list of byte-level tokens, id i = entry i."""
-        return list(self._token_list.tokens)
-
-    @property
-    def text_config(self):
-        """The `keras_bert.TextConfig` this tokenizer was made from (`TextConfig.tokenizer()`), else None.
-
-        Not built here: text_config.py makes these tokenizers, and a module importing it back would
-        close an import circle (tests/test_layout.py).
-        """
-        return self._text_config
-
     @strings_or_string
     def tokenize(self, texts):
         """Text to ids: `[batch]` strings -> int32 `[batch, (tokens)]`; scalar -> `[(tokens)]`."""
@@ -166,14 +152,6 @@ class ByteBpeTokenizer(tf.Module):
             tf.gather(self._tokens, ids), axis=1), "UTF-8")  # [b, (c)]
         byte_strings = self._char_byte.lookup(chars.flat_values)
         return tf.strings.reduce_join(chars.with_flat_values(byte_strings), axis=1)
-
-    def token_to_id(self, token):
-        """Python helper: the id of `token` (KeyError naming it if it is not in the vocabulary)."""
-        return self._token_list.token_to_id(token)
-
-    def id_to_token(self, id):  # pylint: disable=redefined-builtin
-        """Python helper: the token with id `id` (IndexError if out of range)."""
-        return self._token_list.id_to_token(id)
 
 
 def _table(keys, values, default, value_dtype=tf.int64):

@@ -7,14 +7,14 @@ import tensorflow as tf
 from keras_bert.compat import shared_sentencepiece_tokenizer
 from keras_bert.text.offsets import bytes_to_chars
 from keras_bert.text.string_inputs import id_rows_or_row, strings_or_string
-from keras_bert.text.token_list import TokenList
+from keras_bert.text.token_list import TokenList, TokenListLookups
 
 # Characters SentencePiece's nmt_nfkc normalization turns into its `▁` or drops: a `▁` piece's span
 # skips them, as Hugging Face's offsets do.
 _SPACE_LIKE = r"[\p{Z}\p{Cc}\p{Cf}]"
 
 
-class SentencepieceTokenizer(tf.Module):
+class SentencepieceTokenizer(TokenListLookups, tf.Module):
     """XLM-R's SentencePiece (`sentencepiece.bpe.model`, a unigram model) in the TensorFlow graph.
 
     Ids are fairseq's, as XLM-R's embeddings use them: `<s>`=0, `<pad>`=1, `</s>`=2, `<unk>`=3,
@@ -68,20 +68,6 @@ class SentencepieceTokenizer(tf.Module):
         """Per id: the piece continues the word before it (no leading `▁`; special ids never)."""
         return [3 < i < self.mask_id and not t.startswith("\u2581") for i, t in enumerate(self._token_list.tokens)]
 
-    @property
-    def vocab(self):
-        """The vocabulary in fairseq order (a list of pieces)."""
-        return list(self._token_list.tokens)
-
-    @property
-    def text_config(self):
-        """The `keras_bert.TextConfig` this tokenizer was made from (`TextConfig.tokenizer()`), else None.
-
-        Not built here: text_config.py makes these tokenizers, and a module importing it back would
-        close an import circle (tests/test_layout.py).
-        """
-        return self._text_config
-
     def _fairseq(self, spm_ids):
         return tf.where(spm_ids == 0, self.unk_id, spm_ids + 1)
 
@@ -126,14 +112,6 @@ class SentencepieceTokenizer(tf.Module):
         """Ids back to text (special ids dropped): `[batch, (pieces)]` -> `[batch]`; rank 1 -> scalar."""
         ids = tf.ragged.boolean_mask(ids, (ids > self.unk_id) & (ids < self.mask_id))
         return self._sp.detokenize(ids - 1)
-
-    def token_to_id(self, token):
-        """Python helper: the id of `token` (KeyError naming it if it is not in the vocabulary)."""
-        return self._token_list.token_to_id(token)
-
-    def id_to_token(self, id):  # pylint: disable=redefined-builtin
-        """Python helper: the piece with id `id` (IndexError if out of range)."""
-        return self._token_list.id_to_token(id)
 
 
 def _valid(texts):

@@ -39,3 +39,29 @@ class TokenList:
         if not 0 <= id < len(self.tokens):
             raise IndexError(f"Token id {id} is out of range; the vocabulary has {len(self.tokens)} tokens.")
         return self.tokens[id]
+
+
+class TokenListLookups:
+    """A tokenizer's Python lookups, read from its `_token_list` (a `TokenList`), and its `text_config`."""
+
+    @property
+    def text_config(self):
+        """The `keras_bert.TextConfig` this tokenizer was made from (`TextConfig.tokenizer()`), else None.
+
+        Not built here: text_config.py makes these tokenizers, and a module importing it back would
+        close an import circle (tests/test_layout.py). (WordPiece's `Tokenizer` builds its own.)
+        """
+        return self._text_config
+
+    @property
+    def vocab(self):
+        """The vocabulary: a list of tokens, id i = entry i (SentencePiece: in fairseq's order)."""
+        return list(self._token_list.tokens)
+
+    def token_to_id(self, token):
+        """Python helper: the id of `token` (KeyError naming it if it is not in the vocabulary)."""
+        return self._token_list.token_to_id(token)
+
+    def id_to_token(self, id):  # pylint: disable=redefined-builtin
+        """Python helper: the token with id `id` (IndexError if out of range)."""
+        return self._token_list.id_to_token(id)

@@ -11,14 +11,14 @@ from keras_bert.text.normalization import (NORMALIZATIONS, SPECIAL_TOKENS_PATTER
 from keras_bert.text.offsets import bytes_to_chars, reference_pieces_with_offsets
 from keras_bert.text.ragged_rows import join_rows
 from keras_bert.text.string_inputs import id_rows_or_row, strings_or_string
-from keras_bert.text.token_list import TokenList
+from keras_bert.text.token_list import TokenList, TokenListLookups
 from keras_bert.text.vocab import check_unique, load_vocab, reachable_vocab, special_token_ids
 
 # Printable ASCII and \t \n \r: `tokenize`'s fast path (see `Tokenizer.__init__`).
 _PLAIN_ASCII = r"[\t\n\r -~]*"
 
 
-class Tokenizer(tf.Module):
+class Tokenizer(TokenListLookups, tf.Module):
     """BERT WordPiece tokenizer that runs inside the TensorFlow graph.
 
     Args:
@@ -98,11 +98,6 @@ class Tokenizer(tf.Module):
                 lower_case_nfd_strip_accents=self.lower_case)
             # is_suffix[id]: the piece continues a word ("##..."), used to regroup pieces.
             self._is_suffix = tf.constant([t.startswith("##") for t in vocab], tf.bool)
-
-    @property
-    def vocab(self):
-        """The vocabulary: a list of tokens, id i = line i of the vocabulary file."""
-        return list(self._token_list.tokens)
 
     @property
     def text_config(self):
@@ -214,14 +209,6 @@ class Tokenizer(tf.Module):
                   tf.debugging.assert_less(flat, self.vocab_size, message=message)]
         with tf.control_dependencies(checks):
             return ids.with_flat_values(tf.identity(flat))
-
-    def token_to_id(self, token):
-        """Python helper: the id of `token` (KeyError naming it if it is not in the vocabulary)."""
-        return self._token_list.token_to_id(token)
-
-    def id_to_token(self, id):  # pylint: disable=redefined-builtin
-        """Python helper: the token with id `id` (IndexError if out of range)."""
-        return self._token_list.id_to_token(id)
 
     # ----- tokenize_with_offsets (offsets come from the same ops as the ids)
 
