@@ -38,15 +38,6 @@ def _model_identity(model, identity):
             "task": json.loads(json.dumps(identity or {}, default=str))}
 
 
-def _save_model(model, output_dir):
-    """Writes `output_dir/model.keras` via a temporary file, so a kill never leaves half a file."""
-    path = os.path.join(output_dir, "model.keras")
-    tmp = os.path.join(output_dir, "model.partial.keras")
-    model.save(tmp)
-    os.replace(tmp, path)
-    return path
-
-
 @restores_dtype_policy
 def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_metrics=None,
                    epochs=3, steps_per_epoch=None, learning_rate=2e-5, warmup_ratio=0.1,
@@ -136,6 +127,8 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
                            output_dir=output_dir, validation_data=eval_dataset, verbose=run.verbose,
                            on_nonfinite=run.on_nonfinite)
         check_predictions(model, train_dataset)  # a model that predicts NaN is no success
-        if output_dir and chief:
-            _save_model(model, output_dir)
+        if output_dir and chief:  # model.keras via a temporary file, so a kill never leaves half a file
+            tmp = os.path.join(output_dir, "model.partial.keras")
+            model.save(tmp)
+            os.replace(tmp, os.path.join(output_dir, "model.keras"))
     return model, history
