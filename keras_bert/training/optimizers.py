@@ -67,23 +67,19 @@ def create_optimizer(learning_rate=1e-4, total_steps=None, warmup_steps=0, optim
     """
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"optimizer={optimizer!r} is not supported; expected one of {OPTIMIZERS}.")
-    if not isinstance(learning_rate, keras.optimizers.schedules.LearningRateSchedule) and not (
-            0 < float(learning_rate) < float("inf")):
+    is_schedule = isinstance(learning_rate, keras.optimizers.schedules.LearningRateSchedule)
+    if not is_schedule and not 0 < float(learning_rate) < float("inf"):
         raise ValueError(f"learning_rate (--learning_rate) must be a number > 0, got {learning_rate} "
                          "(BERT: 1e-4 pretraining, 2e-5 .. 5e-5 fine-tuning).")
     if not 0 <= float(weight_decay) < float("inf"):
         raise ValueError(f"weight_decay (--weight_decay) must be >= 0, got {weight_decay} (BERT: 0.01).")
-    if total_steps is not None and not isinstance(
-            learning_rate, keras.optimizers.schedules.LearningRateSchedule):
+    if total_steps is not None and not is_schedule:
         learning_rate = bert_schedule(learning_rate, total_steps, warmup_steps, power=power)
     elif warmup_steps:
         raise ValueError("warmup_steps needs total_steps (the schedule's length); pass both.")
-    kwargs = dict(learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
-                  weight_decay=weight_decay, global_clipnorm=global_clipnorm)
-    if optimizer == "adamw":
-        opt = keras.optimizers.AdamW(**kwargs)
-    else:
-        opt = keras.optimizers.Lamb(**kwargs)
+    opt = (keras.optimizers.AdamW if optimizer == "adamw" else keras.optimizers.Lamb)(
+        learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
+        weight_decay=weight_decay, global_clipnorm=global_clipnorm)
     if weight_decay and exclude_from_weight_decay:
         opt.exclude_from_weight_decay(var_names=list(exclude_from_weight_decay))
     return opt
