@@ -22,15 +22,9 @@ _WORD = (rf"'s|'t|'re|'ve|'m|'ll|'d| ?\p{{L}}+| ?\p{{N}}+| ?[^{WHITESPACE}\p{{L}
 
 def bytes_to_unicode():
     """GPT-2's byte -> printable character table (`Ġ` for the space byte): a list of 256 strings."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), 256)]
-    table, extra = {}, 0
-    for byte in range(256):
-        if byte in printable:
-            table[byte] = chr(byte)
-        else:
-            table[byte] = chr(256 + extra)
-            extra += 1
-    return [table[b] for b in range(256)]
+    printable = {*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), 256)}
+    others = iter(range(256, 512))  # the other bytes get characters 256, 257, ... in byte order
+    return [chr(byte) if byte in printable else chr(next(others)) for byte in range(256)]
 
 
 def special_pattern(specials):
