@@ -35,13 +35,10 @@ def plot_curves(rows, path, title="Training"):
     figure, (loss_axes, accuracy_axes) = plt.subplots(1, 2, figsize=(11, 4.2))
     for axes, names in ((loss_axes, _LOSSES), (accuracy_axes, _ACCURACIES)):
         for index, name in enumerate(names):
-            color = f"C{index}"
-            points = [(r["step"], r[name]) for r in train if name in r]
-            if points:
-                axes.plot(*zip(*points), "-o", color=color, markersize=3, label=f"train {name}")
-            points = [(r["step"], r[name]) for r in validation if name in r]
-            if points:
-                axes.plot(*zip(*points), "--s", color=color, markersize=3, label=f"held-out {name}")
+            for kind_rows, style, kind in ((train, "-o", "train"), (validation, "--s", "held-out")):
+                points = [(r["step"], r[name]) for r in kind_rows if name in r]
+                if points:
+                    axes.plot(*zip(*points), style, color=f"C{index}", markersize=3, label=f"{kind} {name}")
         axes.set_xlabel("step")
         axes.grid(alpha=0.3)
         if axes.lines:
@@ -51,8 +48,7 @@ def plot_curves(rows, path, title="Training"):
     accuracy_axes.set_ylim(0, 1)
     figure.suptitle(title)
     figure.tight_layout()
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     figure.savefig(path, dpi=100)
     plt.close(figure)
     return path
