@@ -38,11 +38,8 @@ def make_tokenizer(config):
 
 def contract_files(config):
     """`[(file name in a folder, path now)]` of the contract's files (`vocab_file`, `merges_file`)."""
-    vocab_name, merges_name = FILE_NAMES[config.kind]
-    files = [(vocab_name, config.vocab_file)]
-    if merges_name:
-        files.append((merges_name, config.merges_file))
-    return files
+    paths = (config.vocab_file, config.merges_file)
+    return [(name, path) for name, path in zip(FILE_NAMES[config.kind], paths) if name]
 
 
 def find_files(directory):
