@@ -86,8 +86,48 @@ class EncoderTextConfig:
         self.encoder.text_config = value
 
 
+class EncoderState:
+    """Mixin of every family's encoder: its config, `packed`, dtype policy and text contract (`text_config`),
+    kept beside the graph and saved with it (`get_config`; the contract's files as the `.keras` file's assets)."""
+
+    def _keep(self, config, packed, dtype, text_config):
+        self.config = config
+        self.packed = bool(packed)
+        self.layer_dtype = keras.dtype_policies.get(dtype).name if dtype is not None else None
+        # A dict is a saved contract whose files arrive with the file's assets (load_assets).
+        object.__setattr__(self, "_saved_text_config", text_config if isinstance(text_config, dict) else None)
+        self.text_config = None if isinstance(text_config, dict) else text_config
+
+    @property
+    def text_config(self):
+        """The text contract (`keras_bert.TextConfig`) or None."""
+        return self._text_config
+
+    @text_config.setter
+    def text_config(self, value):
+        object.__setattr__(self, "_text_config", value)  # a dataclass, not a Keras-tracked state
+
+    def get_config(self):
+        return {"config": self.config.to_dict(), "dtype": self.layer_dtype,
+                "name": self.name, "trainable": self.trainable, "packed": self.packed,
+                "text_config": self.text_config.to_dict() if self.text_config else None}
+
+    def save_assets(self, dir_path):
+        if self.text_config is not None:
+            from keras_bert.text.text_config import asset_files  # imports no TensorFlow
+
+            for name, path in asset_files(self.text_config):  # vocab.txt; vocab.json + merges.txt; ...
+                shutil.copyfile(path, os.path.join(dir_path, name))
+
+    def load_assets(self, dir_path):
+        if self._saved_text_config is not None:
+            from keras_bert.text.text_config import from_saved_assets  # imports no TensorFlow
+
+            self.text_config = from_saved_assets(self._saved_text_config, dir_path, "the model file's text contract")
+
+
 @keras.saving.register_keras_serializable(package="keras_bert")
-class BertEncoder(keras.Model):
+class BertEncoder(EncoderState, keras.Model):
     """BERT: embeddings, `num_layers` transformer blocks and the tanh pooler.
 
     Inputs: dict of int32 `[batch, seq]` `input_word_ids`, `input_mask`,
@@ -142,13 +182,8 @@ class BertEncoder(keras.Model):
                    "encoder_outputs": encoder_outputs}
         super().__init__(inputs=inputs, outputs=outputs, name=name, **kwargs)
         self._blocks, self._pooler, self._project = blocks, pooler, project
-        self.config = config
-        self.packed = bool(packed)
-        self.layer_dtype = keras.dtype_policies.get(dtype).name if dtype is not None else None
         self.embeddings = embeddings
-        # A dict is a saved contract whose vocab.txt arrives with the file's assets (load_assets).
-        self._saved_text_config = text_config if isinstance(text_config, dict) else None
-        self.text_config = None if isinstance(text_config, dict) else text_config
+        self._keep(config, packed, dtype, text_config)
 
     def sequence_output_at(self, inputs, positions):
         """`sequence_output` at int `positions` `[batch, q]` only, `[batch, q, hidden]`, for a dict of the
@@ -180,32 +215,3 @@ class BertEncoder(keras.Model):
                 block.query, block.key, block.value, block.attention_output, block.attention_layer_norm,
                 block.intermediate, block.output_dense, block.output_layer_norm))
         return entries + dense_variables("bert/pooler/dense", self._pooler.dense)
-
-    @property
-    def text_config(self):
-        """The text contract (`keras_bert.TextConfig`) or None."""
-        return self._text_config
-
-    @text_config.setter
-    def text_config(self, value):
-        object.__setattr__(self, "_text_config", value)  # a dataclass, not a Keras-tracked state
-
-    def get_config(self):
-        return {"config": self.config.to_dict(), "dtype": self.layer_dtype,
-                "name": self.name, "trainable": self.trainable, "packed": self.packed,
-                "text_config": self.text_config.to_dict() if self.text_config else None}
-
-    def save_assets(self, dir_path):
-        if self.text_config is not None:
-            from keras_bert.text.text_config import asset_files  # imports no TensorFlow
-
-            for name, path in asset_files(self.text_config):  # vocab.txt; vocab.json + merges.txt; ...
-                shutil.copyfile(path, os.path.join(dir_path, name))
-
-    def load_assets(self, dir_path):
-        if self._saved_text_config is None:
-            return
-        from keras_bert.text.text_config import from_saved_assets  # imports no TensorFlow
-
-        self.text_config = from_saved_assets(self._saved_text_config, dir_path,
-                                             "the model file's text contract")

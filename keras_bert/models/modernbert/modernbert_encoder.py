@@ -1,7 +1,6 @@
 """The ModernBERT encoder as a functional Keras model, with BertEncoder's inputs and outputs."""
 
 import os
-import shutil
 from collections.abc import Mapping
 
 import keras
@@ -11,7 +10,7 @@ from keras_bert.layers.modernbert_block import ModernBertBlock
 from keras_bert.layers.modernbert_embeddings import ModernBertEmbeddings
 from keras_bert.layers.modernbert_prediction_head import ModernBertPredictionHead
 from keras_bert.layers.sentence_pooling import SentencePooling
-from keras_bert.models.bert_encoder import encoder_inputs
+from keras_bert.models.bert_encoder import EncoderState, encoder_inputs
 from keras_bert.models.modernbert.modernbert_config import ModernBertConfig
 from keras_bert.models.modernbert.modernbert_weights import encoder_variable_names, load_encoder_weights
 
@@ -25,7 +24,7 @@ def as_modernbert_config(config):
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
-class ModernBertEncoder(keras.Model):
+class ModernBertEncoder(EncoderState, keras.Model):
     """ModernBERT (`ModernBertModel`): embeddings + LayerNorm, pre-LN GeGLU blocks with rotary
     attention (global every `global_attn_every_n_layers`-th layer, a sliding window between), the
     final LayerNorm; and, as the family's pooler, Hugging Face's prediction `head` on the pooled vector.
@@ -95,36 +94,8 @@ class ModernBertEncoder(keras.Model):
                    "encoder_outputs": encoder_outputs,
                    "head_sequence_output": head(sequence_output)}  # what token/span heads read
         super().__init__(inputs=inputs, outputs=outputs, name=name, **kwargs)
-        self.config = config
-        self.packed = bool(packed)
-        self.layer_dtype = keras.dtype_policies.get(dtype).name if dtype is not None else None
         self.embeddings, self.blocks, self.final_norm, self.head = embeddings, blocks, final_norm, head
-        # A saved model's contract (a dict) becomes a TextConfig once its files are read (`load_assets`).
-        object.__setattr__(self, "_saved_text_config", text_config if isinstance(text_config, dict) else None)
-        self.text_config = None if isinstance(text_config, dict) else text_config
-
-    @property
-    def text_config(self):
-        """The text contract or None."""
-        return self._text_config
-
-    @text_config.setter
-    def text_config(self, value):
-        object.__setattr__(self, "_text_config", value)  # not a Keras-tracked state
-
-    def save_assets(self, dir_path):
-        """The contract's files (byte-level BPE: vocab.json + merges.txt; WordPiece: vocab.txt) as assets."""
-        if self.text_config is not None:
-            from keras_bert.text.text_config import asset_files  # imports no TensorFlow
-
-            for name, path in asset_files(self.text_config):
-                shutil.copyfile(path, os.path.join(dir_path, name))
-
-    def load_assets(self, dir_path):
-        if self._saved_text_config is not None:
-            from keras_bert.text.text_config import from_saved_assets
-
-            self.text_config = from_saved_assets(self._saved_text_config, dir_path, "the model file's text contract")
+        self._keep(config, packed, dtype, text_config)
 
     def named_variables(self):
         """`(canonical_name, variable, transposed)` for every encoder weight; canonical names are Hugging
@@ -148,16 +119,6 @@ class ModernBertEncoder(keras.Model):
         if missing:  # the layer graph and the name list disagree: a bug, not bad input
             raise AssertionError(f"ModernBertEncoder variables and encoder_variable_names differ: {missing}")
         return [(name, found[name][0], found[name][1]) for name in names]
-
-    def get_config(self):
-        text = self.text_config
-        return {"config": self.config.to_dict(), "dtype": self.layer_dtype, "name": self.name,
-                "trainable": self.trainable, "packed": self.packed,
-                "text_config": text.to_dict() if hasattr(text, "to_dict") else text}
-
-    @classmethod
-    def from_config(cls, config):
-        return cls(**config)
 
 
 class SafetensorsFile(Mapping):
