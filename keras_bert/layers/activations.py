@@ -23,11 +23,7 @@ def gelu_tanh(x):
     return 0.5 * x * (1.0 + ops.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)))
 
 
-def relu(x):
-    return ops.relu(x)
-
-
-_ACTIVATIONS = {"gelu": gelu, "gelu_tanh": gelu_tanh, "relu": relu}
+_ACTIVATIONS = {"gelu": gelu, "gelu_tanh": gelu_tanh, "relu": ops.relu}
 
 
 def get_activation(name):

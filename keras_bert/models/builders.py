@@ -21,13 +21,9 @@ def _encoder(encoder, dtype=None):
     return BertEncoder(as_config(encoder), dtype=dtype)
 
 
-def _dropout_rate(encoder, dropout_rate):
-    # a family config without `dropout_rate` (ModernBERT: its heads' dropout is 0): none
-    return getattr(encoder.config, "dropout_rate", None) if dropout_rate is None else dropout_rate
-
-
 def _head_options(encoder, dropout_rate):
-    return {"dropout_rate": _dropout_rate(encoder, dropout_rate),
+    # a family config without `dropout_rate` (ModernBERT: its heads' dropout is 0): none
+    return {"dropout_rate": getattr(encoder.config, "dropout_rate", None) if dropout_rate is None else dropout_rate,
             "initializer_range": encoder.config.initializer_range, "dtype": encoder.layer_dtype}
 
 

@@ -123,14 +123,9 @@ class TaskHead(BertLayer):
         """(task, whether id2label names the outputs) of a folder transformers wrote with this head."""
         return cls.HF_TASK, cls.HF_LABELS
 
-    @classmethod
-    def hf_problem_type(cls, task):
-        """config.json's problem_type for a model of `task` with this head class (None: none written)."""
-        return None
-
     def problem_type_for(self, task):
         """config.json's problem_type for this head's model of `task` (None: none written)."""
-        return self.hf_problem_type(task)
+        return None
 
     def carries(self, task):
         """Whether a Hugging Face folder holds this head's model of `task` (saved with the task's name)."""
