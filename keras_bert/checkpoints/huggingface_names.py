@@ -6,6 +6,8 @@ Another family's names go through BERT's: its record (`keras_bert.models.familie
 prefix (`roberta.`) and the weights it names otherwise (`lm_head.*`, RoBERTa's `classifier.dense`).
 """
 
+import re
+
 from keras_bert.models.heads import HEADS
 
 _HEADS = {  # Hugging Face name -> Google name; same layout
@@ -18,7 +20,6 @@ for _head in HEADS:  # the task heads' names, as each declares them: [outputs, H
     if _head.HF_PREFIX:
         _HEADS.update({f"{_head.HF_PREFIX}.weight": _head.GOOGLE_PREFIX + "output_weights",
                        f"{_head.HF_PREFIX}.bias": _head.GOOGLE_PREFIX + "output_bias"})
-_LAYER_NORM_LEAVES = {"gamma": "weight", "beta": "bias"}
 
 
 def google_name(hf_name):
@@ -26,18 +27,10 @@ def google_name(hf_name):
     name = hf_name[len("bert."):] if hf_name.startswith("bert.") else hf_name
     if name in _HEADS:
         return _HEADS[name], False
-    parts = name.split(".")
+    parts = re.sub(r"(?<![^.])layer\.(\d+)\.", r"layer_\1.", name).split(".")  # "layer.3." -> "layer_3."
     scope = ["cls"] if parts[0] == "cls" else ["bert"]
     parts = parts[1:] if parts[0] == "cls" else parts
-    path, index = [], 0
-    while index < len(parts) - 1:  # "layer", "3" -> "layer_3"
-        if parts[index] == "layer" and parts[index + 1].isdigit():
-            path.append(f"layer_{parts[index + 1]}")
-            index += 2
-        else:
-            path.append(parts[index])
-            index += 1
-    leaf = parts[-1]
+    path, leaf = parts[:-1], parts[-1]
     if path and path[-1] == "LayerNorm":
         return "/".join(scope + path + [{"weight": "gamma", "bias": "beta"}.get(leaf, leaf)]), False
     if path and path[-1].endswith("_embeddings") and leaf == "weight":
@@ -58,7 +51,7 @@ def huggingface_name(google):
     if leaf.endswith("_embeddings"):
         return f"{dotted}.{leaf}.weight", False
     if leaf in ("gamma", "beta"):
-        return f"{dotted}.{_LAYER_NORM_LEAVES[leaf]}", False
+        return f"{dotted}.{'weight' if leaf == 'gamma' else 'bias'}", False
     if leaf == "kernel":
         return f"{dotted}.weight", True
     return f"{dotted}.{leaf}", False

@@ -21,11 +21,6 @@ _LAYOUT = (f"a keras_bert checkpoint directory must contain {CONFIG_NAME} and "
            f"{ENCODER_WEIGHTS} or {PRETRAINER_WEIGHTS} (vocab.txt optional)")
 
 
-def _corrupt(path, error):
-    return ValueError(f"{path} is corrupt or truncated and cannot be read ({type(error).__name__}: "
-                      f"{str(error).splitlines()[0] if str(error) else ''}). Save it again.")
-
-
 def load_keras_file(path, compile=True):  # pylint: disable=redefined-builtin
     """The model in a `.keras` file, whole (task head, text contract, task options), in any process.
 
@@ -58,8 +53,10 @@ def read_keras_checkpoint(path):
     Example:
         >>> contents = read_keras_checkpoint("/tmp/my_bert")  # doctest: +SKIP
     """
-    if path.endswith(".keras") and os.path.isfile(path):
-        return _keras_file_contents(path, load_keras_file(path))
+    if path.endswith(".keras") and os.path.isfile(path):  # its text contract may sit next to it
+        model = load_keras_file(path)
+        return model_contents(model, f"Keras model file {path}", config_file=path,
+                              text_config=find_encoder(model).text_config or find_text_config(path))
     config_file = os.path.join(path, CONFIG_NAME)
     weight_files = [os.path.join(path, n) for n in (PRETRAINER_WEIGHTS, ENCODER_WEIGHTS)]
     weight_files = [f for f in weight_files if os.path.exists(f)]
@@ -74,7 +71,8 @@ def read_keras_checkpoint(path):
     try:
         model.load_weights(weights_file)
     except (OSError, ValueError, KeyError) as e:
-        raise _corrupt(weights_file, e) from e
+        raise ValueError(f"{weights_file} is corrupt or truncated and cannot be read ({type(e).__name__}: "
+                         f"{str(e).splitlines()[0] if str(e) else ''}). Save it again.") from e
     return CheckpointContents(config=config, weights=model_weights(model),
                               source=f"keras_bert checkpoint {weights_file}",
                               text_config=find_text_config(path), config_file=config_file)
@@ -88,12 +86,6 @@ def _read_config(config_file):
     if family is None or family.config_class is BertConfig:  # BertConfig names an unknown family itself
         return BertConfig.from_json(config_file)
     return family.config_class.from_dict({key: value for key, value in values.items() if key != "family"})
-
-
-def _keras_file_contents(path, model):
-    """A `.keras` file's contents (see `model_contents`); its text contract may sit next to it."""
-    return model_contents(model, f"Keras model file {path}", config_file=path,
-                          text_config=find_encoder(model).text_config or find_text_config(path))
 
 
 def model_contents(model, source, config_file=None, text_config=None):
@@ -111,9 +103,7 @@ def model_contents(model, source, config_file=None, text_config=None):
         return CheckpointContents(weights=model_weights(model), task=model.task, task_config=model.task_config,
                                   head_dropout_rate=head.dropout_rate, head=type(head), head_config=head.get_config(),
                                   model_name=model.name, embedding=embedding, **common)
-    if isinstance(model, BertPretrainer):
-        return CheckpointContents(weights=model_weights(model), **common)
-    return CheckpointContents(weights=model_weights(encoder), **common)
+    return CheckpointContents(weights=model_weights(model if isinstance(model, BertPretrainer) else encoder), **common)
 
 
 def write_keras_checkpoint(path, model):

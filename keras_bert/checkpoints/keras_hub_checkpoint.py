@@ -33,11 +33,6 @@ _ASSET_NAMES = {"wordpiece": ("vocabulary.txt",), "byte_bpe": ("vocabulary.json"
                 "sentencepiece": ("vocabulary.spm",)}
 
 
-def is_keras_hub_preset(files):
-    """True if a directory listing is a keras-hub preset (keras_bert's own folders use encoder.weights.h5)."""
-    return CONFIG_NAME in files and WEIGHTS_NAME in files
-
-
 def _keras_hub():
     try:
         import keras_hub  # pylint: disable=import-outside-toplevel

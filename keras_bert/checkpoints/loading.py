@@ -52,9 +52,9 @@ def detect_format(path):
     files = set(os.listdir(path))
     if keras_checkpoint.CONFIG_NAME in files:
         return "keras"
-    if keras_hub_checkpoint.is_keras_hub_preset(files):
+    if {keras_hub_checkpoint.CONFIG_NAME, keras_hub_checkpoint.WEIGHTS_NAME} <= files:  # ours: encoder.weights.h5
         return "keras_hub"
-    if sentence_transformers_checkpoint.is_sentence_transformers_folder(files):
+    if sentence_transformers_checkpoint.MODULES_NAME in files:
         return sentence_transformers_checkpoint.FORMAT
     if {huggingface_checkpoint.WEIGHTS_NAME, huggingface_checkpoint.INDEX_NAME} & files:
         return "huggingface"

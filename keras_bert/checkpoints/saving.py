@@ -141,7 +141,14 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
     else:
         writer = write_google_checkpoint if format == "google" else write_huggingface_checkpoint
         writer(path, encoder.config, model_weights(target))
-    _write_text_config(text_config, vocab_file, path, format)
+    if text_config is not None:
+        text_config.save(path, format=format)
+    elif vocab_file:
+        copy_vocab(vocab_file, path)
+        warnings.warn(
+            f"save_checkpoint: {path} gets vocab.txt but no text contract (casing, special "
+            "tokens); pass text_config=tokenizer.text_config so that loaders need not guess.",
+            UserWarning, stacklevel=2)
     return path
 
 
@@ -154,17 +161,6 @@ def _text_config(model, encoder, vocab_file, text_config):
     if text_config and vocab_file:
         text_config = text_config.replace(vocab_file=vocab_file)
     return text_config
-
-
-def _write_text_config(text_config, vocab_file, directory, format):  # pylint: disable=redefined-builtin
-    if text_config is not None:
-        text_config.save(directory, format=format)
-    elif vocab_file:
-        copy_vocab(vocab_file, directory)
-        warnings.warn(
-            f"save_checkpoint: {directory} gets vocab.txt but no text contract (casing, special "
-            "tokens); pass text_config=tokenizer.text_config so that loaders need not guess.",
-            UserWarning, stacklevel=3)
 
 
 def _clear_old_checkpoint(directory, vocab_file):

@@ -27,11 +27,6 @@ _POOLING_KEYS = {"pooling_mode_cls_token": "cls", "pooling_mode_max_tokens": "ma
 _SUPPORTED_MODES = ("cls", "max", "mean", "mean_sqrt_len_tokens")
 
 
-def is_sentence_transformers_folder(files):
-    """True for a folder listing that holds sentence-transformers' `modules.json`."""
-    return MODULES_NAME in files
-
-
 def read_sentence_transformers_checkpoint(path):
     """Reads a sentence-transformers folder: the Transformer's BERT plus its pooling options.
 
@@ -59,7 +54,7 @@ def read_sentence_transformers_checkpoint(path):
     contents = read_huggingface_checkpoint(transformer)
     pooling = _pooling(os.path.join(path, modules[1].get("path", ""), "config.json"), contents.config.hidden_size)
     st_file = os.path.join(transformer, ST_CONFIG_NAME)
-    st_config = _read_optional_json(st_file)
+    st_config = read_json(st_file, "a sentence-transformers config") if os.path.exists(st_file) else {}
     if not isinstance(st_config, dict):
         raise ValueError(f"{st_file} holds a JSON {type(st_config).__name__}; expected an object such as "
                          '{"max_seq_length": 256, "do_lower_case": false}.')
@@ -125,10 +120,6 @@ def _pooling(config_file, hidden_size):
         raise ValueError(f"{config_file} sets include_prompt=false (prompt tokens left out of pooling); "
                          "keras_bert pools every token.")
     return ",".join(modes)
-
-
-def _read_optional_json(path):
-    return read_json(path, "a sentence-transformers config") if os.path.exists(path) else {}
 
 
 def write_sentence_transformers_checkpoint(path, model, text_config):
