@@ -154,20 +154,14 @@ def model_from_contents(contents, model="encoder", dtype=None):
     if model == "auto":
         model = "pretrainer" if has_heads else "encoder"
     encoder = build_family_encoder(contents.config, dtype=dtype)
-    result = encoder
     if model == "embedding":
         return _embedder(encoder, contents)
-    if model == "encoder":
-        assign_weights(encoder, contents)
-    else:
-        result = BertPretrainer(contents.config, encoder=encoder, dtype=dtype)
-        if has_heads:
-            assign_weights(result, contents)  # warns itself if one of the heads is missing
-        else:
-            warnings.warn(
-                f"{contents.source} has no pretraining heads (masked LM, next sentence); "
-                "the pretrainer's heads are freshly initialized.", UserWarning, stacklevel=2)
-            assign_weights(encoder, contents)
+    result = encoder if model == "encoder" else BertPretrainer(contents.config, encoder=encoder, dtype=dtype)
+    if result is not encoder and not has_heads:
+        warnings.warn(
+            f"{contents.source} has no pretraining heads (masked LM, next sentence); "
+            "the pretrainer's heads are freshly initialized.", UserWarning, stacklevel=2)
+    assign_weights(result if has_heads else encoder, contents)  # warns itself if one of the heads is missing
     encoder.text_config = contents.text_config  # the pretrainer's is its encoder's
     return result
 

@@ -73,9 +73,8 @@ class BertEmbeddings(BertLayer):
         self.dropout = FastDropout(dropout_rate, dtype=self.dtype_policy, name="dropout")
 
     def build(self, input_word_ids_shape, input_type_ids_shape=None, input_position_ids_shape=None):
-        self.word_embeddings.build(input_word_ids_shape)
-        self.token_type_embeddings.build(input_word_ids_shape)
-        self.position_embeddings.build(input_word_ids_shape)
+        for layer in (self.word_embeddings, self.token_type_embeddings, self.position_embeddings):
+            layer.build(input_word_ids_shape)
         self.layer_norm.build((None, self.hidden_size))
         self.built = True
 

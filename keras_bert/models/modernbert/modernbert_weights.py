@@ -10,7 +10,6 @@ classifiers apply to the pooled vector; keras_bert keeps it in the encoder as it
 import numpy as np
 
 HF_PREFIX = "model."
-HF_MODEL_TYPES = ("modernbert",)
 # keras_bert head kind -> the Hugging Face architecture holding that head.
 ARCHITECTURES = {
     "encoder": "ModernBertModel",
