@@ -163,18 +163,9 @@ class ModelFamily:
         return bert_name
 
 
-def _roberta_fields(raw):
-    """RoBERTa's positions start after the padding row: `padding_idx + 1`."""
-    return {"position_offset": int(raw.get("pad_token_id", 1)) + 1}
-
-
-def _roberta_config(config):
-    pad = config.position_offset - 1
-    return {"pad_token_id": pad, "bos_token_id": 0, "eos_token_id": 2}
-
-
 # RoBERTa's masked-LM head (`lm_head`) is BERT's `cls.predictions` under other names; its
-# sequence head's `classifier.dense` + tanh is BERT's pooler, `classifier.out_proj` BERT's classifier.
+# sequence head's `classifier.dense` + tanh is BERT's pooler, `classifier.out_proj` BERT's classifier; its
+# positions start after the padding row (`padding_idx + 1`).
 _ROBERTA = dict(
     pretraining_suffix="ForMaskedLM", next_sentence=False,
     hf_renames=(("lm_head.dense.", "cls.predictions.transform.dense."),
@@ -183,7 +174,8 @@ _ROBERTA = dict(
                 ("lm_head.bias", "cls.predictions.bias")),
     head_renames={"ForSequenceClassification": (("classifier.dense.", "bert.pooler.dense."),
                                                 ("classifier.out_proj.", "classifier."))},
-    hf_config=_roberta_config, hf_config_fields=_roberta_fields)
+    hf_config=lambda config: {"pad_token_id": config.position_offset - 1, "bos_token_id": 0, "eos_token_id": 2},
+    hf_config_fields=lambda raw: {"position_offset": int(raw.get("pad_token_id", 1)) + 1})
 
 ELECTRA = ModelFamily(
     "electra", ("electra",), hf_prefix="electra", hf_class_prefix="Electra", pretraining_suffix="ForMaskedLM",

@@ -6,12 +6,6 @@ from keras_bert.layers.bert_layer import BertLayer
 from keras_bert.models.bert_encoder import encoder_inputs
 
 
-def head_features(outputs, key):
-    """What a head reading encoder output `key` reads: the family's per-token head input where its
-    encoder gives one (`head_sequence_output`: ModernBERT's prediction head on every token), else `key`."""
-    return outputs.get("head_" + key, outputs[key])
-
-
 class TaskHead(BertLayer):
     """A head shape: dropout + one dense layer on an encoder output, knowing its names elsewhere.
 
@@ -69,9 +63,12 @@ class TaskHead(BertLayer):
         return tuple(features_shape[:-1]) + (self.num_outputs,)
 
     def connect(self, encoder):
-        """`(inputs, outputs)` of the functional model of this head on `encoder`."""
+        """`(inputs, outputs)` of the functional model of this head on `encoder`. The head reads the family's
+        per-token head input where its encoder gives one (`head_sequence_output`: ModernBERT's prediction head
+        on every token), else `ENCODER_OUTPUT`."""
         inputs = encoder_inputs()
-        return inputs, self(head_features(encoder(inputs), self.ENCODER_OUTPUT))
+        outputs = encoder(inputs)
+        return inputs, self(outputs.get("head_" + self.ENCODER_OUTPUT, outputs[self.ENCODER_OUTPUT]))
 
     def row_model(self, model):
         """`model` (this head's `BertTaskModel`) as called on `[rows, seq]` ids: the model itself,
