@@ -1,6 +1,8 @@
 """CheckpointContents: what a checkpoint reader hands to the loader."""
 
 import dataclasses
+import json
+import os
 
 from keras_bert.config import BertConfig
 from keras_bert.text.text_config import TextConfig
@@ -88,3 +90,11 @@ def check_text_length(contents):
     raise ValueError(f"{text_config.source or contents.source}: max_seq_length is {text_config.max_seq_length}, "
                      f"more than the model's {limit} positions (max_position_embeddings, {contents.source}); "
                      f"set it to {limit} or less.")
+
+
+def write_json(path, content, sort_keys=True):
+    """Writes a checkpoint's JSON file: indented, a final newline, its folder created."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(content, f, indent=2, sort_keys=sort_keys)
+        f.write("\n")

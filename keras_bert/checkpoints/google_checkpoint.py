@@ -7,10 +7,9 @@ which Google's `modeling.py` and `init_from_checkpoint` cannot read.
 """
 
 import glob
-import json
 import os
 
-from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
+from keras_bert.checkpoints.checkpoint_contents import CheckpointContents, write_json
 from keras_bert.checkpoints.weight_map import is_training_state
 from keras_bert.config import BertConfig
 from keras_bert.text.text_config import find_text_config
@@ -98,10 +97,7 @@ def write_google_checkpoint(directory, config, weights):
     """
     import tensorflow as tf
 
-    os.makedirs(directory, exist_ok=True)
-    with open(os.path.join(directory, CONFIG_NAME), "w", encoding="utf-8") as f:
-        json.dump(config.to_google_dict(), f, indent=2, sort_keys=True)
-        f.write("\n")
+    write_json(os.path.join(directory, CONFIG_NAME), config.to_google_dict())
     names = sorted(weights)
     prefix = os.path.join(directory, CKPT_NAME)
     for stale in glob.glob(prefix + ".data-*"):

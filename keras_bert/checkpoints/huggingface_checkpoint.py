@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
+from keras_bert.checkpoints.checkpoint_contents import CheckpointContents, write_json
 from keras_bert.checkpoints.huggingface_names import (canonical_name, family_hf_name, google_name,  # noqa: F401
                                                       huggingface_name)
 from keras_bert.checkpoints.task_fields import check_task_fields
@@ -251,9 +251,7 @@ def write_huggingface_checkpoint(directory, config, weights, head=None, task=Non
     hf_config = family.huggingface_config(config, architecture)
     if head is not None:
         hf_config.update(_task_config(head, task, task_config or {}))
-    with open(os.path.join(directory, CONFIG_NAME), "w", encoding="utf-8") as f:
-        json.dump(hf_config, f, indent=2, sort_keys=True)
-        f.write("\n")
+    write_json(os.path.join(directory, CONFIG_NAME), hf_config)
     save_file(tensors, os.path.join(directory, WEIGHTS_NAME), metadata={"format": "pt"})
     return directory
 

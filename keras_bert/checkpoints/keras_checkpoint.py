@@ -1,12 +1,11 @@
 """This package's own format: keras_bert_config.json + {encoder,pretrainer}.weights.h5, or a .keras file."""
 
-import json
 import os
 import zipfile
 
 import keras
 
-from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
+from keras_bert.checkpoints.checkpoint_contents import CheckpointContents, write_json
 from keras_bert.checkpoints.weight_map import find_encoder, model_weights, task_head
 from keras_bert.config import BertConfig, read_json
 from keras_bert.models.bert_pretrainer import BertPretrainer
@@ -118,9 +117,8 @@ def write_keras_checkpoint(path, model):
     """
     os.makedirs(path, exist_ok=True)
     config = find_encoder(model).config
-    with open(os.path.join(path, CONFIG_NAME), "w", encoding="utf-8") as f:  # its family: which class reads it
-        json.dump(dict(config.to_dict(), family=family_of(config).name), f, indent=2, sort_keys=True)
-        f.write("\n")
+    # its family: which class reads it
+    write_json(os.path.join(path, CONFIG_NAME), dict(config.to_dict(), family=family_of(config).name))
     name = PRETRAINER_WEIGHTS if isinstance(model, BertPretrainer) else ENCODER_WEIGHTS
     for stale in (PRETRAINER_WEIGHTS, ENCODER_WEIGHTS):
         if os.path.exists(os.path.join(path, stale)):

@@ -8,9 +8,9 @@ text contract (the Hugging Face reader) plus `contents.embedding`: the options o
 `build_embedder` (`pooling`, `normalize`) and `seq_length` (= `max_seq_length`). Writing turns an embedding model back into such a folder.
 """
 
-import json
 import os
 
+from keras_bert.checkpoints.checkpoint_contents import write_json
 from keras_bert.checkpoints.huggingface_checkpoint import read_huggingface_checkpoint, write_huggingface_checkpoint
 from keras_bert.checkpoints.weight_map import find_encoder, model_weights, task_head
 from keras_bert.choices import SENTENCE_TRANSFORMERS_FORMAT
@@ -157,21 +157,15 @@ def write_sentence_transformers_checkpoint(path, model, text_config):
     if options.get("normalize"):
         modules.append({"idx": 2, "name": "2", "path": "2_Normalize", "type": _MODULE + "Normalize"})
         os.makedirs(os.path.join(path, "2_Normalize"), exist_ok=True)
-    _write_json(os.path.join(path, MODULES_NAME), modules)
+    write_json(os.path.join(path, MODULES_NAME), modules, sort_keys=False)
     pooling_config = {"word_embedding_dimension": encoder.config.hidden_size}
     if pooling == [m for m in _SUPPORTED_MODES if m in pooling]:  # the legacy keys' order: any reader
         pooling_config.update({key: mode in pooling for key, mode in _POOLING_KEYS.items()
                                if mode in _SUPPORTED_MODES})
     else:  # another order: sentence-transformers >= 5's list (concatenated in this order)
         pooling_config["pooling_mode"] = pooling
-    _write_json(os.path.join(path, "1_Pooling", "config.json"), pooling_config)
-    _write_json(os.path.join(path, ST_CONFIG_NAME), {"max_seq_length": int(seq_length),
-                                                      "do_lower_case": False})
+    write_json(os.path.join(path, "1_Pooling", "config.json"), pooling_config, sort_keys=False)
+    write_json(os.path.join(path, ST_CONFIG_NAME), {"max_seq_length": int(seq_length), "do_lower_case": False},
+               sort_keys=False)
     return path
 
-
-def _write_json(path, content):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(content, f, indent=2)
-        f.write("\n")
