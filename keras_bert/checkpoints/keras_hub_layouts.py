@@ -145,7 +145,8 @@ class KerasHubLayout:
         config: (backbone, family, config file) -> the model's config.
         check: (config, source) -> None; one line for a model this backbone cannot hold.
         layer_norm_eps, hidden_act: what the backbone fixes (a model with another epsilon is written with a warning).
-        read, write: the canonical weights <-> this layout's (position rows, token types); None: the same.
+        to_canonical, from_canonical: `(weights, config)` -> the canonical weights, `(weights, config, source)` ->
+            this layout's (position rows, token types); default: the same weights.
         sizes: config.json key -> the model.weights.h5 path whose shape gives it (`(path, axis)`).
     """
 
@@ -155,15 +156,9 @@ class KerasHubLayout:
     check: object
     layer_norm_eps: float
     hidden_act: str
-    read: object = None
-    write: object = None
+    to_canonical: object = lambda weights, config: weights
+    from_canonical: object = lambda weights, config, source: weights
     sizes: dict = dataclasses.field(default_factory=dict)
-
-    def to_canonical(self, weights, config):
-        return self.read(weights, config) if self.read else weights
-
-    def from_canonical(self, weights, config, source):
-        return self.write(weights, config, source) if self.write else weights
 
 
 _EMBEDDING = "layers/token_and_position_embedding/"
@@ -176,7 +171,7 @@ LAYOUTS = {
                "num_segments": ("layers/embedding/vars/0", 0)}),
     "token_and_position": KerasHubLayout(
         _roberta_variables, _roberta_kwargs, _roberta_config, _roberta_check, 1e-5, "gelu",
-        read=_roberta_read, write=_roberta_write,
+        to_canonical=_roberta_read, from_canonical=_roberta_write,
         sizes={"vocabulary_size": (_EMBEDDING + "token_embedding/vars/0", 0),
                "hidden_dim": (_EMBEDDING + "token_embedding/vars/0", 1),
                "max_sequence_length": (_EMBEDDING + "position_embedding/vars/0", 0)}),

@@ -72,11 +72,10 @@ class TransformerEncoderBlock(BertLayer):
 
     def build(self, inputs_shape, padding_mask_shape=None, example_ids_shape=None):
         hidden_shape = (None, self.hidden_size)  # any leading dims (see call)
-        for layer in (self.query, self.key, self.value, self.attention_output, self.intermediate):
+        for layer in (self.query, self.key, self.value, self.attention_output, self.intermediate,
+                      self.attention_layer_norm, self.output_layer_norm):
             layer.build(hidden_shape)
         self.output_dense.build((None, self.intermediate_size))
-        self.attention_layer_norm.build(hidden_shape)
-        self.output_layer_norm.build(hidden_shape)
         self.built = True
 
     def _dense(self, dense, x):
