@@ -55,7 +55,6 @@ def _erf_gelu_notice(encoder, backbone, source):
         f"computes the tanh approximation, so keras-hub's outputs differ from this model's: max "
         f"|sequence_output diff| = {diff:.1e} on a random 2x16 batch (on real MiniLM-L6 text, up to "
         "4.4e-3). The weights are copied unchanged.", UserWarning, stacklevel=3)
-    return diff
 
 
 def _family_layout(config, source):
