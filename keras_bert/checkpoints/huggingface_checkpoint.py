@@ -136,7 +136,7 @@ def read_huggingface_checkpoint(path):
         goog, transposed = canonical_name(hf_name, family, suffix)
         if goog in weights:
             continue
-        value = tensors[name].astype("float32") if tensors[name].dtype != np.float32 else tensors[name]
+        value = np.asarray(tensors[name], np.float32)
         weights[goog] = np.ascontiguousarray(value.T) if transposed else value
         source_names[goog] = (hf_name, transposed)
     if not family.token_types:  # one zero row: what the family adds for every token (nothing)

@@ -24,7 +24,7 @@ for _head in HEADS:  # the task heads' names, as each declares them: [outputs, H
 
 def google_name(hf_name):
     """(Google name, transposed) for a Hugging Face BERT tensor name."""
-    name = hf_name[len("bert."):] if hf_name.startswith("bert.") else hf_name
+    name = hf_name.removeprefix("bert.")
     if name in _HEADS:
         return _HEADS[name], False
     parts = re.sub(r"(?<![^.])layer\.(\d+)\.", r"layer_\1.", name).split(".")  # "layer.3." -> "layer_3."
@@ -58,7 +58,7 @@ def huggingface_name(google):
 
 
 def _is_head_name(bert_name):
-    return (bert_name[len("bert."):] if bert_name.startswith("bert.") else bert_name) in _HEADS
+    return bert_name.removeprefix("bert.") in _HEADS
 
 
 def canonical_name(hf_name, family, suffix=None):

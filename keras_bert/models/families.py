@@ -133,9 +133,8 @@ class ModelFamily:
 
     def architecture_suffix(self, architecture):
         """`BertForX`'s `ForX` for one of this family's HF class names, else None."""
-        if architecture.startswith(self.hf_class_prefix):
-            return architecture[len(self.hf_class_prefix):]
-        return None
+        stem = self.hf_class_prefix
+        return architecture.removeprefix(stem) if architecture.startswith(stem) else None
 
     def _pairs(self, suffix):
         return tuple(self.head_renames.get(suffix, ())) + tuple(self.hf_renames)

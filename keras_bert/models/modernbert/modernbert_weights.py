@@ -25,7 +25,7 @@ POOLER_PREFIX = "head."  # the encoder's weights a base ModernBertModel file doe
 
 def to_canonical(hf_name):
     """A Hugging Face weight name -> canonical (`model.layers.0.mlp.Wi.weight` -> `layers.0.mlp.Wi.weight`)."""
-    return hf_name[len(HF_PREFIX):] if hf_name.startswith(HF_PREFIX) else hf_name
+    return hf_name.removeprefix(HF_PREFIX)
 
 
 def to_huggingface(canonical_name):
