@@ -1,5 +1,5 @@
-"""What every benchmark shares: the machine's load, CPU seconds, thread counts, timing a call,
-and the onnxruntime-extensions library (`keras_bert.compat.ortx_library`). Imports nothing heavy
+"""What every benchmark shares: the machine's load, CPU seconds, memory, thread counts, timing calls,
+ONNX Runtime sessions and the onnxruntime-extensions library (`keras_bert.compat.ortx_library`). Imports nothing heavy
 at module level: the benchmarks' `--help` loads no TensorFlow."""
 
 import os
@@ -21,11 +21,41 @@ def cpu_seconds():
     return usage.ru_utime + usage.ru_stime
 
 
+def memory_mib(field="VmHWM"):
+    """This process's `field` of /proc/self/status in MiB: VmHWM, the peak resident memory so far; VmRSS, now."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field + ":")) / 1024
+
+
 def timed(function, *args):
     """(result, wall seconds, process CPU seconds) of one call."""
     wall, cpu = time.perf_counter(), cpu_seconds()
     result = function(*args)
     return result, time.perf_counter() - wall, cpu_seconds() - cpu
+
+
+def round_robin_ms(functions, inputs, warmup=1):
+    """`{name: [ms, ...]}`: each of `inputs` goes to every function in turn (a shared CPU's load hits
+    each alike); the first `warmup` inputs are not timed."""
+    times = {name: [] for name in functions}
+    for index, item in enumerate(inputs):
+        for name, function in functions.items():
+            start = time.perf_counter()
+            function(item)
+            if index >= warmup:
+                times[name].append(1000 * (time.perf_counter() - start))
+    return times
+
+
+def ort_session(path, threads, custom_ops=None):
+    """An ONNX Runtime CPU session of `threads` intra-op threads (`custom_ops`: a custom-op library to register)."""
+    import onnxruntime  # pylint: disable=import-outside-toplevel
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
+    if custom_ops:
+        options.register_custom_ops_library(custom_ops)
+    return onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
 
 
 def set_threads(threads, tensorflow=True, torch=True):

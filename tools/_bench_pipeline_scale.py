@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from _bench_common import cpu_load
+from _bench_common import cpu_load, memory_mib
 
 
 def scale_corpus(directory, megabytes, file_megabytes):
@@ -38,13 +38,6 @@ def scale_corpus(directory, megabytes, file_megabytes):
     return sorted(os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".txt"))
 
 
-def _memory_kb():
-    """{"VmRSS": kB, "VmHWM": kB} of this process, from /proc/self/status."""
-    with open("/proc/self/status", encoding="ascii") as f:
-        fields = dict(line.split(":", 1) for line in f)
-    return {key: int(fields[key].split()[0]) for key in ("VmRSS", "VmHWM")}
-
-
 def scale_worker(folder, vocab_path, batches):
     """In a fresh process: `batches` batches of `pretraining_dataset` over `folder`; prints JSON."""
     from keras_bert import Tokenizer, pretraining_dataset
@@ -59,7 +52,7 @@ def scale_worker(folder, vocab_path, batches):
     for _ in range(batches - 1):
         next(iterator)
     end = time.perf_counter()
-    print(json.dumps(dict(_memory_kb(), first_batch_s=first - start,
+    print(json.dumps(dict(VmRSS=memory_mib("VmRSS"), VmHWM=memory_mib(), first_batch_s=first - start,
                           batches_per_s=(batches - 1) / (end - first))))
 
 
@@ -74,8 +67,8 @@ def bench_scale(args):
                    "--model_dir", args.model_dir]
         output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
         r = results[megabytes] = json.loads(output.strip().splitlines()[-1])
-        print(f"  {megabytes} MB corpus ({len(files)} files): RSS {r['VmRSS'] / 1024:.0f} MiB "
-              f"(peak {r['VmHWM'] / 1024:.0f} MiB) after {args.scale_batches} batches; "
+        print(f"  {megabytes} MB corpus ({len(files)} files): RSS {r['VmRSS']:.0f} MiB "
+              f"(peak {r['VmHWM']:.0f} MiB) after {args.scale_batches} batches; "
               f"{r['batches_per_s']:.1f} batches/s after the first (first batch "
               f"{r['first_batch_s']:.1f} s); {cpu_load()}", flush=True)
     small, large = results[min(results)], results[max(results)]

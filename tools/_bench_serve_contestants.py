@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from _bench_common import ortx_library
+from _bench_common import ort_session, ortx_library
 from _bench_serve_qa import HF_INPUTS, QUESTION, decode_answers, qa_windows
 
 LABELS = ["negative", "positive"]
@@ -17,7 +17,6 @@ HF_BF16_PEER = "transformers bf16 + numpy"  # QA's second peer: the model in bfl
 
 def peer_onnx_path(work):
     return os.path.join(work, "classification", "peer_onnx", "model.onnx")
-
 
 
 def hf_model(work, task):
@@ -42,7 +41,6 @@ def hf_model(work, task):
 
 def classification_contestants(work, threads):
     import ai_edge_litert.interpreter as litert  # pylint: disable=import-outside-toplevel
-    import onnxruntime  # pylint: disable=import-outside-toplevel
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
     import tensorflow_text  # pylint: disable=import-outside-toplevel
     import transformers  # pylint: disable=import-outside-toplevel
@@ -63,11 +61,7 @@ def classification_contestants(work, threads):
         out = runner(text_a=np.array(texts, object))
         return [label.decode() for label in out["top_label"]], out["probabilities"]
 
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
-    options.register_custom_ops_library(ortx_library())
-    session = onnxruntime.InferenceSession(os.path.join(work, "classification", "onnx", "text_model.onnx"),
-                                           options, providers=["CPUExecutionProvider"])
+    session = ort_session(os.path.join(work, "classification", "onnx", "text_model.onnx"), threads, ortx_library())
     empty = np.array([], object)
 
     def onnx(texts):  # the text model takes one example a call
@@ -87,9 +81,7 @@ def classification_contestants(work, threads):
     if not os.path.exists(peer_onnx_path(work)):
         raise ValueError(f"--work_dir {work!r} has no {peer_onnx_path(work)} (exported by an older bench_serve): "
                          "run without --reuse to export again.")
-    peer_options = onnxruntime.SessionOptions()
-    peer_options.intra_op_num_threads, peer_options.inter_op_num_threads = threads, 1
-    peer_session = onnxruntime.InferenceSession(peer_onnx_path(work), peer_options, providers=["CPUExecutionProvider"])
+    peer_session = ort_session(peer_onnx_path(work), threads)
 
     def onnxruntime_peer(texts):
         encoded = tokenizer(texts, padding="longest", truncation=True, return_tensors="np")

@@ -2,9 +2,10 @@
 for) and where the time goes, ours against the peer's. See tools/bench_serve.py."""
 
 import os
-import time
 
 import numpy as np
+
+from _bench_common import round_robin_ms
 
 QUESTION = "What does the speaker say about the king?"  # one question: the same windows on both sides
 QA_SEQ_LENGTH, DOC_STRIDE = 384, 128  # SQuAD's and the old transformers QA pipeline's defaults
@@ -82,13 +83,8 @@ def stage_profile(work, texts):
               "ours: serve_ids (model + head)": lambda t: loaded.signatures["serve_ids"](**ids(t)),
               "peer: pipeline": lambda t: pipe([t]), "peer: tokenizer": lambda t: tokenizer([t], return_tensors="pt"),
               "peer: tokenizer + forward": forward}
-    times = {name: [] for name in stages}
-    for text in texts:
-        for name, function in stages.items():
-            start = time.perf_counter()
-            function(text)
-            times[name].append(time.perf_counter() - start)
-    print("stages at batch 1 (median ms): " + ", ".join(f"{n} {np.median(t[1:]) * 1e3:.1f}" for n, t in times.items()))
+    times = round_robin_ms(stages, texts)  # the first text warms up
+    print("stages at batch 1 (median ms): " + ", ".join(f"{n} {np.median(t):.1f}" for n, t in times.items()))
 
 
 def qa_stage_profile(work, contexts, repeats=3):
@@ -106,22 +102,17 @@ def qa_stage_profile(work, contexts, repeats=3):
     ids = {ours: tf.constant(enc[theirs].numpy(), tf.int32) for ours, theirs in
            zip(("input_word_ids", "input_mask", "input_type_ids"), HF_INPUTS)}
 
-    def forward():
+    def forward(_=None):
         with torch.no_grad():
             return model(**{name: enc[name] for name in HF_INPUTS})
 
     out = forward()
-    stages = {"ours: answer signature": lambda: loaded.signatures["answer"](
-                  question=tf.constant([QUESTION] * len(contexts)), context=tf.constant(contexts)),
-              "ours: serve_ids on the same windows": lambda: loaded.signatures["serve_ids"](**ids),
-              "peer: tokenizer (windows)": lambda: qa_windows(tokenizer, contexts), "peer: forward": forward,
-              "peer: decode": lambda: decode_answers(enc, out.start_logits.numpy(), out.end_logits.numpy(), contexts)}
-    times = {name: [] for name in stages}
-    for _ in range(repeats + 1):  # the first round warms up
-        for name, function in stages.items():
-            start = time.perf_counter()
-            function()
-            times[name].append(time.perf_counter() - start)
+    stages = {"ours: answer signature": lambda c: loaded.signatures["answer"](
+                  question=tf.constant([QUESTION] * len(c)), context=tf.constant(c)),
+              "ours: serve_ids on the same windows": lambda _: loaded.signatures["serve_ids"](**ids),
+              "peer: tokenizer (windows)": lambda c: qa_windows(tokenizer, c), "peer: forward": forward,
+              "peer: decode": lambda c: decode_answers(enc, out.start_logits.numpy(), out.end_logits.numpy(), c)}
+    times = round_robin_ms(stages, [contexts] * (repeats + 1))  # the first round warms up
     windows, width = ids["input_word_ids"].shape
     print(f"stages of one batch of {len(contexts)} contexts ({windows} windows of {width}; median ms): "
-          + ", ".join(f"{n} {np.median(t[1:]) * 1e3:.0f}" for n, t in times.items()))
+          + ", ".join(f"{n} {np.median(t):.0f}" for n, t in times.items()))

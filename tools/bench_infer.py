@@ -16,7 +16,6 @@ Examples:
     python tools/bench_infer.py --models small --batches 1 --min_seconds 1
 """
 
-import argparse
 import os
 import statistics
 import sys
@@ -29,6 +28,7 @@ os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors l
 import numpy as np  # noqa: E402
 
 import keras_bert  # noqa: E402  (lazy: keras_bert.export loads TensorFlow when first used)
+from _bench_common import ort_session  # noqa: E402  (tools/ is the script's folder)
 from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 
 MODELS = {
@@ -38,7 +38,7 @@ MODELS = {
 
 
 def parse_args(argv):
-    parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(doc=__doc__)
     parser.add_argument("--models", default="base,small", help="comma-separated subset of base,small")
     parser.add_argument("--batches", default="1,8", help="comma-separated batch sizes")
     parser.add_argument("--seq_length", type=int, default=128)
@@ -121,14 +121,6 @@ def peer_onnx(config, work_dir, threads):
     return path, optimized_path, keras_bert.export.fused_op_counts(optimized.model)
 
 
-def ort_session(path, threads):
-    import onnxruntime
-
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = threads
-    return onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
-
-
 def tflite_runner(path, threads, feeds):
     from ai_edge_litert.interpreter import Interpreter
 
@@ -155,7 +147,7 @@ def bench_model(name, args, work_dir):
     sessions = {label: ort_session(path, args.threads) for label, path in (
         ("onnx", onx.extra["files"]["onnx"]), ("onnx_optimized", onx.extra["files"]["onnx_optimized"]),
         ("peer_onnx", peer_plain), ("peer_onnx_optimized", peer_opt))}
-    rows = []
+    cases = {}  # (model, batch) -> {runtime: median ms}
     for batch in args.batches:
         feeds = inputs_for(batch, args.seq_length, config.vocab_size)
         tensors = {k: tf.constant(v) for k, v in feeds.items()}
@@ -172,27 +164,21 @@ def bench_model(name, args, work_dir):
         for label, session in sessions.items():
             runtimes[label] = (lambda s=session, f=(peer_feeds if label.startswith("peer") else feeds):
                                s.run(None, f))
-        for label, ms in interleaved_medians(runtimes, args.min_runs, args.min_seconds).items():
-            rows.append((name, batch, label, ms))
+        cases[(name, batch)] = interleaved_medians(runtimes, args.min_runs, args.min_seconds)
+        for label, ms in cases[(name, batch)].items():
             print(f"  {name:5s} batch {batch:2d} {label:20s} {ms:9.2f} ms", flush=True)
-    sizes = tfl.extra["sizes"]
-    return rows, sizes
+    return cases, tfl.extra["sizes"]
 
 
-def report(rows, sizes, args):
-    lines = [f"seq_length {args.seq_length}, {args.threads} threads; median latency (ms)"]
-    labels = list(dict.fromkeys(r[2] for r in rows))
-    header = ["model", "batch"] + labels
-    table = [header]
-    for (name, batch) in dict.fromkeys((r[0], r[1]) for r in rows):
-        by_label = {r[2]: r[3] for r in rows if r[0] == name and r[1] == batch}
-        table.append([name, str(batch)] + [f"{by_label.get(label, float('nan')):.2f}" for label in labels])
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in table]
-    lines.append("")
-    lines.append("targets:")
-    for (name, batch) in dict.fromkeys((r[0], r[1]) for r in rows):
-        t = {r[2]: r[3] for r in rows if r[0] == name and r[1] == batch}
+def report(cases, sizes, args):
+    labels = list(dict.fromkeys(label for t in cases.values() for label in t))
+    table = [["model", "batch"] + labels]
+    table += [[name, str(batch)] + [f"{t.get(label, float('nan')):.2f}" for label in labels]
+              for (name, batch), t in cases.items()]
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    lines = [f"seq_length {args.seq_length}, {args.threads} threads; median latency (ms)",
+             *("  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in table), "", "targets:"]
+    for (name, batch), t in cases.items():
         ratio = t["onnx_optimized"] / t["peer_onnx_optimized"]
         speedup = t["tflite_float32"] / t["tflite_int8"]
         lines.append(f"  {name} batch {batch}: optimized ONNX ours/peer = {ratio:.2f}x "
@@ -208,12 +194,11 @@ def report(rows, sizes, args):
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     work_dir = args.work_dir or tempfile.mkdtemp(prefix="bench_infer_")
-    rows, sizes = [], {}
+    cases, sizes = {}, {}
     for name in args.models:
-        model_rows, sizes[name] = bench_model(name, args, work_dir)
-        rows += model_rows
-    text = report(rows, sizes, args)
-    print("\n" + text)
+        model_cases, sizes[name] = bench_model(name, args, work_dir)
+        cases.update(model_cases)
+    print("\n" + report(cases, sizes, args))
     return 0
 
 

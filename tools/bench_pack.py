@@ -15,7 +15,6 @@ play per document) makes nearly full rows except for the `short_seq_prob` exampl
 `speeches` (a speech per document, like Wikipedia's short articles) leaves more padding.
 """
 
-import argparse
 import os
 import statistics
 import sys
@@ -29,8 +28,7 @@ from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
 
 
 def parse_args(argv):
-    parser = ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(doc=__doc__)
     parser.add_argument("--seq_lengths", type=int, nargs="+", default=[128, 512])
     parser.add_argument("--tokens_per_batch", type=int, default=4096,
                         help="batch size = this // seq_length rows (default 4096: 32 x 128, 8 x 512)")

@@ -54,8 +54,9 @@ from keras_bert.cli import ArgumentParser, positive_int, run_tool  # noqa: E402
 
 TASKS = ("classification", "ner", "qa")
 
+
 def parse_args(argv):
-    parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(doc=__doc__)
     parser.add_argument("--tasks", default=",".join(TASKS), help=f"comma-separated subset of {','.join(TASKS)}")
     parser.add_argument("--batch_size", type=positive_int, default=32, help="throughput batch (default 32)")
     parser.add_argument("--texts", type=positive_int, default=64, help="texts (QA: contexts) per task (default 64)")
@@ -166,8 +167,6 @@ def export_peer_onnx(work):
                           input_names=list(HF_INPUTS), output_names=["logits"], opset_version=ORT_PEER_OPSET,
                           dynamic_axes={**{name: {0: "batch", 1: "sequence"} for name in HF_INPUTS},
                                         "logits": {0: "batch"}}, dynamo=False)
-
-
 
 
 # ----- timing

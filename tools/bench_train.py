@@ -18,12 +18,12 @@ CPU-second of this process (also printed) are steadier then.
 
 import os
 import sys
-import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
+from _bench_common import timed  # noqa: E402  (tools/ is the script's folder)
 from _bench_probes import dropout_probe, matmul_peak_flops  # noqa: E402
 from keras_bert.choices import PRECISIONS  # noqa: E402
 from keras_bert.cli import ArgumentParser, run_tool  # noqa: E402
@@ -33,18 +33,7 @@ CONTESTANTS = ("ours_xla", "ours_no_xla", "keras_hub_xla", "keras_hub_no_xla", "
 
 def parse_args(argv):
     parser = ArgumentParser(doc=__doc__)
-    parser.add_argument("--layers", type=int, default=4)
-    parser.add_argument("--hidden", type=int, default=256)
-    parser.add_argument("--heads", type=int, default=4)
-    parser.add_argument("--vocab_size", type=int, default=30522)
-    parser.add_argument("--seq_length", type=int, default=128)
-    parser.add_argument("--batch_size", type=int, default=32)
-    parser.add_argument("--predictions", type=int, default=20)
-    parser.add_argument("--steps", type=int, default=4, help="timed steps per contestant per round")
-    parser.add_argument("--rounds", type=int, default=4,
-                        help="rounds; contestants take turns in each, and each one's best round "
-                        "counts (robust to other processes loading the CPU now and then)")
-    parser.add_argument("--warmup", type=int, default=3, help="untimed steps (compilation) first")
+    add_step_flags(parser, layers=4, hidden=256, heads=4, seq_length=128, predictions=20, steps=4, rounds=4)
     parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
                         help="every contestant's compute precision: fp32 (default) or bf16 (Keras mixed_bfloat16, "
                         "torch.autocast bfloat16); MFU stays against the float32 matmul peak")
@@ -52,8 +41,16 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def _keras_dtype(args):
-    return PRECISIONS[args.precision]  # the Keras dtype policy: "float32" or "mixed_bfloat16"
+def add_step_flags(parser, **defaults):
+    """The step's shape and timing flags, with this benchmark's `defaults` (bench_accelerator's own too)."""
+    defaults = {"vocab_size": 30522, "batch_size": 32, "warmup": 3, **defaults}
+    helps = {"predictions": "masked positions per sequence (15 %%)", "steps": "timed steps per contestant per round",
+             "rounds": "rounds; contestants take turns in each, and each one's best round counts (robust to other "
+                       "processes loading the CPU now and then)",
+             "warmup": "untimed steps (compilation) first"}
+    for name in ("layers", "hidden", "heads", "vocab_size", "seq_length", "batch_size", "predictions", "steps",
+                 "rounds", "warmup"):
+        parser.add_argument(f"--{name}", type=int, default=defaults[name], help=helps.get(name))
 
 
 def synthetic_batch(args, seed=0):
@@ -100,11 +97,8 @@ def _warm(step, args):
 
 def _throughput(step, steps, batch_size):
     """(sequences per wall second, sequences per CPU second of this process)."""
-    start, cpu_start = time.perf_counter(), time.process_time()
-    for _ in range(steps):
-        step()
-    return (steps * batch_size / (time.perf_counter() - start),
-            steps * batch_size / (time.process_time() - cpu_start))
+    _, wall, cpu = timed(lambda: [step() for _ in range(steps)])
+    return steps * batch_size / wall, steps * batch_size / cpu
 
 
 def bench_ours(args, batch, jit_compile):
@@ -117,7 +111,7 @@ def bench_ours(args, batch, jit_compile):
     config = keras_bert.BertConfig(vocab_size=args.vocab_size, hidden_size=args.hidden,
                                    num_layers=args.layers, num_heads=args.heads,
                                    intermediate_size=4 * args.hidden)
-    model = keras_bert.build_pretrainer(config, dtype=_keras_dtype(args))
+    model = keras_bert.build_pretrainer(config, dtype=PRECISIONS[args.precision])
     model.compile(optimizer=create_optimizer(1e-4), jit_compile=jit_compile)
     x = {k: batch[k] for k in ("input_word_ids", "input_mask", "input_type_ids", "masked_lm_positions")}
     y = {k: batch[k] for k in ("masked_lm_ids", "masked_lm_weights", "next_sentence_labels")}
@@ -128,20 +122,21 @@ def bench_keras_hub(args, batch, jit_compile):
     import keras
     import keras_hub
 
+    dtype = PRECISIONS[args.precision]  # the Keras dtype policy: "float32" or "mixed_bfloat16"
     keras.utils.set_random_seed(0)
     backbone = keras_hub.models.BertBackbone(
         vocabulary_size=args.vocab_size, num_layers=args.layers, num_heads=args.heads,
-        hidden_dim=args.hidden, intermediate_dim=4 * args.hidden, max_sequence_length=512, dtype=_keras_dtype(args))
+        hidden_dim=args.hidden, intermediate_dim=4 * args.hidden, max_sequence_length=512, dtype=dtype)
     mlm_head = keras_hub.layers.MaskedLMHead(vocabulary_size=args.vocab_size,
                                              token_embedding=backbone.token_embedding,
-                                             intermediate_activation="gelu", dtype=_keras_dtype(args))
+                                             intermediate_activation="gelu", dtype=dtype)
     inputs = {"token_ids": keras.Input((None,), dtype="int32", name="token_ids"),
               "segment_ids": keras.Input((None,), dtype="int32", name="segment_ids"),
               "padding_mask": keras.Input((None,), dtype="int32", name="padding_mask"),
               "mask_positions": keras.Input((None,), dtype="int32", name="mask_positions")}
     outputs = backbone({k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")})
     mlm = mlm_head(outputs["sequence_output"], mask_positions=inputs["mask_positions"])
-    nsp = keras.layers.Dense(2, name="nsp", dtype=_keras_dtype(args))(outputs["pooled_output"])
+    nsp = keras.layers.Dense(2, name="nsp", dtype=dtype)(outputs["pooled_output"])
     model = keras.Model(inputs, {"mlm": mlm, "nsp": nsp})
     loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     model.compile(optimizer=keras.optimizers.AdamW(1e-4, weight_decay=0.01, epsilon=1e-6,
