@@ -48,11 +48,7 @@ from keras_bert.cli import ArgumentParser, resolve_file_flag, run_tool  # noqa: 
 
 def run_keras_bert(files, vocab_path, seq_length, batch_size, max_predictions, normalization):
     """Returns (sequences, wall seconds, CPU seconds) for one epoch of `pretraining_dataset`."""
-    from keras_bert import Tokenizer  # imports are not timed
-    try:
-        from keras_bert import pretraining_dataset
-    except ImportError:  # until keras_bert/__init__.py re-exports it
-        from keras_bert.data.pretraining import pretraining_dataset
+    from keras_bert import Tokenizer, pretraining_dataset  # imports are not timed
 
     start, cpu = time.perf_counter(), cpu_seconds()
     tokenizer = Tokenizer(vocab_path, normalization=normalization)

@@ -33,11 +33,6 @@ BENCHMARKS = {"pipeline": "bench_pipeline.py", "train": "bench_train.py", "infer
               "accelerator": "bench_accelerator.py"}
 
 
-def load(name):
-    """Imports tools/bench_<name>.py."""
-    return tool_module(BENCHMARKS[name])
-
-
 def tool_module(file):
     """Imports a script of tools/ by its path (tools/ is a folder of scripts, not a package)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), file)
@@ -53,7 +48,7 @@ def parse_args(argv):
     """The named benchmark's own `parse_args` on the rest: its flags checked, nothing run."""
     if not argv or argv[0] not in BENCHMARKS:
         raise UsageError(f"name a benchmark first: one of {', '.join(BENCHMARKS)} (see --help)")
-    return load(argv[0]).parse_args(tool_module("_benchmark_record.py").split_flags(argv[1:])[0])
+    return tool_module(BENCHMARKS[argv[0]]).parse_args(tool_module("_benchmark_record.py").split_flags(argv[1:])[0])
 
 
 def main(argv=None):
@@ -65,7 +60,7 @@ def main(argv=None):
         raise UsageError(f"unknown benchmark {argv[0]!r}; choose one of {', '.join(BENCHMARKS)} (see --help)")
     record = tool_module("_benchmark_record.py")
     rest, record_file = record.split_flags(argv[1:])
-    benchmark = load(argv[0])
+    benchmark = tool_module(BENCHMARKS[argv[0]])
     if record_file is None:
         return benchmark.main(rest)
     benchmark.parse_args(rest)  # a flag error before the run, not after it

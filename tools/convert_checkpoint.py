@@ -21,7 +21,6 @@ Examples:
     python tools/convert_checkpoint.py --input tiny_hf --output tiny_st --format sentence_transformers
 """
 
-import argparse
 import os
 import sys
 import tempfile
@@ -35,7 +34,7 @@ from keras_bert.cli import ArgumentParser, default_checkpoint, run_tool  # noqa:
 
 
 def parse_args(argv):
-    parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(doc=__doc__)
     parser.add_argument("--input", help="checkpoint to read: Google TF1 dir, Hugging Face folder, "
                         "keras_bert dir or .keras file, keras-hub preset, sentence-transformers folder (its BERT "
                         "encoder; its embedder for --format sentence_transformers) (default: the MiniLM-L6 demo)")
@@ -95,7 +94,9 @@ def sentence_embedder(args):
 
     contents = keras_bert.checkpoints.read_checkpoint(args.input)  # an embedder's pooling, a task model's head
     if contents.task and args.model == "auto":
-        raise ValueError(refusal(args.input, contents.task))
+        raise ValueError(f"--input {args.input} is a fine-tuned {contents.task} model; --format sentence_transformers "
+                         "writes a sentence embedder: pass --model embedding to write its fine-tuned encoder with mean "
+                         "pooling + normalize (the head is dropped)")
     kind = "encoder" if args.model == "encoder" else "embedding"
     if kind == "encoder":
         print(f"--model encoder: writing {args.input}'s BERT encoder with mean pooling, not normalized "
@@ -104,12 +105,6 @@ def sentence_embedder(args):
         print(f"{args.input} holds no sentence embedder: writing the one load_checkpoint(path, model='embedding') "
               "builds from its BERT: mean pooling, normalized")
     return keras_bert.checkpoints.model_from_contents(contents, kind)
-
-
-def refusal(path, task):
-    return (f"--input {path} is a fine-tuned {task} model; --format sentence_transformers writes a sentence "
-            "embedder: pass --model embedding to write its fine-tuned encoder with mean pooling + normalize "
-            "(the head is dropped)")
 
 
 def write_sentence_transformers(model, path):

@@ -33,7 +33,6 @@ nothing is read from beside it; --vocab replaces its vocabulary, and --labels, -
 --version_2_with_negative (one mapping of task options, checked by the model's task) replace what it carries.
 """
 
-import argparse
 import os
 import sys
 
@@ -45,7 +44,7 @@ from keras_bert.cli import ArgumentParser, default_checkpoint, make_dir, positiv
 
 
 def parse_args(argv):
-    parser = ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(doc=__doc__)
     parser.add_argument("model", nargs="?",
                         help="a .keras file or a checkpoint directory (Google, Hugging Face, keras_bert, keras-hub, "
                         "sentence-transformers: its sentence embedder); default: the MiniLM-L6 BERT encoder "
@@ -96,9 +95,8 @@ def parse_args(argv):
     if args.labels is not None and not all(names):
         parser.error(f"--labels {args.labels!r}: label {names.index('') + 1} is empty; pass one name per output, "
                      "comma-separated (e.g. --labels negative,positive)")
-    if args.name is None:
-        base = os.path.basename(os.path.normpath(args.model))
-        args.name = os.path.splitext(base)[0]
+    args.labels = names or None
+    args.name = args.name or os.path.splitext(os.path.basename(os.path.normpath(args.model)))[0]
     return args
 
 
@@ -178,8 +176,7 @@ def _task_options(args):
     """The task flags given (--labels, --doc_stride, ...), as one mapping of task options; export
     checks it against the model's task (an option the task does not take: one line naming the flag)."""
     v2 = args.version_2_with_negative
-    labels = [label.strip() for label in args.labels.split(",")] if args.labels else None
-    flags = {"labels": labels, "doc_stride": args.doc_stride, "max_answer_length": args.max_answer_length,
+    flags = {"labels": args.labels, "doc_stride": args.doc_stride, "max_answer_length": args.max_answer_length,
              "version_2_with_negative": None if v2 is None else v2 == "on"}
     return {name: value for name, value in flags.items() if value is not None}
 

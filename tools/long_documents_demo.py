@@ -99,9 +99,7 @@ def main(argv=None):
     from keras_bert.data import shakespeare_files
     from keras_bert.training import RunConfig
 
-    checkpoint = args.checkpoint
-    if checkpoint is None:
-        checkpoint = default_checkpoint()
+    checkpoint = args.checkpoint or default_checkpoint()
     files = shakespeare_files()
     train = _write(os.path.join(args.output_dir, "train.csv"),
                    build_passages(files, args.train_passages, "train", args.seed))
