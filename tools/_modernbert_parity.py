@@ -21,25 +21,12 @@ import time
 import numpy as np
 
 from _bench_common import memory_mib  # noqa: E402  (tools/ is the script's folder)
+from bench_family import hf_runner  # noqa: E402
 from tests.models.modernbert.tiny_modernbert import padded_batch, save_seeded  # noqa: E402
 
 LENGTHS = (16, 64, 128, 256, 512, 1024)
 LONG = 8192
 HEADS = 4  # ModernBERT-base has 12: the dense mask's ~3 GiB per score tensor would triple
-
-
-def hf_model(folder, implementation):
-    import transformers
-
-    return transformers.ModernBertModel.from_pretrained(folder, attn_implementation=implementation).eval()
-
-
-def hf_forward(model, batch):
-    import torch
-
-    with torch.no_grad():
-        return model(input_ids=torch.tensor(batch["input_word_ids"], dtype=torch.long),
-                     attention_mask=torch.tensor(batch["input_mask"])).last_hidden_state.numpy()
 
 
 def measure(kind, folder, out_path):
@@ -54,9 +41,9 @@ def measure(kind, folder, out_path):
         encoder(padded_batch(32, (32,)))  # warm up (graph building, allocator)
         run = lambda: ops.convert_to_numpy(encoder(batch)["sequence_output"])  # noqa: E731
     elif kind in ("eager", "sdpa"):
-        model = hf_model(folder, kind)
-        hf_forward(model, padded_batch(32, (32,)))
-        run = lambda: hf_forward(model, batch)  # noqa: E731
+        forward = hf_runner(folder, kind)
+        forward(padded_batch(32, (32,)))
+        run = lambda: forward(batch)  # noqa: E731
     else:
         run = attention_only(kind)
     before = memory_mib()
@@ -105,14 +92,14 @@ def main():
     tmp = tempfile.mkdtemp(prefix="modernbert_parity_")
     folder = save_seeded(os.path.join(tmp, "mlm"))
     encoder, _ = encoder_from_huggingface(folder)
-    models = {impl: hf_model(folder, impl) for impl in ("eager", "sdpa")}
+    models = {impl: hf_runner(folder, impl) for impl in ("eager", "sdpa")}
     print(f"backend {keras.backend.backend()}; max |difference| of last_hidden_state, real tokens unless noted")
     print(f"{'length':>6} {'keras-eager':>12} {'keras-sdpa':>12} {'eager-sdpa':>12} {'eager-sdpa padded rows':>24}")
     for length in LENGTHS:
         batch = padded_batch(length, (length, max(1, length * 3 // 5)), seed=length)
         real, padded = batch["input_mask"].astype(bool), ~batch["input_mask"].astype(bool)
         ours = keras.ops.convert_to_numpy(encoder(batch)["sequence_output"])
-        eager, sdpa = (hf_forward(models[impl], batch) for impl in ("eager", "sdpa"))
+        eager, sdpa = (models[impl](batch) for impl in ("eager", "sdpa"))
         diffs = [np.abs(a - b)[real].max() for a, b in ((ours, eager), (ours, sdpa), (eager, sdpa))]
         print(f"{length:>6} " + " ".join(f"{d:12.2e}" for d in diffs) + f" {np.abs(eager - sdpa)[padded].max():24.2e}")
     print(f"\n{LONG} tokens, batch 1, each forward in a fresh process (peak = VmHWM; added = during the forward)")

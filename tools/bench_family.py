@@ -130,12 +130,13 @@ def groups(rows, width):
     return [buckets[key] for key in sorted(buckets)]
 
 
-def hf_runner(folder):
+def hf_runner(folder, attn_implementation="sdpa"):
+    """batch -> last_hidden_state (numpy) of transformers' ModernBertModel (tools/_modernbert_parity.py: eager too)."""
     import torch
     import transformers
 
     transformers.utils.logging.disable_progress_bar()
-    model = transformers.ModernBertModel.from_pretrained(folder, attn_implementation="sdpa").eval()
+    model = transformers.ModernBertModel.from_pretrained(folder, attn_implementation=attn_implementation).eval()
 
     def run(batch):
         with torch.no_grad():

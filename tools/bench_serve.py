@@ -233,7 +233,8 @@ def _short(peer):
     return {ORT_PEER: "ORT", HF_BF16_PEER: "HF-bf16"}.get(peer, peer.split()[0])
 
 
-def run(args):
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.build:
         return build(args)
     loaded_at_start = set(sys.modules)
@@ -263,10 +264,6 @@ def run(args):
     print(f"batch {args.batch_size}, batch-1 latency over {args.latency_texts} texts; goal met for "
           f"{sum(results.values())} of {len(results)} tasks")
     return 0
-
-
-def main(argv=None):
-    return run(parse_args(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":

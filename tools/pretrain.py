@@ -123,7 +123,14 @@ def parse_args(argv):
     for flag in ("files", "eval_files"):  # quoted globs too, as README writes them
         if getattr(args, flag):
             setattr(args, flag, resolve_file_flag(getattr(args, flag), f"--{flag}"))
-    _check_model_flags(parser, args)
+    parser.check_paths(args, "config", "vocab")  # these and an unknown --preset fail before TensorFlow loads
+    if args.preset:
+        from keras_bert.config import BertConfig
+
+        try:
+            BertConfig.from_preset(args.preset)
+        except ValueError as error:
+            parser.error(f"--preset: {error}")
     args.from_scratch_demo = not (args.files or args.vocab or args.init_checkpoint or args.preset
                                   or args.config)
     for flag, value in (DEMO if args.from_scratch_demo else OWN_RUN).items():
@@ -137,18 +144,6 @@ def parse_args(argv):
         parser.error(f"--phase2_seq_length {args.phase2_seq_length} is not longer than --seq_length "
                      f"{args.seq_length}; phase 2 trains longer sequences (BERT: 512 after 128), 0 for one phase")
     return args
-
-
-def _check_model_flags(parser, args):
-    """A missing --config / --vocab or an unknown --preset fails before TensorFlow loads."""
-    from keras_bert.config import BertConfig
-
-    parser.check_paths(args, "config", "vocab")
-    if args.preset:
-        try:
-            BertConfig.from_preset(args.preset)
-        except ValueError as error:
-            parser.error(f"--preset: {error}")
 
 
 def main(argv=None):
