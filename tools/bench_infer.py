@@ -87,7 +87,7 @@ def inputs_for(batch, seq, vocab, seed=0):
     return {"input_word_ids": ids, "input_mask": np.ones_like(ids), "input_type_ids": np.zeros_like(ids)}
 
 
-def peer_onnx(config, work_dir, threads):
+def peer_onnx(config, work_dir):
     """Hugging Face BertModel -> torch.onnx.export -> ORT BERT optimizer (the peer)."""
     import torch
     import transformers
@@ -139,7 +139,7 @@ def bench_model(name, args, work_dir):
     tfl = keras_bert.export.export_tflite(encoder, os.path.join(out, "tflite"), quantizations=("float32", "int8"),
                         verify_export=False)
     onx = keras_bert.export.export_onnx(encoder, os.path.join(out, "onnx"), verify_export=False)
-    peer_plain, peer_opt, peer_fused = peer_onnx(config, out, args.threads)
+    peer_plain, peer_opt, peer_fused = peer_onnx(config, out)
     print(f"[{name}] fused ops: ours {onx.extra['fused_ops']}, peer {peer_fused}", flush=True)
     loaded = tf.saved_model.load(saved.path).signatures["serve_ids"]
     call = lambda x: encoder(x, training=False)  # noqa: E731

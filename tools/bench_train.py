@@ -158,8 +158,7 @@ def bench_hf_torch(args, batch, device="cpu"):
     config = transformers.BertConfig(vocab_size=args.vocab_size, hidden_size=args.hidden,
                                      num_hidden_layers=args.layers, num_attention_heads=args.heads,
                                      intermediate_size=4 * args.hidden)
-    model = transformers.BertForPreTraining(config).to(device)
-    model.train()
+    model = transformers.BertForPreTraining(config).to(device).train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01, eps=1e-6)
     labels = np.full(batch["input_word_ids"].shape, -100, np.int64)
     np.put_along_axis(labels, batch["masked_lm_positions"], batch["masked_lm_ids"], 1)
