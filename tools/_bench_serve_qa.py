@@ -68,16 +68,15 @@ def stage_profile(work, texts):
     loaded = tf.saved_model.load(os.path.join(work, "classification", "savedmodel", "1"))
     model, tokenizer = hf_model(work, "classification")
     pipe = transformers.pipeline("text-classification", model=model, tokenizer=tokenizer, device=-1, top_k=None)
-    names = ("input_ids", "attention_mask", "token_type_ids")
 
     def ids(text):
         encoded = tokenizer([text], return_tensors="np")
         return {ours: tf.constant(encoded[theirs], tf.int32) for ours, theirs in
-                zip(("input_word_ids", "input_mask", "input_type_ids"), names)}
+                zip(("input_word_ids", "input_mask", "input_type_ids"), HF_INPUTS)}
 
     def forward(text):
         with torch.no_grad():
-            model(**{n: tokenizer([text], return_tensors="pt")[n] for n in names})
+            model(**{n: tokenizer([text], return_tensors="pt")[n] for n in HF_INPUTS})
 
     stages = {"ours: classify signature": lambda t: loaded.signatures["classify"](text_a=tf.constant([t])),
               "ours: serve_ids (model + head)": lambda t: loaded.signatures["serve_ids"](**ids(t)),
