@@ -37,12 +37,10 @@ def window_fields():
             option("mean", WINDOW_HELP["aggregate"], choices=AGGREGATES, when="doc_stride"))
 
 
-def training_windows(dataset, training, doc_stride):
-    """The training set without the windows' `document` (the model does not take it)."""
-    return without_document(dataset) if training and doc_stride is not None else dataset
-
-
-def without_document(dataset):
+def without_document(dataset, doc_stride):
+    """`dataset` without the windows' `document` (the model does not take it); unchanged without `doc_stride`."""
+    if doc_stride is None:
+        return dataset
     from keras_bert.data.text_windows import without_document as drop
 
     return drop(dataset)
@@ -56,7 +54,7 @@ def document_predictions(model, evaluation, task):
         return collect(evaluation, 1), model.predict(evaluation, verbose=0)
     from keras_bert.data.text_windows import aggregate_windows
 
-    outputs = model.predict(without_document(evaluation), verbose=0)  # (windows, outputs)
+    outputs = model.predict(without_document(evaluation, task.doc_stride), verbose=0)  # (windows, outputs)
     document = np.concatenate([np.asarray(features["document"]) for features, _ in evaluation])
     targets = collect(evaluation, 1)
     num_documents = int(document.max()) + 1
@@ -193,7 +191,7 @@ class ClassificationTask(Task):
             doc_stride=self.doc_stride)
         if training:
             check_classes(path, self.label, collect(dataset, 1), labels)
-        return training_windows(dataset, training, self.doc_stride)
+        return without_document(dataset, self.doc_stride) if training else dataset
 
     def build_head(self, encoder, task_config):
         from keras_bert.models.builders import build_classifier
@@ -202,7 +200,7 @@ class ClassificationTask(Task):
                                 problem_type=self.HF_PROBLEM_TYPE)
 
     def validation_data(self, evaluation):
-        return evaluation if self.doc_stride is None else without_document(evaluation)
+        return without_document(evaluation, self.doc_stride)
 
     def evaluate(self, model, evaluation, path):
         return classification_metrics(*document_predictions(model, evaluation, self))

@@ -210,10 +210,6 @@ class MultiLabelTask(Task):
     tflite_signatures = ("classify_multi_label",)
 
     @classmethod
-    def check_serving(cls, model, task_config):
-        super().check_serving(model, task_config)  # the options (threshold in (0, 1)); one label name per output
-
-    @classmethod
     def serving_outputs(cls, outputs, task_config):
         import tensorflow as tf
 

@@ -6,11 +6,9 @@ import math
 import numpy as np
 
 from keras_bert.tasks.classification import (check_window_options, document_predictions, serve_windows,
-                                             serves_windows, training_windows, window_fields, without_document)
+                                             serves_windows, window_fields, without_document)
 from keras_bert.tasks.options import TaskOptions, option
 from keras_bert.tasks.task import Task
-
-
 
 
 def _ranks(values):
@@ -160,7 +158,7 @@ class RegressionTask(Task):
                              "a regression needs targets that vary.")
         dataset = text_dataset(Preprocessor(self.tokenizer, self.seq_length), texts_a, texts_b, targets,
                                self.batch_size, training, self.seed, doc_stride=self.doc_stride)
-        return training_windows(dataset, training, self.doc_stride)
+        return without_document(dataset, self.doc_stride) if training else dataset
 
     def build_head(self, encoder, task_config):
         from keras_bert.models.builders import build_classifier
@@ -175,7 +173,7 @@ class RegressionTask(Task):
                 "metrics": [keras.metrics.MeanAbsoluteError(name="mae")]}
 
     def validation_data(self, evaluation):
-        return evaluation if self.doc_stride is None else without_document(evaluation)
+        return without_document(evaluation, self.doc_stride)
 
     def evaluate(self, model, evaluation, path):
         return regression_metrics(*document_predictions(model, evaluation, self))
