@@ -142,16 +142,11 @@ def _exact_int(value):
     """`value` as an int when it is one exactly ("64", 64, 64.0), else None (bools are not numbers)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            return None
     try:
-        number = int(value)
+        number = int(value.strip() if isinstance(value, str) else value)
     except (TypeError, ValueError, OverflowError):
         return None
-    return number if number == value else None
+    return number if isinstance(value, str) or number == value else None
 
 
 def _float(value):

@@ -130,7 +130,6 @@ class SquadTask(Task):
                                               squad_options(task_config))
 
 
-
 def squad_options(task_config):
     """The `SquadOptions` (windowing and answer choice) in a squad model's `task_config`: the task's
     options checked by `SquadTask.Options`, the answer options an export merged in by `SquadOptions`."""

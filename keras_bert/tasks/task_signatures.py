@@ -7,7 +7,6 @@ is in `answer_signature.py`. Outputs are dense `[batch, ...]` tensors
 (TF Serving's REST API has no ragged tensors): padded slots hold "" / -1 / 0.
 """
 
-
 import tensorflow as tf
 
 from keras_bert.tasks.entity_tags import split_tag  # entity_spans' reading of a tag
@@ -32,14 +31,10 @@ def _tag_parts(labels, outside=OUTSIDE):
     letters, types, type_names = [], [], []
     for tag in labels:
         letter, name = split_tag(tag, outside)
-        if letter == "O":
-            letters.append("O")
-            types.append(-1)
-            continue
-        if name not in type_names:
+        if letter != "O" and name not in type_names:
             type_names.append(name)
         letters.append(letter)
-        types.append(type_names.index(name))
+        types.append(-1 if letter == "O" else type_names.index(name))
     return letters, types
 
 
