@@ -41,9 +41,7 @@ from keras_bert.export.onnx_graph import OnnxGraph, other_input
 
 def _gather_indices(g, node):
     add = g.parent(node, 1, "Add")
-    if add is None:
-        return False
-    raw = _negative_index_fix_source(g, add)
+    raw = _negative_index_fix_source(g, add) if add is not None else None
     if raw is None:
         return False
     node.input[1] = raw
@@ -79,7 +77,6 @@ def _negative_index_fix_source(g, add):
 def _position_gather(g, unsqueeze):
     if "input_word_ids" not in g.inputs:
         return False
-    ids = "input_word_ids"
     axes = g.const(unsqueeze.input[1])
     if axes is None or list(axes.reshape(-1)) != [0]:
         return False
@@ -95,7 +92,7 @@ def _position_gather(g, unsqueeze):
             or steps is None or list(steps.reshape(-1)) != [1]):
         return False
     positions = g.add_initializer(np.arange(table.shape[0], dtype=np.int64)[None, :], "position_ids")
-    shape = g.add_node("Shape", [ids])
+    shape = g.add_node("Shape", ["input_word_ids"])
     seq = g.add_node("Gather", [shape.output[0], g.add_initializer(np.int64(1), "one")], axis=0)
     seq = g.add_node("Unsqueeze", [seq.output[0], g.add_initializer(np.array([0], np.int64), "axes")])
     position_ids = g.add_node("Slice", [
@@ -202,22 +199,15 @@ def _scale_scores(g, matmul):
         return False
     if not any(u is not None and u.op_type == "Softmax" for u in g.consumers.get(softmax_path.output[0], [])):
         return False
-    transpose = g.parent(matmul, 0, "Transpose")
-    scale_node, source = None, None
-    if transpose is not None and g.parent(transpose, 0, "Mul") is not None:
-        scale_node = g.parent(transpose, 0, "Mul")  # Reshape -> Mul(c) -> Transpose -> MatMul
-    elif g.parent(matmul, 0, "Mul") is not None:
-        scale_node = g.parent(matmul, 0, "Mul")  # Transpose -> Mul(c) -> MatMul
+    # Reshape -> Mul(c) -> Transpose -> MatMul, or Transpose -> Mul(c) -> MatMul
+    scaled = g.parent(matmul, 0, "Transpose") or matmul
+    scale_node = g.parent(scaled, 0, "Mul")
     if scale_node is None:
         return False
     constant = next((i for i in scale_node.input if g.scalar(i) is not None), None)
     if constant is None or g.only_consumer(scale_node.output[0]) is None:
         return False
-    source = other_input(scale_node, constant)
-    if transpose is not None and scale_node is g.parent(transpose, 0, "Mul"):
-        transpose.input[0] = source
-    else:
-        matmul.input[0] = source
+    scaled.input[0] = other_input(scale_node, constant)
     scores = matmul.output[0]
     matmul.output[0] = g.name("unscaled_scores") + ":0"
     # Div by sqrt(head_size), as PyTorch's BERT: with Mul, the fusion's parent search
