@@ -3,15 +3,14 @@ differs from the reference, measured and written into the export folder's README
 
 import json
 import os
-import subprocess
-import sys
+import pathlib
 import tempfile
 
 import numpy as np
 import tensorflow as tf
 
 from keras_bert.export import verify
-from keras_bert.export.mediapipe_metadata import read_file, with_metadata
+from keras_bert.export.mediapipe_metadata import with_metadata
 from keras_bert.export.serving_checks import ID_INPUTS
 from keras_bert.text.preprocessor import Preprocessor
 
@@ -39,22 +38,14 @@ def run_mediapipe(runs, texts, timeout=900):
     Returns:
         One array per run.
     """
-    worker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mediapipe_worker.py")
-    source = read_file(worker).decode("utf-8")
     with tempfile.TemporaryDirectory(prefix="keras_bert_mediapipe_") as tmp:
         texts_path = os.path.join(tmp, "texts.jsonl")
-        with open(texts_path, "w", encoding="utf-8") as f:
-            f.writelines(json.dumps(t) + "\n" for t in texts)
+        pathlib.Path(texts_path).write_text("".join(json.dumps(t) + "\n" for t in texts), encoding="utf-8")
         job = {"texts": texts_path, "runs": [{"task": task, "path": os.path.abspath(path),
                                               "outputs": os.path.join(tmp, f"out{i}.npz")}
                                              for i, (task, path) in enumerate(runs)]}
-        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", GLOG_minloglevel="2")
-        env.pop("PYTHONPATH", None)
-        proc = subprocess.run([sys.executable, "-c", source, json.dumps(job)], cwd=tmp, env=env,
-                              capture_output=True, text=True, timeout=timeout, check=False)
-        if proc.returncode != 0:
-            raise RuntimeError(f"Running {[path for _, path in runs]} with MediaPipe Tasks in a fresh process "
-                               f"failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+        verify.run_worker("mediapipe_worker.py", job, tmp, f"{[path for _, path in runs]} with MediaPipe Tasks",
+                          timeout, GLOG_minloglevel="2")
         results = []
         for run in job["runs"]:
             with np.load(run["outputs"]) as data:
@@ -69,8 +60,7 @@ def write_probe(path, vocab_path, seq_length):
     probe = tf.function(lambda inputs: {"ids": tf.cast(tf.concat([inputs[n] for n in ID_INPUTS], -1), tf.float32)},
                         autograph=False, input_signature=[spec]).get_concrete_function()
     content = tf.lite.TFLiteConverter.from_concrete_functions([probe], tf.Module()).convert()
-    with open(path, "wb") as f:
-        f.write(with_metadata(content, "embedder", "ids", vocab_path))
+    pathlib.Path(path).write_bytes(with_metadata(content, "embedder", "ids", vocab_path))
 
 
 def probe_ids(embeddings):
@@ -177,5 +167,4 @@ def write_readme(path, task, output, module, tokens):
               "with MiniLM's vocabulary; 23 of 39 lines of CPython's CJK test texts differ). For accented, "
               "Korean, Japanese or oddly spaced text, serve the SavedModel (the reference tokenizer in its "
               "graph) instead.", ""]
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines))
+    pathlib.Path(path).write_text("\n".join(lines), encoding="utf-8")

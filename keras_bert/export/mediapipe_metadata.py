@@ -2,6 +2,7 @@
 (and a classifier's labels), written with the flatbuffer schema the `mediapipe` wheel ships (see mediapipe.py)."""
 
 import io
+import pathlib
 import zipfile
 
 import numpy as np
@@ -45,7 +46,7 @@ def with_metadata(content, task, output, vocab_path, labels=()):
     subgraph = metadata_fb.SubGraphMetadataT()
     subgraph.inputTensorMetadata = [metadata_by_tensor[name].create_metadata() for name in model_inputs]
     subgraph.inputProcessUnits = bert.create_input_process_unit_metadata()
-    files = {VOCAB_FILE: read_file(vocab_path)}
+    files = {VOCAB_FILE: pathlib.Path(vocab_path).read_bytes()}
     if task == "classifier":
         output_md = metadata_info.ClassificationTensorMd(
             name=output, description="Probabilities of the labels.",
@@ -79,8 +80,3 @@ def with_metadata(content, task, output, vocab_path, labels=()):
         for file_name, data in files.items():
             archive.writestr(file_name, data)
     return packed.getvalue()
-
-
-def read_file(path):
-    with open(path, "rb") as f:
-        return f.read()

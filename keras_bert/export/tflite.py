@@ -11,6 +11,7 @@ Serve those from the SavedModel (`task_signatures.py`, `answer_signature.py`).
 """
 
 import os
+import pathlib
 
 import numpy as np
 import tensorflow as tf
@@ -174,7 +175,7 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
     ids_function = module.serve_ids.get_concrete_function()
     for quantization in quantizations:
         content = _convert([ids_function], module, quantization)
-        _write(planned[quantization], content)
+        pathlib.Path(planned[quantization]).write_bytes(content)
         report.extra["sizes"][quantization] = len(content)
     if text:
         text_module = _TextModule(model, module, fast_tokenizer(tokenizer), options)
@@ -182,7 +183,7 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
                      text_module.serve_text_pair.get_concrete_function()]
         functions += [f.get_concrete_function() for f in text_module.task_signatures.values()]
         content = _convert(functions, text_module, "float32")
-        _write(planned["text_float32"], content)
+        pathlib.Path(planned["text_float32"]).write_bytes(content)
         report.extra["sizes"]["text_float32"] = len(content)
         report.extra["text_module"] = text_module
     if verify_export:
@@ -190,11 +191,6 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
         if raise_on_failure:
             report.raise_if_failed()
     return report
-
-
-def _write(path, content):
-    with open(path, "wb") as f:
-        f.write(content)
 
 
 def _reference_ids_row(module, label, segments, fast_ids):

@@ -9,6 +9,7 @@ for the tokenizer kernels), so a passing check shows the file stands on its own.
 import dataclasses
 import json
 import os
+import pathlib
 import subprocess
 import sys
 import tempfile
@@ -164,9 +165,6 @@ def run_artifact(fmt, path, calls, timeout=900):
         (list of output dicts, one per call; info dict: `imported`, which of keras,
         keras_bert, tensorflow, tensorflow_text the worker ended up importing).
     """
-    worker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "verify_worker.py")
-    with open(worker, encoding="utf-8") as f:
-        source = f.read()
     results = []
     with tempfile.TemporaryDirectory(prefix="keras_bert_verify_") as tmp:
         job_calls = []
@@ -177,19 +175,26 @@ def run_artifact(fmt, path, calls, timeout=900):
             if other_path:
                 job_calls[-1]["path"] = os.path.abspath(other_path[0])
         job = {"format": fmt, "path": os.path.abspath(path), "calls": job_calls}
-        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-        env.pop("PYTHONPATH", None)
-        proc = subprocess.run([sys.executable, "-c", source, json.dumps(job)], cwd=tmp, env=env,
-                              capture_output=True, text=True, timeout=timeout, check=False)
-        if proc.returncode != 0:
-            raise RuntimeError(
-                f"Running the exported {fmt} artifact {path} in a fresh process failed "
-                f"(exit {proc.returncode}):\n{proc.stderr[-4000:]}")
-        info = json.loads(proc.stdout.strip().splitlines()[-1])
+        stdout = run_worker("verify_worker.py", job, tmp, f"the exported {fmt} artifact {path}", timeout)
+        info = json.loads(stdout.strip().splitlines()[-1])
         for call in job_calls:
             with np.load(call["outputs"], allow_pickle=True) as data:
                 results.append({name: data[name] for name in data.files})
     return results, info
+
+
+def run_worker(script, job, cwd, running, timeout=900, **env):
+    """The stdout of export/`script` run on `job` (JSON) in a fresh process, without this one's PYTHONPATH;
+    a RuntimeError naming `running` (what ran) and ending with its stderr if it fails."""
+    source = pathlib.Path(__file__).with_name(script).read_text(encoding="utf-8")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", **env)
+    env.pop("PYTHONPATH", None)
+    proc = subprocess.run([sys.executable, "-c", source, json.dumps(job)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"Running {running} in a fresh process failed (exit {proc.returncode}):\n"
+                           f"{proc.stderr[-4000:]}")
+    return proc.stdout
 
 
 def _to_numpy(value):
