@@ -72,8 +72,7 @@ class ServingModule(tf.Module):
         self.vocab_size = config.vocab_size
         self.type_vocab_size = getattr(config, "type_vocab_size", None)
         self.max_length = config.max_position_embeddings
-        seq_length = checked_seq_length(config, tokenizer, seq_length)
-        self.seq_length = seq_length
+        self.seq_length = seq_length = checked_seq_length(config, tokenizer, seq_length)
         self.top_k = min(int(top_k), self.vocab_size or int(top_k))
         self.runtime_checks = runtime_checks
         # Track the raw tf.Variables, not the Keras model: a SavedModel that tracks Keras 3
@@ -83,8 +82,9 @@ class ServingModule(tf.Module):
         model = model.row_model() if hasattr(model, "row_model") else model  # on [rows, seq] ids (BertTaskModel)
         # Outputs in float32 even for a mixed-precision model (serving clients expect float32).
         self.call_keras_model = lambda inputs: tf.nest.map_structure(as_float32, model(inputs, training=False))
-        # A head on the pooled [CLS] is served with the last layer computed for [CLS] only.
-        self._call_model = pooled_head_call(model) or self.call_keras_model
+        # The model's outputs (float32) for id inputs (traceable); a head on the pooled [CLS] is served with the
+        # last layer computed for [CLS] only.
+        self.call_model = pooled_head_call(model) or self.call_keras_model
         # Which outputs are per token ([batch, seq, ...]: the model declares seq dynamic).
         self.per_token = tf.nest.map_structure(lambda t: len(t.shape) >= 2 and t.shape[1] is None, model.output)
         self.tokenizer = tokenizer
@@ -127,24 +127,16 @@ class ServingModule(tf.Module):
 
     def outputs_from_ids(self, inputs, by_length=False):
         """Task outputs for a dict of int32 `[batch, seq]` ids (traceable, no tf.function);
-        `by_length`: a text request's rows run in groups of similar length (`text_outputs`)."""
+        `by_length`: a text request's rows run in groups of similar length (`_call_by_length`)."""
         inputs = {name: tf.cast(inputs[name], tf.int32) for name in ID_INPUTS}
         if self.runtime_checks:
             inputs = checked_ids(inputs, self.max_length, self.vocab_size, self.type_vocab_size)
         return self.serving.ids_outputs(self, inputs, by_length)
 
-    def call_model(self, inputs):
-        """The model's outputs (float32) for id `inputs` (traceable)."""
-        return self._call_model(inputs)
-
     def call_in_length_groups(self, inputs):
         """`call_model` on a text request: `LENGTH_GROUPS` rows or more run in groups of similar length."""
         batch = tf.shape(inputs["input_mask"])[0]
-        return tf.cond(batch < LENGTH_GROUPS, lambda: self._call_model(inputs), lambda: self._call_by_length(inputs))
-
-    def served_outputs(self, outputs):
-        """The model's outputs as served (its serving object's); TF ops, in the graph or eagerly."""
-        return self.serving.serving_outputs(outputs, self.task_config)
+        return tf.cond(batch < LENGTH_GROUPS, lambda: self.call_model(inputs), lambda: self._call_by_length(inputs))
 
     def answer_from_ids(self, inputs):
         """The served outputs of ids plus the answer computed from them (e.g. `top_label`): what an
@@ -167,16 +159,13 @@ class ServingModule(tf.Module):
                 return self.preprocessor.pack([self.tokenize(text_a), self.tokenize(text_b)])
 
         inputs = tf.cond(tf.size(text_b) > 0, pair, single)
-        return self.text_outputs(inputs)
-
-    def text_outputs(self, inputs):
-        """`outputs_from_ids` for a text request: a batch of `LENGTH_GROUPS` rows or more runs as
-        that many groups of similar length (rows sorted by length), each padded to its own longest
-        row; per-token outputs come back padded with zeros to the request's longest row, in order.
-        The same numbers at every real position: a group only drops columns that all its rows pad."""
         return self.outputs_from_ids(inputs, by_length=True)
 
     def _call_by_length(self, inputs):
+        """`call_model` on a text request as `LENGTH_GROUPS` groups of similar length (rows sorted by length),
+        each padded to its own longest row; per-token outputs come back padded with zeros to the request's
+        longest row, in order. The same numbers at every real position: a group only drops columns that all
+        its rows pad."""
         lengths = tf.reduce_sum(inputs["input_mask"], axis=1)  # (batch,)
         order = tf.argsort(lengths, stable=True)
         batch, width = tf.shape(order)[0], tf.shape(inputs["input_mask"])[1]
@@ -184,7 +173,7 @@ class ServingModule(tf.Module):
         for group in range(LENGTH_GROUPS):
             rows = order[batch * group // LENGTH_GROUPS:batch * (group + 1) // LENGTH_GROUPS]
             longest = tf.reduce_max(tf.gather(lengths, rows))
-            outputs = self._call_model({name: tf.gather(value, rows)[:, :longest] for name, value in inputs.items()})
+            outputs = self.call_model({name: tf.gather(value, rows)[:, :longest] for name, value in inputs.items()})
             groups.append(tf.nest.map_structure(
                 lambda value, per_token: _padded(value, width) if per_token and value.shape.rank >= 2 else value,
                 outputs, self.per_token))  # rank 1: one value per row, whatever the model's own inputs
@@ -204,10 +193,4 @@ def _padded(value, width):
 
 def _unique_tf_variables(model):
     """The model's tf.Variables (each once), unwrapped from their Keras 3 variables."""
-    seen, variables = set(), []
-    for variable in model.variables:
-        value = getattr(variable, "value", variable)
-        if id(value) not in seen:
-            seen.add(id(value))
-            variables.append(value)
-    return variables
+    return list({id(value): value for value in (getattr(v, "value", v) for v in model.variables)}.values())

@@ -99,7 +99,8 @@ class Serving:
         `tokens=False` leaves out string outputs only the SavedModel has."""
         import numpy as np  # pylint: disable=import-outside-toplevel
 
-        return {name: np.asarray(value) for name, value in module.served_outputs(keras_model(inputs)).items()}
+        outputs = cls.serving_outputs(keras_model(inputs), module.task_config)
+        return {name: np.asarray(value) for name, value in outputs.items()}
 
     @classmethod
     def reference_pieces(cls, module, texts):

@@ -90,7 +90,7 @@ def entities(module, text, labels, outside=OUTSIDE):
     ids, starts, ends = module.tokenizer.tokenize_with_offsets(text)  # [b, (w), (p)]
     pieces = join_rows(ids.row_splits, ids.values)  # [b, (p)]
     inputs = module.preprocessor.pack([pieces])
-    probabilities = module.text_outputs(inputs)["probabilities"]  # [b, seq, labels]
+    probabilities = module.outputs_from_ids(inputs, by_length=True)["probabilities"]  # [b, seq, labels]
     # Position of each word's first piece in the packed sequence: 1 + pieces before it in its text.
     word_lengths = ids.row_lengths(axis=2)  # [b, (w)]
     before = tf.cumsum(word_lengths.flat_values)  # [W] pieces up to and including each word

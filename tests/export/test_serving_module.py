@@ -114,7 +114,7 @@ def test_a_pooled_head_is_served_with_the_last_layer_for_cls_only(tiny_config, t
 
     classifier = randomize(keras_bert.build_classifier(tiny_config, 3), seed=3)
     module = ServingModule(classifier, tokenizer, seq_length=32)
-    assert module._call_model is not module.call_keras_model  # pylint: disable=protected-access
+    assert module.call_model is not module.call_keras_model
     ids = {k: tf.constant(v) for k, v in sample_ids(module).items()}
     np.testing.assert_allclose(module.serve_ids(ids)["logits"], classifier(ids, training=False), atol=1e-5)
     encoder = randomize(keras_bert.build_encoder(tiny_config), seed=4)
