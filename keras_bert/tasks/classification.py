@@ -86,6 +86,22 @@ def serve_windows(module, text_a, options, output):
     return aggregate_windows(values, document, tf.shape(text_a)[0], options.aggregate)
 
 
+def text_signature(module, options, name, answer):
+    """`{name: tf.function}`: raw text in, `answer(module.serve_text(...))` out. It takes `text_a`, and
+    `text_b` too for a model trained on pairs (`options.text_b`), as `classify` does."""
+    import tensorflow as tf
+
+    text = lambda input_name: tf.TensorSpec([None], tf.string, name=input_name)  # noqa: E731
+    if options.text_b:
+        function = lambda text_a, text_b: answer(module.serve_text(text_a, text_b))  # noqa: E731
+        specs = [text("text_a"), text("text_b")]
+    else:
+        function = lambda text_a: answer(module.serve_text(text_a, tf.zeros([0], tf.string)))  # noqa: E731
+        specs = [text("text_a")]
+    function.__name__ = name  # the TFLite signature's name
+    return {name: tf.function(function, autograph=False, input_signature=specs)}
+
+
 def classification_metrics(labels, logits):
     """Accuracy and macro-averaged F1 of argmax predictions.
 
@@ -222,22 +238,16 @@ class ClassificationTask(Task):
         labels = options.labels
         if labels is None:
             return {}
-        text = lambda name: tf.TensorSpec([None], tf.string, name=name)  # noqa: E731
-        if options.text_b:
-            def classify(text_a, text_b):  # pylint: disable=function-redefined
-                return task_signatures.classify(module.serve_text(text_a, text_b)["probabilities"], labels)
+        if not serves_windows(module, options):  # truncation (pairs: doc_stride is single texts only)
+            return text_signature(module, options, "classify",
+                                  lambda outputs: task_signatures.classify(outputs["probabilities"], labels))
 
-            return {"classify": tf.function(classify, autograph=False,
-                                            input_signature=[text("text_a"), text("text_b")])}
+        def classify(text_a):  # long texts: doc_stride windows; the function's name is the TFLite signature's
+            logits = serve_windows(module, text_a, options, "logits")
+            return task_signatures.classify(tf.nn.softmax(logits, axis=-1), labels)
 
-        def classify(text_a):  # the function's name is the TFLite signature's
-            logits = serve_windows(module, text_a, options, "logits")  # long texts: doc_stride windows
-            if logits is not None:
-                return task_signatures.classify(tf.nn.softmax(logits, axis=-1), labels)
-            empty = tf.zeros([0], tf.string)
-            return task_signatures.classify(module.serve_text(text_a, empty)["probabilities"], labels)
-
-        return {"classify": tf.function(classify, autograph=False, input_signature=[text("text_a")])}
+        return {"classify": tf.function(classify, autograph=False,
+                                        input_signature=[tf.TensorSpec([None], tf.string, name="text_a")])}
 
     @classmethod
     def answer_from_ids(cls, module, inputs, outputs, task_config):

@@ -5,9 +5,9 @@ import math
 
 import numpy as np
 
+from keras_bert.tasks.classification import text_signature
 from keras_bert.tasks.options import TaskOptions, option
 from keras_bert.text.label_names import label_vocabulary_names
-from keras_bert.tasks.regression import text_signature
 from keras_bert.tasks.task import Task, collect, fitted_labels
 
 

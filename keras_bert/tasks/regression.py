@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from keras_bert.tasks.classification import (check_window_options, document_predictions, serve_windows,
-                                             serves_windows, window_fields, without_document)
+                                             serves_windows, text_signature, window_fields, without_document)
 from keras_bert.tasks.options import TaskOptions, option
 from keras_bert.tasks.task import Task
 
@@ -60,22 +60,6 @@ def explain_correlation(name, what="the predictions"):
     """metrics.json's note on a correlation that is undefined (NaN)."""
     return (f"undefined: {name} correlation needs values that vary, and the evaluation file's gold scores or "
             f"{what} are all equal")
-
-
-def text_signature(module, options, name, answer):
-    """`{name: tf.function}`: raw text in, `answer(module.serve_text(...))` out. It takes `text_a`, and
-    `text_b` too for a model trained on pairs (`options.text_b`), as `classify` does."""
-    import tensorflow as tf
-
-    text = lambda input_name: tf.TensorSpec([None], tf.string, name=input_name)  # noqa: E731
-    if options.text_b:
-        function = lambda text_a, text_b: answer(module.serve_text(text_a, text_b))  # noqa: E731
-        specs = [text("text_a"), text("text_b")]
-    else:
-        function = lambda text_a: answer(module.serve_text(text_a, tf.zeros([0], tf.string)))  # noqa: E731
-        specs = [text("text_a")]
-    function.__name__ = name  # the TFLite signature's name
-    return {name: tf.function(function, autograph=False, input_signature=specs)}
 
 
 _LARGEST_TARGET = math.sqrt(float(np.finfo(np.float32).max))  # about 1.8e19
