@@ -215,9 +215,8 @@ def export_tfhub(model, export_dir, tokenizer=None, seq_length=128, overwrite=Fa
     paths = {ENCODER_DIR: os.path.join(export_dir, ENCODER_DIR),  # report.extra: TF Hub folder -> path
              PREPROCESSOR_DIR: os.path.join(export_dir, PREPROCESSOR_DIR) if tokenizer is not None else None}
     verify.prepare_output_dir(export_dir, [p for p in paths.values() if p], overwrite)
-    vocab = tokenizer.vocab_path if tokenizer is not None else None
-    lower_case = tokenizer.lower_case if tokenizer is not None else None
-    tf.saved_model.save(HubEncoder(encoder, vocab, lower_case).trace(), paths[ENCODER_DIR])
+    hub_encoder = HubEncoder(encoder, getattr(tokenizer, "vocab_path", None), getattr(tokenizer, "lower_case", None))
+    tf.saved_model.save(hub_encoder.trace(), paths[ENCODER_DIR])
     if tokenizer is not None:
         tf.saved_model.save(HubPreprocessor(tokenizer, seq_length, encoder.config.max_position_embeddings),
                             paths[PREPROCESSOR_DIR])
