@@ -187,11 +187,8 @@ def _export_formats(model, records, paths, job):
 
 def _taken_versions(model_dir):
     """Every version number in use under `model_dir`: exported (any format) or being exported."""
-    taken = set()
     folders = {os.path.join(model_dir, r.folder) for r in format_registry.FORMAT_RECORDS}
-    for folder in sorted(folders):
-        if os.path.isdir(folder):
-            taken.update(int(d) for d in os.listdir(folder) if d.isdigit())
+    taken = {int(d) for folder in folders if os.path.isdir(folder) for d in os.listdir(folder) if d.isdigit()}
     taken.update(int(m.group(1)) for d in os.listdir(model_dir) for m in [STAGING.fullmatch(d)] if m)
     return taken
 
