@@ -61,16 +61,11 @@ def fill_mask(pretrainer, tokenizer, texts, top_k=5):
         masked_positions[i, :len(p)] = p
     outputs = pretrainer(dict(inputs, masked_lm_positions=masked_positions), training=False)
     logits = np.asarray(outputs["mlm_logits"], np.float32)  # (batch, slots, vocab)
-    results = []
-    for i, p in enumerate(per_text):
-        text_results = []
-        for slot in range(len(p)):
-            z = logits[i, slot] - logits[i, slot].max()
-            probs = np.exp(z) / np.exp(z).sum()
-            best = np.argsort(-probs)[:top_k]
-            text_results.append([(tokenizer.id_to_token(int(t)), float(probs[t])) for t in best])
-        results.append(text_results)
-    return results
+    exp = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    probs = exp / exp.sum(axis=-1, keepdims=True)
+    best = np.argsort(-probs, axis=-1)[..., :top_k]
+    return [[[(tokenizer.id_to_token(int(t)), float(probs[i, slot, t])) for t in best[i, slot]]
+             for slot in range(len(p))] for i, p in enumerate(per_text)]
 
 
 def _answers(outputs, num_texts):
