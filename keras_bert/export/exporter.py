@@ -189,8 +189,7 @@ def _taken_versions(model_dir):
     """Every version number in use under `model_dir`: exported (any format) or being exported."""
     folders = {os.path.join(model_dir, r.folder) for r in format_registry.FORMAT_RECORDS}
     taken = {int(d) for folder in folders if os.path.isdir(folder) for d in os.listdir(folder) if d.isdigit()}
-    taken.update(int(m.group(1)) for d in os.listdir(model_dir) for m in [STAGING.fullmatch(d)] if m)
-    return taken
+    return taken | {int(m.group(1)) for d in os.listdir(model_dir) for m in [STAGING.fullmatch(d)] if m}
 
 
 def _reserve_version(model_dir, name, version, formats, overwrite):
