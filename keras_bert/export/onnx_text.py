@@ -98,9 +98,7 @@ def export_onnx_text(model, path, tokenizer, seq_length=128, options=None, opset
     def from_tokenizer(tokenizer_ids, tokenizer_type_ids):
         inputs = trim_and_batch(tokenizer_ids, tokenizer_type_ids, module.seq_length,
                                 pad=module.serving.pads_text_to_seq_length)
-        outputs = module.answer_from_ids(inputs)
-        outputs.update(inputs)
-        return outputs
+        return dict(module.answer_from_ids(inputs), **inputs)
 
     spec = [tf.TensorSpec([None], tf.int64, name="tokenizer_ids"),
             tf.TensorSpec([None], tf.int64, name="tokenizer_type_ids")]

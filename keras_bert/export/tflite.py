@@ -91,9 +91,7 @@ class _TextModule(tf.Module):
         # padded to the request's longest text, as the SavedModel (seq_length is a maximum)
 
         def outputs(inputs):
-            result = module.outputs_from_ids(inputs)
-            result.update(inputs)  # the ids, to check the in-graph tokenizer
-            return result
+            return dict(module.outputs_from_ids(inputs), **inputs)  # the ids too, to check the in-graph tokenizer
 
         def serve_text(text_a):
             return outputs(self.preprocessor(text_a))
@@ -222,11 +220,10 @@ def check_tflite(module, files, sample_texts=None, text_module=None):
                                min_agreement, input_mask=ids["input_mask"])
     if text_module is not None and "text_float32" in files:
         calls, references = [], []
-        python_preprocessor = Preprocessor(text_module.tokenizer, module.seq_length, padding="longest")
         for label, texts in text_samples(module, sample_texts):
             pair = "text_b" in texts
             segments = [texts["text_a"]] + ([texts["text_b"]] if pair else [])
-            ref_ids = {k: v.numpy() for k, v in python_preprocessor(*[tf.constant(s) for s in segments]).items()}
+            ref_ids = {k: v.numpy() for k, v in text_module.preprocessor(*[tf.constant(s) for s in segments]).items()}
             rows.append(_reference_ids_row(module, label, segments, ref_ids))
             reference = dict(keras_outputs(module, ref_ids, tokens=False), **ref_ids)
             calls.append(("serve_text_pair" if pair else "serve_text", texts))
