@@ -142,8 +142,7 @@ def compare(artifact, signature, reference, actual, tolerance, min_agreement=1.0
             if name in ("top_k_ids", "top_k_tokens"):
                 got, want = got[..., :1], want[..., :1]
             if want.dtype.kind in "SOU":
-                got = np.array([_as_bytes(x) for x in got.ravel()], dtype=object)
-                want = np.array([_as_bytes(x) for x in want.ravel()], dtype=object)
+                got, want = (np.array([_as_bytes(x) for x in a.ravel()], dtype=object) for a in (got, want))
             row.agreement = float(np.mean(got == want)) if want.size else 1.0
             if report_discrete:
                 row.note = "reported"

@@ -28,9 +28,8 @@ def retrieval_metrics(anchors, positives):
     similarities = _unit(np.asarray(anchors, np.float64)) @ _unit(np.asarray(positives, np.float64)).T  # (n, n)
     own = np.diag(similarities)[:, np.newaxis]
     ranks = 1 + np.sum(similarities > own, axis=1)  # ties count in the anchor's favour
-    n = len(ranks)
     metrics = {f"recall@{k}": float(np.mean(ranks <= k)) for k in RECALL_AT}
-    return dict(metrics, mrr=float(np.mean(1.0 / ranks)), random_mrr=float(np.mean(1.0 / np.arange(1, n + 1))))
+    return dict(metrics, mrr=float(np.mean(1.0 / ranks)), random_mrr=float(np.mean(1.0 / np.arange(1, len(ranks) + 1))))
 
 
 @dataclasses.dataclass(frozen=True)

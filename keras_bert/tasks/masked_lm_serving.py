@@ -132,8 +132,5 @@ def tokenize_keeping_masks_eager(tokenizer, texts, mask_id):
         parts = text.split(mask_token_of(tokenizer))
         parts = [re.sub(SPACES_AT_END, "", p) for p in parts[:-1]] + parts[-1:]  # the mask takes the spaces before it
         pieces = tokenizer.tokenize(tf.constant(parts)).to_list()
-        row = []
-        for i, part in enumerate(pieces):
-            row += part + ([mask_id] if i < len(pieces) - 1 else [])
-        rows.append(row)
+        rows.append([i for part in pieces[:-1] for i in part + [mask_id]] + pieces[-1])  # the mask between the parts
     return tf.ragged.constant(rows, dtype=tf.int32, ragged_rank=1)
