@@ -54,18 +54,17 @@ def fill_mask(pretrainer, tokenizer, texts, top_k=5):
     inputs = {name: value.numpy() for name, value in pack_segments(
         pieces, length, tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id).items()}  # one text: any layout
     is_mask = inputs["input_word_ids"] == tokenizer.mask_id  # (batch, length)
-    per_text = [np.flatnonzero(row).tolist() for row in is_mask]
-    slots = max(len(p) for p in per_text)
-    masked_positions = np.zeros((len(texts), slots), np.int32)
-    for i, p in enumerate(per_text):
-        masked_positions[i, :len(p)] = p
+    counts = is_mask.sum(axis=1)
+    valid = np.arange(counts.max())[None, :] < counts[:, None]  # (batch, slots)
+    masked_positions = np.zeros(valid.shape, np.int32)
+    masked_positions[valid] = np.nonzero(is_mask)[1]  # row-major: each text's masks in order, then zeros
     outputs = pretrainer(dict(inputs, masked_lm_positions=masked_positions), training=False)
     logits = np.asarray(outputs["mlm_logits"], np.float32)  # (batch, slots, vocab)
     exp = np.exp(logits - logits.max(axis=-1, keepdims=True))
     probs = exp / exp.sum(axis=-1, keepdims=True)
     best = np.argsort(-probs, axis=-1)[..., :top_k]
     return [[[(tokenizer.id_to_token(int(t)), float(probs[i, slot, t])) for t in best[i, slot]]
-             for slot in range(len(p))] for i, p in enumerate(per_text)]
+             for slot in range(count)] for i, count in enumerate(counts)]
 
 
 def _answers(outputs, num_texts):

@@ -88,12 +88,9 @@ class MaskedLMServing(Serving):
         ids, mask = inputs["input_word_ids"].numpy(), inputs["input_mask"].numpy()
         is_mask = (ids == module.mask_id) & (mask != 0)
         counts = is_mask.sum(axis=1)
-        slots = int(counts.max(initial=0))
-        positions = np.zeros((ids.shape[0], slots), np.int32)
-        for row in range(ids.shape[0]):
-            found = np.nonzero(is_mask[row])[0]
-            positions[row, :len(found)] = found
-        valid = np.arange(slots)[None, :] < counts[:, None]
+        valid = np.arange(int(counts.max(initial=0)))[None, :] < counts[:, None]  # (batch, slots)
+        positions = np.zeros(valid.shape, np.int32)
+        positions[valid] = np.nonzero(is_mask)[1]  # row-major: each row's masked positions in order, then zeros
         logits = keras_model(dict(inputs, masked_lm_positions=tf.constant(positions)))["mlm_logits"]
         probabilities = _softmax(np.asarray(logits))
         top_ids = np.argsort(-probabilities, axis=-1, kind="stable")[..., :module.top_k].astype(np.int32)
