@@ -7,7 +7,6 @@ from keras_bert.tasks.serving import Serving
 
 
 class Task(Serving):
-    HF_PROBLEM_TYPE = None  # Hugging Face's config.json problem_type of the task's sequence head (if it has one)
     """Base class of the fine-tuning tasks; `finetune_task` drives one through `run_finetuning`.
 
     A task declares its options once (`Options`, a `TaskOptions` dataclass: flags, the model's
@@ -29,6 +28,8 @@ class Task(Serving):
         ['neg', 'pos']
         >>> train = task.read("train.csv", training=True)
     """
+
+    HF_PROBLEM_TYPE = None  # Hugging Face's config.json problem_type of the task's sequence head (if it has one)
 
     name = ""
     Options = TaskOptions

@@ -62,3 +62,8 @@ def test_an_encoder_without_a_pooler_has_none_to_freeze():
     model = freeze_pooler(keras_bert.build_token_classifier(ModernBertEncoder(config), 3))
     assert not model.non_trainable_weights
     assert any("head" in v.path for v in model.trainable_weights)
+
+
+def test_every_task_class_keeps_its_docstring():
+    # A class attribute written above the docstring makes it an expression: `__doc__` is None.
+    assert all(task.__doc__ for task in (Task, *keras_bert.TASKS.values()))
