@@ -114,9 +114,9 @@ class EncoderState:
 
     def save_assets(self, dir_path):
         if self.text_config is not None:
-            from keras_bert.text.text_config import asset_files  # imports no TensorFlow
+            from keras_bert.text.tokenizer_kinds import contract_files  # imports no TensorFlow
 
-            for name, path in asset_files(self.text_config):  # vocab.txt; vocab.json + merges.txt; ...
+            for name, path in contract_files(self.text_config):  # vocab.txt; vocab.json + merges.txt; ...
                 shutil.copyfile(path, os.path.join(dir_path, name))
 
     def load_assets(self, dir_path):

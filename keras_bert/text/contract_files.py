@@ -49,7 +49,7 @@ def write_json(path, content):
 
 
 def keep_bytes(content):
-    """`content` in a content-addressed file of the temp folder (see `text_config.keep_vocab`); its path."""
+    """`content` in a content-addressed file of the temp folder (see `text_config.from_saved_assets`); its path."""
     folder = os.path.join(tempfile.gettempdir(), "keras_bert_vocab")
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, hashlib.sha256(content).hexdigest()[:32] + ".txt")

@@ -16,6 +16,7 @@ This module imports no TensorFlow.
 
 import dataclasses
 import os
+import pathlib
 import shutil
 import warnings
 
@@ -246,12 +247,6 @@ def _from_dict(raw, vocab_file, source, merges_file=None):
     return TextConfig(vocab_file, source=source, merges_file=merges_file, **kwargs)
 
 
-def asset_files(config):
-    """`[(asset file name, path)]`: the files a model file keeps of its contract (`vocab.txt` for
-    WordPiece; `vocab.json` + `merges.txt`; `sentencepiece.bpe.model`)."""
-    return contract_files(config)
-
-
 def from_saved_assets(raw, directory, source):
     """The contract a model's config saved (`to_dict()`), its files read from the asset `directory`
     (kept copies: Keras deletes that folder after loading). One line names a missing asset."""
@@ -262,16 +257,8 @@ def from_saved_assets(raw, directory, source):
     if missing:
         raise ValueError(f"{source} has a {kind} text contract but no {', '.join(missing)} asset; save "
                          "the model again.")
-    kept = [keep_vocab(os.path.join(directory, n)) for n in names]
+    # A `.keras` file's assets are extracted to a folder that Keras deletes once loading ends; the
+    # tokenizer reads its files later, so it gets stable copies for the whole process (the same bytes
+    # always get the same path, so nothing goes stale and a second load writes nothing).
+    kept = [keep_bytes(pathlib.Path(directory, n).read_bytes()) for n in names]
     return _from_dict(raw, kept[0], source, kept[1] if len(kept) > 1 else None)
-
-
-def keep_vocab(vocab_file):
-    """A stable copy of `vocab_file` (content-addressed, in the temp folder) for the whole process.
-
-    A `.keras` file's assets are extracted to a folder that Keras deletes once loading ends; the
-    tokenizer reads its vocabulary later, so it gets this copy (the same bytes always get the same
-    path, so nothing goes stale and a second load writes nothing).
-    """
-    with open(vocab_file, "rb") as f:
-        return keep_bytes(f.read())

@@ -10,15 +10,6 @@ from keras_bert.errors import make_dir
 RUN_CONFIG = "run_config.json"
 
 
-def write_json(path, value):
-    """Writes `value` as JSON through a temporary file and a rename, so a kill never leaves half a file."""
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(value, f, indent=2, sort_keys=True, default=str)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
 def _flat(identity, prefix=""):
     flat = {}
     for key, value in identity.items():
@@ -114,4 +105,9 @@ class RunFolder:
         print(f"Note: resuming {self.path} with changed settings {changes}")
 
     def write(self):
-        write_json(self.config_path, {"identity": self.identity, "settings": self.settings})
+        """Writes `run_config.json` through a temporary file and a rename, so a kill never leaves half a file."""
+        tmp = self.config_path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump({"identity": self.identity, "settings": self.settings}, f, indent=2, sort_keys=True, default=str)
+            f.write("\n")
+        os.replace(tmp, self.config_path)

@@ -41,12 +41,12 @@ def test_a_flag_may_settle_a_guess_but_not_contradict_the_contract(tiny_vocab, t
 
 @pytest.mark.parametrize("kind", ["byte_bpe", "sentencepiece"])
 def test_a_keras_file_carries_every_file_of_a_bpe_or_sentencepiece_contract(kind, request, tmp_path):
-    """`BertEncoder.save_assets` writes `asset_files` (vocab.json + merges.txt; sentencepiece.bpe.model) and
+    """`BertEncoder.save_assets` writes `contract_files` (vocab.json + merges.txt; sentencepiece.bpe.model) and
     `load_assets` reads them back: the reloaded model tokenizes as the saved one (it saved vocab.txt only)."""
     import keras
 
     from keras_bert import BertConfig, BertEncoder
-    from keras_bert.text.text_config import asset_files
+    from keras_bert.text.tokenizer_kinds import contract_files
 
     folder = request.getfixturevalue("trained_byte_bpe" if kind == "byte_bpe" else "trained_sentencepiece")[0]
     contract = TextConfig.from_dir(folder)
@@ -57,6 +57,6 @@ def test_a_keras_file_carries_every_file_of_a_bpe_or_sentencepiece_contract(kind
     encoder.save(tmp_path / "encoder.keras")
     loaded = keras.saving.load_model(tmp_path / "encoder.keras").text_config
     assert loaded == contract.replace(vocab_file=loaded.vocab_file, merges_file=loaded.merges_file)
-    assert [name for name, _ in asset_files(loaded)] == [name for name, _ in asset_files(contract)]
+    assert [name for name, _ in contract_files(loaded)] == [name for name, _ in contract_files(contract)]
     text = ["To be, or not to be: that is the question."]
     assert loaded.tokenizer().tokenize(text).to_list() == tokenizer.tokenize(text).to_list()

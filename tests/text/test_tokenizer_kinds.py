@@ -7,7 +7,8 @@ import os
 import pytest
 
 from keras_bert.text import ByteBpeTokenizer, Preprocessor, SentencepieceTokenizer, TextConfig
-from keras_bert.text.text_config import asset_files, find_text_config, from_saved_assets
+from keras_bert.text.text_config import find_text_config, from_saved_assets
+from keras_bert.text.tokenizer_kinds import contract_files
 
 PAIRS = (["Hello  world, 's it?", "To be, or not to be", "naïve 東京 😀"], ["second one", "", "x\ty"])
 
@@ -32,7 +33,7 @@ def tokenizer(contract, byte_bpe_tokenizer):
 def test_round_trip_and_autotokenizer_pairs(contract, tokenizer, format, tmp_path):
     saved = contract.save(tmp_path, format=format)
     assert sorted(os.listdir(tmp_path)) == sorted(
-        [name for name, _ in asset_files(contract)] +
+        [name for name, _ in contract_files(contract)] +
         (["special_tokens_map.json", "tokenizer_config.json"] if format == "huggingface" else ["text_config.json"]) +
         (["tokenizer.json"] if format == "huggingface" and contract.kind == "byte_bpe" else []))  # transformers 5's
     read = TextConfig.from_dir(tmp_path)
@@ -50,13 +51,13 @@ def test_round_trip_and_autotokenizer_pairs(contract, tokenizer, format, tmp_pat
 
 
 def test_model_assets_round_trip(contract, tokenizer, tmp_path):
-    for name, path in asset_files(contract):
+    for name, path in contract_files(contract):
         with open(path, "rb") as src, open(tmp_path / name, "wb") as dst:
             dst.write(src.read())
     read = from_saved_assets(contract.to_dict(), str(tmp_path), "the model file's text contract")
     assert read == contract.replace(vocab_file=read.vocab_file, merges_file=read.merges_file)
     assert read.tokenizer().vocab == tokenizer.vocab
-    os.remove(tmp_path / asset_files(contract)[-1][0])
+    os.remove(tmp_path / contract_files(contract)[-1][0])
     with pytest.raises(ValueError, match=f"{contract.kind} text contract but no .* asset"):
         from_saved_assets(contract.to_dict(), str(tmp_path), "the model file's text contract")
 
