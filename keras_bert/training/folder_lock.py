@@ -11,7 +11,7 @@ import time
 from keras_bert.errors import UsageError, make_dir
 
 LOCK_FILE = "run.lock"
-_held = {}  # real path of a folder this process holds -> [thread id, depth]
+_held = {}  # real path of a folder this process holds -> the id of the thread holding it
 _held_guard = threading.Lock()
 
 
@@ -41,28 +41,24 @@ def exclusive_run_folder(path, flag="--output_dir"):
     path = make_dir(os.fspath(path), flag)
     key = os.path.realpath(path)
     with _held_guard:
-        held = _held.get(key)
-        if held is not None and held[0] != threading.get_ident():
+        holder = _held.get(key)
+        if holder not in (None, threading.get_ident()):
             raise UsageError(f"{flag} {path!r} is in use by another run in this process (another thread); "
                              f"wait for it to finish, or pass another {flag}.")
-        if held is not None:
-            held[1] += 1
-    if held is not None:  # re-entered by the holder
-        try:
-            yield
-        finally:
-            with _held_guard:
-                held[1] -= 1
+    if holder is not None:  # re-entered by the holder, whose own exit releases the folder
+        yield
         return
     fd, lock_path = _acquire(path, flag)
     with _held_guard:
-        _held[key] = [threading.get_ident(), 1]
+        _held[key] = threading.get_ident()
     try:
         yield
     finally:
         with _held_guard:
             del _held[key]
-        _release(fd, lock_path)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(lock_path)  # while still locked: a waiter that opened it re-opens the new file
+        os.close(fd)
 
 
 def _acquire(path, flag):
@@ -72,8 +68,12 @@ def _acquire(path, flag):
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = _holder(fd)
+            try:
+                holder = os.pread(fd, 400, 0).decode("utf-8", "replace").strip().splitlines()
+            except OSError:
+                holder = []
             os.close(fd)
+            holder = holder[0] if holder else "a process that is starting"
             raise UsageError(f"{flag} {path!r} is in use by another run ({holder}): two runs in one folder "
                              f"would mix their checkpoints and model; wait for it to finish, or pass another "
                              f"{flag}.") from None
@@ -86,17 +86,3 @@ def _acquire(path, flag):
     os.write(fd, f"pid {os.getpid()} on {socket.gethostname()}, since "
                  f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}: {command}\n".encode())
     return fd, lock_path
-
-
-def _holder(fd):
-    try:
-        text = os.pread(fd, 400, 0).decode("utf-8", "replace").strip()
-    except OSError:
-        text = ""
-    return text.splitlines()[0] if text else "a process that is starting"
-
-
-def _release(fd, lock_path):
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(lock_path)  # while still locked: a waiter that opened it re-opens the new file
-    os.close(fd)
