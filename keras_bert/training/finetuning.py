@@ -14,14 +14,6 @@ from keras_bert.training.run_loop import compile_model, fit_from, resume, split_
 from keras_bert.training.strategy import is_chief
 
 
-def _steps(dataset, what):
-    steps = int(dataset.cardinality())
-    if steps < 0:
-        raise ValueError(f"The {what} dataset must be finite with a known length (got cardinality "
-                         f"{steps}); pass steps_per_epoch for endless datasets.")
-    return steps
-
-
 def _varying_lengths(dataset):
     """Whether the batches' sequence length varies (dynamic padding): some feature is `[batch, None, ...]`."""
     features = dataset.element_spec[0]
@@ -35,7 +27,7 @@ def _model_identity(model, identity):
     return {"class": type(model).__name__, "parameters": int(model.count_params()),
             "variables": len(shapes),
             "shapes_sha1": hashlib.sha1(json.dumps(shapes).encode()).hexdigest(),
-            "task": json.loads(json.dumps(identity or {}, default=str))}
+            "task": identity or {}}  # made JSON-able by RunFolder
 
 
 @restores_dtype_policy
@@ -93,7 +85,11 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
     strategy = start_run(run.strategy, run.mixed_precision, run.seed)
     if jit_compile == "auto" and _varying_lengths(train_dataset):
         jit_compile = "off"
-    steps_per_epoch = steps_per_epoch or _steps(train_dataset, "training")
+    if not steps_per_epoch:
+        steps_per_epoch = int(train_dataset.cardinality())
+        if steps_per_epoch < 0:
+            raise ValueError(f"The training dataset must be finite with a known length (got cardinality "
+                             f"{steps_per_epoch}); pass steps_per_epoch for endless datasets.")
     total_steps = steps_per_epoch * epochs
     with strategy.scope():
         model = build_model()
