@@ -73,9 +73,6 @@ def write_huggingface(config, directory):
         split_special_tokens=config.split_special_tokens, clean_up_tokenization_spaces=True,
         model_max_length=config.max_seq_length or 512))
     write_json(os.path.join(directory, HF_SPECIAL_TOKENS), specials)
-    template = lambda *parts: [  # noqa: E731
-        {"SpecialToken": {"id": p, "type_id": t}} if p.startswith("[") else
-        {"Sequence": {"id": p, "type_id": t}} for p, t in parts]
     write_json(os.path.join(directory, HF_TOKENIZER), {
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": [{"id": ids[t], "content": t, "single_word": False, "lstrip": False,
@@ -84,17 +81,21 @@ def write_huggingface(config, directory):
         "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
                        "strip_accents": None, "lowercase": config.lower_case},
         "pre_tokenizer": {"type": "BertPreTokenizer"},
-        "post_processor": {
-            "type": "TemplateProcessing",
-            "single": template(("[CLS]", 0), ("A", 0), ("[SEP]", 0)),
-            "pair": template(("[CLS]", 0), ("A", 0), ("[SEP]", 0), ("B", 1), ("[SEP]", 1)),
-            "special_tokens": {t: {"id": t, "ids": [ids[t]], "tokens": [t]}
-                               for t in ("[CLS]", "[SEP]")}},
+        "post_processor": bert_packing("[CLS]", "[SEP]", ids),
         "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
         "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
                   "max_input_chars_per_word": config.max_chars_per_word,
                   "vocab": {token: i for i, token in enumerate(vocab)}},
     })
+
+
+def bert_packing(cls, sep, ids):
+    """tokenizer.json's post-processor packing `cls A sep B sep` (B's type id 1); `ids`: token -> id."""
+    def template(*parts):
+        return [{"SpecialToken" if p in (cls, sep) else "Sequence": {"id": p, "type_id": t}} for p, t in parts]
+    return {"type": "TemplateProcessing", "single": template((cls, 0), ("A", 0), (sep, 0)),
+            "pair": template((cls, 0), ("A", 0), (sep, 0), ("B", 1), (sep, 1)),
+            "special_tokens": {t: {"id": t, "ids": [ids[t]], "tokens": [t]} for t in (cls, sep)}}
 
 
 def vocab_from_tokenizer_json(path):

@@ -9,6 +9,7 @@ import os
 from keras_bert.text.byte_bpe_files import (BPE_SPECIALS, MERGES_TXT, VOCAB_JSON, bpe_from_tokenizer_json,
                                             read_merges, read_vocab_json, special_ids)
 from keras_bert.text.contract_files import read_json, write_json
+from keras_bert.text.huggingface_tokenizer_files import bert_packing
 
 KINDS = ("wordpiece", "byte_bpe", "sentencepiece")
 SENTENCEPIECE_MODEL = "sentencepiece.bpe.model"
@@ -94,13 +95,7 @@ def _write_bert_named_bpe(config, directory, tokens, ids):
     """ModernBERT's tokenizer files: a ByteLevel BPE `tokenizer.json` packing `[CLS] A [SEP] B [SEP]`."""
     specials = {f"{key}_token": tokens[i] for key, i in ids.items()}
     cls, sep = tokens[ids["cls"]], tokens[ids["sep"]]
-    template = lambda *parts: [  # noqa: E731
-        {"SpecialToken": {"id": p, "type_id": t}} if p in (cls, sep) else {"Sequence": {"id": p, "type_id": t}}
-        for p, t in parts]
-    _write_bpe_json(config, directory, tokens, ids, {
-        "type": "TemplateProcessing", "single": template((cls, 0), ("A", 0), (sep, 0)),
-        "pair": template((cls, 0), ("A", 0), (sep, 0), ("B", 1), (sep, 1)),
-        "special_tokens": {t: {"id": t, "ids": [ids[k]], "tokens": [t]} for k, t in (("cls", cls), ("sep", sep))}})
+    _write_bpe_json(config, directory, tokens, ids, bert_packing(cls, sep, {cls: ids["cls"], sep: ids["sep"]}))
     write_json(os.path.join(directory, "tokenizer_config.json"), dict(
         specials, tokenizer_class="PreTrainedTokenizerFast", model_max_length=config.max_seq_length or 8192))
     write_json(os.path.join(directory, "special_tokens_map.json"), specials)
