@@ -55,8 +55,7 @@ class TrainingLog(keras.callbacks.Callback):
     def _rewrite(self):
         if not self.path:
             return
-        directory = os.path.dirname(os.path.abspath(self.path))
-        os.makedirs(directory, exist_ok=True)
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
         tmp = self.path + ".tmp"
         with open(tmp, "w", newline="", encoding="utf-8") as f:
             writer = csv.DictWriter(f, fieldnames=self._columns())
@@ -64,15 +63,11 @@ class TrainingLog(keras.callbacks.Callback):
             writer.writerows(self.rows)
         os.replace(tmp, self.path)
 
-    def _step(self):
-        return int(self.model.optimizer.iterations.numpy())
-
     def _add(self, kind, logs):
-        row = {"step": self._step(), "epoch": self._epoch, "kind": kind}
+        row = {"step": int(self.model.optimizer.iterations.numpy()), "epoch": self._epoch, "kind": kind}
         row.update({k: float(v) for k, v in (logs or {}).items()
                     if not k.startswith("val_") or kind == "validation"})
         self.rows.append(row)
-        return row
 
     def on_epoch_begin(self, epoch, logs=None):
         self._epoch = epoch
