@@ -216,11 +216,10 @@ def check_predictions(model, dataset, flag="--learning_rate"):
     """
     batch = next(iter(dataset.take(1)))
     features = batch[0] if isinstance(batch, tuple) else batch
-    outputs = tf.nest.flatten(model(features, training=False))
-    bad = [o for o in outputs if not np.isfinite(keras.ops.convert_to_numpy(tf.cast(o, tf.float32))).all()]
+    outputs = [keras.ops.convert_to_numpy(tf.cast(o, tf.float32)).reshape(-1)
+               for o in tf.nest.flatten(model(features, training=False))]
+    bad = [values[~np.isfinite(values)] for values in outputs if not np.isfinite(values).all()]
     if bad:
-        values = np.asarray(tf.cast(bad[0], tf.float32)).reshape(-1)
-        example = values[~np.isfinite(values)][0]
-        raise ValueError(f"The trained model predicts non-finite values ({example}) on the first training batch, "
+        raise ValueError(f"The trained model predicts non-finite values ({bad[0][0]}) on the first training batch, "
                          f"so it is not saved: the run diverged. Lower {flag}, and delete the run folder or "
                          "pass a new --output_dir (its checkpoints hold the diverged weights).")
