@@ -23,12 +23,9 @@ def available_bytes():
     """The host's available memory (Linux `MemAvailable`), or None where unknown."""
     try:
         with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+            return next((int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:")), None)
     except OSError:
-        pass
-    return None
+        return None
 
 
 def check_batch_memory(config, batch_size, seq_length, predictions_per_seq=0, mixed_precision="off"):
