@@ -2,6 +2,7 @@
 
 import json
 import os
+import pathlib
 
 from keras_bert.text.byte_bpe_files import VOCAB_JSON
 from keras_bert.text.vocab import build_vocab
@@ -38,10 +39,7 @@ def build_vocab_once(folder, files, vocab_size, lower_case=True, learn_params=No
     record = os.path.join(folder, SETTINGS_NAME)
     settings = {"build_vocab": vocab_size, "cased": not lower_case, "files": [os.path.abspath(f) for f in files]}
     if os.path.exists(vocab):
-        old = {}
-        if os.path.exists(record):
-            with open(record, encoding="utf-8") as f:
-                old = json.load(f)
+        old = json.loads(pathlib.Path(record).read_text(encoding="utf-8")) if os.path.exists(record) else {}
         changed = [f"--{k} {old.get(k)!r} -> {v!r}" if k != "files" else "--files"
                    for k, v in settings.items() if old.get(k) != v]
         if changed:
@@ -54,6 +52,5 @@ def build_vocab_once(folder, files, vocab_size, lower_case=True, learn_params=No
         learn_byte_bpe(files, vocab_size, folder)
     else:
         build_vocab(files, vocab_size, lower_case=lower_case, output=vocab, learn_params=learn_params)
-    with open(record, "w", encoding="utf-8") as f:
-        json.dump(settings, f, indent=2)
+    pathlib.Path(record).write_text(json.dumps(settings, indent=2), encoding="utf-8")
     return vocab
