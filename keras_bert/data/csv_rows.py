@@ -1,21 +1,11 @@
 """The one CSV/TSV reader: rows as dicts, with no field size limit (a long document is one field)."""
 
-import contextlib
 import csv
 import sys
 
 # Python's csv refuses fields over 131,072 characters (`field larger than field limit`), a limit
 # that is process-global: it is raised only while our own reader reads, then restored.
 _NO_LIMIT = min(sys.maxsize, 2**31 - 1)  # a C long on every platform
-
-
-@contextlib.contextmanager
-def _unlimited_fields():
-    previous = csv.field_size_limit(_NO_LIMIT)
-    try:
-        yield
-    finally:
-        csv.field_size_limit(previous)
 
 
 def read_csv_rows(f, delimiter=",", quoting=csv.QUOTE_MINIMAL):
@@ -33,9 +23,12 @@ def read_csv_rows(f, delimiter=",", quoting=csv.QUOTE_MINIMAL):
         ...     rows, lines = read_csv_rows(f)
     """
     rows, lines = [], []
-    with _unlimited_fields():
+    previous = csv.field_size_limit(_NO_LIMIT)
+    try:
         reader = csv.DictReader(f, delimiter=delimiter, quoting=quoting)
         for row in reader:
             rows.append(row)
             lines.append(reader.line_num)
+    finally:
+        csv.field_size_limit(previous)
     return rows, lines

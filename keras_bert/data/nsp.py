@@ -83,15 +83,14 @@ def create_instances(tokens, sentence_lengths, document_sentence_counts, documen
     chunk_end = tf.searchsorted(sentence_start, tf.gather(sentence_start, i) + target, side="left")
     chunk_end = tf.clip_by_value(chunk_end, i + 1, document_end)
     if next_sentence:
-        coin_random = u[3] < 0.5
+        is_random = u[3] < 0.5
         # A positive needs a second sentence: a one-sentence chunk takes the next one too.
         # With no next sentence no instance starts here, whatever the coin (labels stay 50/50).
         emits = i + 1 < document_end
-        chunk_end = tf.where(~coin_random & (chunk_end == i + 1),
+        chunk_end = tf.where(~is_random & (chunk_end == i + 1),
                              tf.minimum(chunk_end + 1, document_end), chunk_end)
         chunk = chunk_end - i
         a_count = tf.where(chunk >= 2, randint(1, chunk - 1, u[2]), 1)
-        is_random = coin_random
         following = tf.where(is_random, i + a_count, chunk_end)  # put back unused sentences
     else:
         a_count, is_random, following = chunk_end - i, tf.zeros_like(i, tf.bool), chunk_end

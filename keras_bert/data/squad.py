@@ -154,8 +154,7 @@ def squad_features(examples, tokenizer, seq_length=384, doc_stride=128, max_quer
     contexts = _tokenize_contexts(sorted({e.context for e in examples}), tokenizer)
 
     before_b, specials = pair_specials(layout := getattr(tokenizer, "pair_layout", "bert"))  # RoBERTa: 3, 4
-    rows = {name: [] for name in ("query", "window", "start_positions", "end_positions", "offsets",
-                                  "token_is_max_context", "example_index", "qas_id", "context")}
+    rows = []  # per feature: query, window, start, end, offsets, max_context, example_index, qas_id, context
     for example_index, example in enumerate(examples):
         query = questions[example_index][:max_query_length]
         doc_ids, doc_offsets = contexts[example.context]
@@ -180,29 +179,22 @@ def squad_features(examples, tokenizer, seq_length=384, doc_stride=128, max_quer
             if answer_span is not None and window_start <= answer_span[0] and answer_span[1] < window_end:
                 start = answer_span[0] - window_start + doc_offset
                 end = answer_span[1] - window_start + doc_offset
-            rows["query"].append(query)
-            rows["window"].append(doc_ids[window_start:window_end])
-            rows["start_positions"].append(start)
-            rows["end_positions"].append(end)
-            rows["offsets"].append(offsets)
-            rows["token_is_max_context"].append(max_context)
-            rows["example_index"].append(example_index)
-            rows["qas_id"].append(example.qas_id)
-            rows["context"].append(example.context)
+            rows.append((query, doc_ids[window_start:window_end], start, end, offsets, max_context,
+                         example_index, example.qas_id, example.context))
 
-    packed = pack_segments([_ragged(rows["query"]), _ragged(rows["window"])], seq_length,
+    queries, pieces, starts, ends, spans, max_contexts, example_indices, qas_ids, texts = zip(*rows)
+    packed = pack_segments([_ragged(queries), _ragged(pieces)], seq_length,
                            tokenizer.cls_id, tokenizer.sep_id, tokenizer.pad_id, truncation=None, layout=layout)
     features = {name: value.numpy() for name, value in packed.items()}
     features.update({
-        "start_positions": np.asarray(rows["start_positions"], np.int32),
-        "end_positions": np.asarray(rows["end_positions"], np.int32),
-        "offsets": np.stack(rows["offsets"]),  # (features, seq_length, 2)
-        "token_is_max_context": np.stack(rows["token_is_max_context"]),
-        "example_index": np.asarray(rows["example_index"], np.int32),
+        "start_positions": np.asarray(starts, np.int32),
+        "end_positions": np.asarray(ends, np.int32),
+        "offsets": np.stack(spans),  # (features, seq_length, 2)
+        "token_is_max_context": np.stack(max_contexts),
+        "example_index": np.asarray(example_indices, np.int32),
+        "qas_id": np.asarray(qas_ids, object),
+        "context": np.asarray(texts, object),
     })
-    for name in ("qas_id", "context"):
-        features[name] = np.empty([len(rows[name])], object)
-        features[name][:] = rows[name]
     return features
 
 
