@@ -71,12 +71,8 @@ def serves_windows(module, options):
 
 
 def serve_windows(module, text_a, options, output):
-    """The served `output` (`logits`, `score`) of `[b]` texts: with the model's `doc_stride`, each
-    text windowed as in training and its windows' outputs aggregated (`aggregate`), `[b, ...]`;
-    None where texts are truncated instead (see `serves_windows`).
-    """
-    if not serves_windows(module, options):
-        return None
+    """The served `output` (`logits`, `score`) of `[b]` texts of a model served in windows (`serves_windows`):
+    each text windowed as in training and its windows' outputs aggregated (`aggregate`), `[b, ...]`."""
     import tensorflow as tf
 
     from keras_bert.data.text_windows import aggregate_windows, pack_windows
@@ -86,13 +82,16 @@ def serve_windows(module, text_a, options, output):
     return aggregate_windows(values, document, tf.shape(text_a)[0], options.aggregate)
 
 
-def text_signature(module, options, name, answer):
+def text_signature(module, options, name, answer, windowed=None):
     """`{name: tf.function}`: raw text in, `answer(module.serve_text(...))` out. It takes `text_a`, and
-    `text_b` too for a model trained on pairs (`options.text_b`), as `classify` does."""
+    `text_b` too for a model trained on pairs (`options.text_b`), as `classify` does. `windowed(text_a)`:
+    the answer of a model served in windows (`serves_windows`; single texts), used in its place."""
     import tensorflow as tf
 
     text = lambda input_name: tf.TensorSpec([None], tf.string, name=input_name)  # noqa: E731
-    if options.text_b:
+    if windowed is not None and serves_windows(module, options):
+        function, specs = windowed, [text("text_a")]
+    elif options.text_b:
         function = lambda text_a, text_b: answer(module.serve_text(text_a, text_b))  # noqa: E731
         specs = [text("text_a"), text("text_b")]
     else:
@@ -238,16 +237,10 @@ class ClassificationTask(Task):
         labels = options.labels
         if labels is None:
             return {}
-        if not serves_windows(module, options):  # truncation (pairs: doc_stride is single texts only)
-            return text_signature(module, options, "classify",
-                                  lambda outputs: task_signatures.classify(outputs["probabilities"], labels))
-
-        def classify(text_a):  # long texts: doc_stride windows; the function's name is the TFLite signature's
-            logits = serve_windows(module, text_a, options, "logits")
-            return task_signatures.classify(tf.nn.softmax(logits, axis=-1), labels)
-
-        return {"classify": tf.function(classify, autograph=False,
-                                        input_signature=[tf.TensorSpec([None], tf.string, name="text_a")])}
+        return text_signature(
+            module, options, "classify", lambda outputs: task_signatures.classify(outputs["probabilities"], labels),
+            windowed=lambda text_a: task_signatures.classify(
+                tf.nn.softmax(serve_windows(module, text_a, options, "logits"), axis=-1), labels))
 
     @classmethod
     def answer_from_ids(cls, module, inputs, outputs, task_config):

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from keras_bert.tasks.classification import (check_window_options, document_predictions, serve_windows,
-                                             serves_windows, text_signature, window_fields, without_document)
+                                             text_signature, window_fields, without_document)
 from keras_bert.tasks.options import TaskOptions, option
 from keras_bert.tasks.task import Task
 
@@ -188,13 +188,6 @@ class RegressionTask(Task):
         `doc_stride`: the SavedModel's windows long texts and aggregates the windows' scores
         (`serve_windows`); TFLite's truncates to `seq_length`."""
         options = cls.options_of(task_config)
-        if not serves_windows(module, options):  # truncation
-            return text_signature(module, options, "score", lambda outputs: {"score": outputs["score"]})
-        import tensorflow as tf
-
-        def score(text_a):
-            return {"score": serve_windows(module, text_a, options, "score")}
-
-        return {"score": tf.function(score, autograph=False,
-                                     input_signature=[tf.TensorSpec([None], tf.string, name="text_a")])}
+        return text_signature(module, options, "score", lambda outputs: {"score": outputs["score"]},
+                              windowed=lambda text_a: {"score": serve_windows(module, text_a, options, "score")})
 
