@@ -67,15 +67,6 @@ def fill_mask(pretrainer, tokenizer, texts, top_k=5):
              for slot in range(count)] for i, count in enumerate(counts)]
 
 
-def _answers(outputs, num_texts):
-    """Per text, per `[MASK]`: `(token, probability)` pairs from the fill-mask signature's outputs."""
-    positions = outputs["masked_lm_positions"].numpy()
-    tokens, probabilities = outputs["top_k_tokens"].numpy(), outputs["top_k_probabilities"].numpy()
-    return [[[(t.decode("utf-8"), float(p)) for t, p in zip(tokens[row, slot], probabilities[row, slot])]
-             for slot in range(positions.shape[1]) if positions[row, slot] >= 0]
-            for row in range(num_texts)]
-
-
 def query_fill_mask(export_dir, texts):
     """Asks an exported pretrainer SavedModel to fill every `[MASK]` in `texts`.
 
@@ -102,7 +93,12 @@ def query_fill_mask(export_dir, texts):
         raise ValueError(
             f"{export_dir} is not a fill-mask SavedModel (its outputs are "
             f"{sorted(signature.structured_outputs)}); export a BertPretrainer with a tokenizer.")
-    return _answers(signature(text_a=tf.constant(texts), text_b=tf.constant([], tf.string)), len(texts))
+    outputs = signature(text_a=tf.constant(texts), text_b=tf.constant([], tf.string))
+    positions = outputs["masked_lm_positions"].numpy()
+    tokens, probabilities = outputs["top_k_tokens"].numpy(), outputs["top_k_probabilities"].numpy()
+    return [[[(t.decode("utf-8"), float(p)) for t, p in zip(tokens[row, slot], probabilities[row, slot])]
+             for slot in range(positions.shape[1]) if positions[row, slot] >= 0]  # per [MASK]: (token, probability)
+            for row in range(len(texts))]
 
 
 def export_and_query_fill_mask(pretrainer, tokenizer, name, query="The capital of France is [MASK].",

@@ -26,17 +26,6 @@ def exported_models(base_dir):
     return models
 
 
-def render_models_config(names, root="/models"):
-    """The text-proto `model_config_list` for model `names` under `root` (the server's mount point)."""
-    entries = "".join(
-        "  config {\n"
-        f'    name: "{name}"\n'
-        f'    base_path: "{root.rstrip("/")}/{name}"\n'
-        '    model_platform: "tensorflow"\n'
-        "  }\n" for name in names)
-    return HEADER + "model_config_list {\n" + entries + "}\n"
-
-
 def write_models_config(base_dir="savedmodels", root="/models"):
     """Rewrites `<base_dir>/models.config` to list exactly the models exported under `base_dir`.
 
@@ -60,10 +49,16 @@ def write_models_config(base_dir="savedmodels", root="/models"):
             raise ValueError(
                 f"Model directory name {name!r} in {base_dir} is not a valid TF Serving model name; "
                 "use letters, digits, '_', '.' or '-'.")
+    entries = "".join(  # the text-proto model_config_list
+        "  config {\n"
+        f'    name: "{name}"\n'
+        f'    base_path: "{root.rstrip("/")}/{name}"\n'
+        '    model_platform: "tensorflow"\n'
+        "  }\n" for name in names)
     path = os.path.join(base_dir, "models.config")
     os.makedirs(base_dir, exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
-        f.write(render_models_config(names, root))
+        f.write(HEADER + "model_config_list {\n" + entries + "}\n")
     return path
 
 

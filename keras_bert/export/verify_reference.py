@@ -23,10 +23,6 @@ SAMPLE_PAIRS = (
     "short second segment",
     " ".join(["and the whole thing repeats"] * 60),
 )
-def _keras_model(module):
-    # As `model.predict` runs it: one tf.function graph. Op-by-op eager execution differs from
-    # that by up to 6e-6 on MiniLM-L6 logits (other kernel choices); predict is the reference.
-    return tf.function(module.call_keras_model, autograph=False)  # the whole model, not the served [CLS]-only path
 
 
 def keras_outputs(module, ids, tokens=True):
@@ -36,7 +32,10 @@ def keras_outputs(module, ids, tokens=True):
     `tokens=False` leaves out the pretrainer's `top_k_tokens` (SavedModel-only output).
     """
     inputs = {name: tf.constant(ids[name], tf.int32) for name in ID_INPUTS}
-    return module.serving.reference_outputs(module, inputs, _keras_model(module), tokens)
+    # As `model.predict` runs it: one tf.function graph. Op-by-op eager execution differs from
+    # that by up to 6e-6 on MiniLM-L6 logits (other kernel choices); predict is the reference.
+    keras_model = tf.function(module.call_keras_model, autograph=False)  # the whole model, not the [CLS]-only path
+    return module.serving.reference_outputs(module, inputs, keras_model, tokens)
 
 
 def text_to_ids(module, text_a, text_b=None):

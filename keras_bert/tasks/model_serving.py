@@ -1,21 +1,16 @@
 """serving_for: a model's serving object, chosen by the model's class (a task model: by its task)."""
 
 
-def model_servings():
-    """`((model class, serving object), ...)` for the models that are not task models."""
-    from keras_bert.models import BertEncoder, BertPretrainer  # pylint: disable=import-outside-toplevel
-    from keras_bert.tasks.encoder_serving import EncoderServing  # pylint: disable=import-outside-toplevel
-    from keras_bert.tasks.masked_lm_serving import MaskedLMServing  # pylint: disable=import-outside-toplevel
-
-    return ((BertPretrainer, MaskedLMServing), (BertEncoder, EncoderServing))
-
-
 def serving_for(model):
     """What serves `model`, as the model says itself: its class (encoder, pretrainer) or its task
     (`BertTaskModel.task`, an entry of `TASKS`). Nothing is guessed from shapes."""
-    from keras_bert.tasks.finetune import TASKS  # pylint: disable=import-outside-toplevel
+    # pylint: disable=import-outside-toplevel
+    from keras_bert.models import BertEncoder, BertPretrainer
+    from keras_bert.tasks.encoder_serving import EncoderServing
+    from keras_bert.tasks.finetune import TASKS
+    from keras_bert.tasks.masked_lm_serving import MaskedLMServing
 
-    for model_class, serving in model_servings():
+    for model_class, serving in ((BertPretrainer, MaskedLMServing), (BertEncoder, EncoderServing)):
         if isinstance(model, model_class):
             return serving
     task = getattr(model, "task", None)
