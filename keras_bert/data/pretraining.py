@@ -192,14 +192,9 @@ def _examples_fn(base_key, tokenizer, masker, seq_length, short_seq_prob, next_s
             cls_id=tokenizer.cls_id, sep_id=tokenizer.sep_id, short_seq_prob=short_seq_prob,
             next_sentence=next_sentence)
         masked = masker(instances["input_word_ids"], mask_key)
-        features = {
-            "input_word_ids": masked["input_word_ids"],
-            "input_mask": instances["input_mask"],
-            "input_type_ids": instances["input_type_ids"],
-            "masked_lm_positions": masked["masked_lm_positions"],
-        }
-        labels = {"masked_lm_ids": masked["masked_lm_ids"],
-                  "masked_lm_weights": masked["masked_lm_weights"]}
+        features = {"input_word_ids": masked["input_word_ids"], "input_mask": instances["input_mask"],
+                    "input_type_ids": instances["input_type_ids"], "masked_lm_positions": masked["masked_lm_positions"]}
+        labels = {name: masked[name] for name in ("masked_lm_ids", "masked_lm_weights")}
         if next_sentence:
             labels["next_sentence_labels"] = instances["next_sentence_labels"]
         return features, labels

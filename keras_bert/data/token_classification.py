@@ -6,6 +6,7 @@ gets sample weight 0, so the loss and metrics see one prediction per word, as
 in the BERT paper's CoNLL-2003 setup.
 """
 
+import itertools
 import os
 
 import tensorflow as tf
@@ -35,7 +36,7 @@ def read_conll(path):
         raise FileNotFoundError(f"CoNLL file {path!r} does not exist.")
     sentences, tags, words, labels = [], [], [], []
     with open(path, encoding="utf-8-sig") as f:  # -sig: drop a leading BOM
-        for line_number, line in enumerate(f, start=1):
+        for line_number, line in enumerate(itertools.chain(f, [""]), start=1):  # "": a blank line ends the last sentence
             columns = line.split()
             if not columns or columns[0] == "-DOCSTART-":
                 if words:
@@ -48,9 +49,6 @@ def read_conll(path):
                                  "expected the word first and its label in the last column.")
             words.append(columns[0])
             labels.append(label_name(columns[-1], f"Line {line_number} of {path!r}"))
-    if words:
-        sentences.append(words)
-        tags.append(labels)
     if not sentences:
         raise ValueError(f"{path!r} holds no sentences; expected lines of 'word ... label' with a "
                          "blank line between sentences.")
