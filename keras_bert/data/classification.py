@@ -84,8 +84,17 @@ def read_text_rows(path, text_a, text_b, label, format="auto", lines=None):  # p
     """
     lines = [] if lines is None else lines
     rows = _read_rows(path, format, lines)
+    available = list(rows[0].keys())
+    for argument, column in (("text_a", text_a), ("text_b", text_b), ("label", label)):
+        if column is not None and column not in available:
+            raise ValueError(f"Column {column!r} (--{argument} / {argument}=) not found in {path!r}; "
+                             f"available columns: {available}. Pass --{argument} one of them.")
     columns = [c for c in (text_a, text_b, label) if c is not None]
-    _check_columns(path, rows, columns, text_a, text_b, label, lines)
+    for row_number, (row, line) in enumerate(zip(rows, lines), start=1):
+        missing = [c for c in columns if row.get(c) is None]
+        if missing:
+            raise ValueError(f"Row {row_number} (line {line}) of {path!r} has no value for column(s) {missing}; "
+                             "every row needs the text and label columns.")
     texts_a = [_text(row[text_a], path, line, text_a, "text_a") for row, line in zip(rows, lines)]
     texts_b = ([_text(row[text_b], path, line, text_b, "text_b") for row, line in zip(rows, lines)]
                if text_b is not None else None)
@@ -195,19 +204,6 @@ def _read_rows(path, format, lines=None):
         raise ValueError(f"{path!r} has no examples; expected a header row and at least one row "
                          "of data (or at least one JSON line).")
     return rows
-
-
-def _check_columns(path, rows, columns, text_a, text_b, label, lines):
-    available = list(rows[0].keys())
-    for argument, column in (("text_a", text_a), ("text_b", text_b), ("label", label)):
-        if column is not None and column not in available:
-            raise ValueError(f"Column {column!r} (--{argument} / {argument}=) not found in {path!r}; "
-                             f"available columns: {available}. Pass --{argument} one of them.")
-    for row_number, (row, line) in enumerate(zip(rows, lines), start=1):
-        missing = [c for c in columns if row.get(c) is None]
-        if missing:
-            raise ValueError(f"Row {row_number} (line {line}) of {path!r} has no value for column(s) {missing}; "
-                             "every row needs the text and label columns.")
 
 
 def _text(value, path, line, column, argument):
