@@ -31,11 +31,8 @@ class OnnxGraph:
         if name in self.initializers:
             return numpy_helper.to_array(self.initializers[name])
         node = self.producer.get(name)
-        if node is not None and node.op_type == "Constant":
-            for attribute in node.attribute:
-                if attribute.name == "value":
-                    return numpy_helper.to_array(attribute.t)
-        return None
+        value = self.attribute(node, "value") if node is not None and node.op_type == "Constant" else None
+        return None if value is None else numpy_helper.to_array(value)
 
     def scalar(self, name):
         value = self.const(name)

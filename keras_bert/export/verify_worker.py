@@ -30,17 +30,13 @@ def _block(*names):
         sys.modules[name] = None  # any import of it now raises ImportError
 
 
-def _load_tensorflow_text_ops(tf):
-    package_dir = importlib.util.find_spec("tensorflow_text").submodule_search_locations[0]
-    for library in sorted(glob.glob(os.path.join(package_dir, "python", "ops", "*.so"))):
-        tf.load_op_library(library)
-
-
 def _saved_model_runner(path):
     _block("keras", "keras_bert", "tf_keras")
     import tensorflow as tf
 
-    _load_tensorflow_text_ops(tf)
+    package_dir = importlib.util.find_spec("tensorflow_text").submodule_search_locations[0]
+    for library in sorted(glob.glob(os.path.join(package_dir, "python", "ops", "*.so"))):  # tensorflow-text's kernels
+        tf.load_op_library(library)
     loaded = tf.saved_model.load(path)
 
     def run(signature, inputs):
@@ -57,10 +53,8 @@ def _tflite_runner(path):
     import tensorflow_text
     from ai_edge_litert.interpreter import InterpreterWithCustomOps
 
-    with open(path, "rb") as f:
-        content = f.read()
     interpreter = InterpreterWithCustomOps(
-        model_content=content, custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS)
+        model_path=path, custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS)
 
     def run(signature, inputs):
         runner = interpreter.get_signature_runner(signature)
