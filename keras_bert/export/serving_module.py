@@ -78,7 +78,8 @@ class ServingModule(tf.Module):
         # Track the raw tf.Variables, not the Keras model: a SavedModel that tracks Keras 3
         # objects loads in Python but fails in C++ (TF Serving's loader) with "Could not
         # find variable ..." (keras-team/keras#20095). The model is called via a closure.
-        self.model_variables = _unique_tf_variables(model)
+        self.model_variables = list({id(value): value  # each tf.Variable once, unwrapped from its Keras 3 variable
+                                     for value in (getattr(v, "value", v) for v in model.variables)}.values())
         model = model.row_model() if hasattr(model, "row_model") else model  # on [rows, seq] ids (BertTaskModel)
         # Outputs in float32 even for a mixed-precision model (serving clients expect float32).
         self.call_keras_model = lambda inputs: tf.nest.map_structure(as_float32, model(inputs, training=False))
@@ -189,8 +190,3 @@ def _padded(value, width):
     """`value` `[rows, seq, ...]` right-padded with zeros to `[rows, width, ...]`."""
     padding = tf.concat([[[0, 0], [0, width - tf.shape(value)[1]]], tf.zeros([tf.rank(value) - 2, 2], tf.int32)], 0)
     return tf.pad(value, padding)
-
-
-def _unique_tf_variables(model):
-    """The model's tf.Variables (each once), unwrapped from their Keras 3 variables."""
-    return list({id(value): value for value in (getattr(v, "value", v) for v in model.variables)}.values())
