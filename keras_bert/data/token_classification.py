@@ -36,7 +36,7 @@ def read_conll(path):
         raise FileNotFoundError(f"CoNLL file {path!r} does not exist.")
     sentences, tags, words, labels = [], [], [], []
     with open(path, encoding="utf-8-sig") as f:  # -sig: drop a leading BOM
-        for line_number, line in enumerate(itertools.chain(f, [""]), start=1):  # "": a blank line ends the last sentence
+        for line_number, line in enumerate(itertools.chain(f, [""]), start=1):  # "" ends the last sentence
             columns = line.split()
             if not columns or columns[0] == "-DOCSTART-":
                 if words:
