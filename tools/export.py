@@ -96,7 +96,8 @@ def parse_args(argv):
         parser.error(f"--labels {args.labels!r}: label {names.index('') + 1} is empty; pass one name per output, "
                      "comma-separated (e.g. --labels negative,positive)")
     args.labels = names or None
-    args.name = args.name or os.path.splitext(os.path.basename(os.path.normpath(args.model)))[0]
+    released = args.model.split("@")[0] if "://" in args.model else args.model  # hf://ORG/NAME@REVISION: NAME
+    args.name = args.name or os.path.splitext(os.path.basename(os.path.normpath(released)))[0]
     return args
 
 

@@ -6,7 +6,7 @@ import warnings
 import keras
 
 from keras_bert.choices import CHECKPOINT_MODELS as MODELS
-from keras_bert.checkpoints import (google_checkpoint, huggingface_checkpoint, keras_checkpoint,
+from keras_bert.checkpoints import (google_checkpoint, hub_handle, huggingface_checkpoint, keras_checkpoint,
                                    keras_hub_checkpoint, sentence_transformers_checkpoint)
 from keras_bert.checkpoints.checkpoint_contents import check_text_length
 from keras_bert.checkpoints.vocab_file import check_vocab
@@ -25,7 +25,9 @@ _FORMATS_HELP = (
     "(keras_bert_config.json, encoder.weights.h5 or pretrainer.weights.h5) or a .keras file; "
     "(d) a keras-hub BertBackbone, RobertaBackbone or XLMRobertaBackbone preset (config.json, "
     "model.weights.h5, optional tokenizer.json); "
-    "(e) a sentence-transformers folder (modules.json, a Hugging Face BERT, 1_Pooling/config.json).")
+    "(e) a sentence-transformers folder (modules.json, a Hugging Face BERT, 1_Pooling/config.json); "
+    "(f) a released checkpoint: hf://ORG/NAME[@REVISION], a kaggle:// keras-hub handle or a name such as "
+    "bert_base_uncased or modernbert_base (keras_bert.checkpoints.hub_handle.RELEASES).")
 
 
 def detect_format(path):
@@ -125,13 +127,16 @@ def load_checkpoint(path, model=None, dtype=None):
 
 
 def read_checkpoint(path):
-    """The config, weights (numpy) and text contract of a checkpoint, any format (`CheckpointContents`).
+    """The config, weights (numpy) and text contract of a checkpoint, any format (`CheckpointContents`);
+    `path` may name a released checkpoint (`hub_handle.resolve`: hf://ORG/NAME[@REVISION], a release name).
 
     What `load_checkpoint` builds its model from; read it once where the model must be built
     later (e.g. inside a distribution strategy's scope: `model_from_contents`).
     """
-    path = os.fspath(path)
+    path, origin = hub_handle.resolve(path)  # a released checkpoint by name: its folder in the Hub cache
     contents = _READERS[detect_format(path)](path)
+    if origin and contents.text_config is not None:  # provenance, saved with the text contract
+        contents.text_config = contents.text_config.replace(origin=origin)
     rows = contents.weights.get("bert/embeddings/word_embeddings")
     if contents.vocab_file and rows is not None:
         check_vocab(contents.vocab_file, rows.shape[0], contents.source, contents.text_config)

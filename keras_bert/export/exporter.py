@@ -26,15 +26,17 @@ def load_model(path, model="auto"):
     pretrainer if the checkpoint has the pretraining heads, else an encoder.
     """
     from keras_bert.checkpoints import load_checkpoint  # pylint: disable=import-outside-toplevel
+    from keras_bert.checkpoints.hub_handle import is_handle  # pylint: disable=import-outside-toplevel
     from keras_bert.checkpoints.keras_checkpoint import load_keras_file  # pylint: disable=import-outside-toplevel
 
     path = os.fspath(path)
     if path.endswith(".keras"):
         return load_keras_file(path, compile=False)
-    if not os.path.exists(path):
+    if not os.path.exists(path) and not is_handle(path):
         raise FileNotFoundError(
-            f"{path} does not exist; pass a .keras file or a checkpoint directory "
-            "(Google bert_model.ckpt*, Hugging Face model.safetensors, or keras_bert).")
+            f"{path} does not exist; pass a .keras file, a checkpoint directory "
+            "(Google bert_model.ckpt*, Hugging Face model.safetensors, or keras_bert) or a released checkpoint "
+            "(hf://ORG/NAME[@REVISION], a name such as bert_base_uncased).")
     return load_checkpoint(path, model=model)
 
 

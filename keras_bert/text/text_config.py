@@ -55,6 +55,8 @@ class TextConfig:
         merges_file: byte-level BPE's `merges.txt` (kind "byte_bpe" only).
         source: where the contract was read from (for messages; not saved, not compared).
         guessed: True if `lower_case` was inferred from the vocabulary, not stored with the model.
+        origin: the released checkpoint the model came from (`hf://ORG/NAME@COMMIT`), saved with the
+            contract so an export says where its weights came from; None for a local checkpoint.
 
     Example:
         >>> config = TextConfig("vocab.txt", lower_case=False, max_seq_length=128)
@@ -72,6 +74,7 @@ class TextConfig:
     merges_file: str = None
     source: str = dataclasses.field(default=None, compare=False)
     guessed: bool = dataclasses.field(default=False, compare=False)
+    origin: str = dataclasses.field(default=None, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "vocab_file", os.fspath(self.vocab_file))
@@ -98,14 +101,15 @@ class TextConfig:
 
         return Tokenizer(self.vocab_file, lower_case=self.lower_case, normalization=self.normalization,
                          max_chars_per_word=self.max_chars_per_word,
-                         split_special_tokens=self.split_special_tokens)
+                         split_special_tokens=self.split_special_tokens, origin=self.origin)
 
     def to_dict(self):
         """The saved fields (the vocabulary by file name, relative to the folder)."""
+        origin = {"origin": self.origin} if self.origin else {}
         if self.kind != "wordpiece":
             files = dict(zip(("vocab_file", "merges_file"), (name for name, _ in contract_files(self))))
-            return {"kind": self.kind, **files, "max_seq_length": self.max_seq_length}
-        return {"vocab_file": VOCAB_NAME, "lower_case": self.lower_case,
+            return {"kind": self.kind, **files, "max_seq_length": self.max_seq_length, **origin}
+        return {**origin, "vocab_file": VOCAB_NAME, "lower_case": self.lower_case,
                 "normalization": self.normalization, "split_special_tokens": self.split_special_tokens,
                 "max_seq_length": self.max_seq_length, "max_chars_per_word": self.max_chars_per_word,
                 "special_tokens": dict(zip(HF_SPECIAL_NAMES, SPECIAL_TOKENS))}
@@ -222,7 +226,7 @@ def _other_kind(directory, kind, vocab_file, merges_file):
     length = integer(length, "max_seq_length", source)
     length = length if length is not None and length < NO_LIMIT else None
     return TextConfig(vocab_file, lower_case=False, kind=kind, merges_file=merges_file,
-                      max_seq_length=length, source=source)
+                      max_seq_length=length, source=source, origin=raw.get("origin") if source == sidecar else None)
 
 
 def vocab_is_lowercase(vocab_file):

@@ -40,6 +40,7 @@ class Tokenizer(TokenListLookups, tf.Module):
             normalization. True (Google's original `tokenization.py`): it is split as text
             (`[`, `mask`, `]`). With `normalization="fast"` special tokens are always split
             as text (matching them needs regex ops that TFLite lacks).
+        origin: the released checkpoint the vocabulary came with (`TextConfig.origin`), or None.
 
     The whole contract (and how to save it with a model) is `tokenizer.text_config`
     (`keras_bert.TextConfig`).
@@ -51,7 +52,7 @@ class Tokenizer(TokenListLookups, tf.Module):
     """
 
     def __init__(self, vocab_path, lower_case=True, normalization="reference",
-                 max_chars_per_word=100, split_special_tokens=False):
+                 max_chars_per_word=100, split_special_tokens=False, origin=None):
         super().__init__(name="tokenizer")
         if normalization not in NORMALIZATIONS:
             raise ValueError(
@@ -69,6 +70,7 @@ class Tokenizer(TokenListLookups, tf.Module):
         self.normalization = normalization
         self.max_chars_per_word = int(max_chars_per_word)
         self.split_special_tokens = bool(split_special_tokens) or normalization == "fast"
+        self.origin = origin  # the released checkpoint it came with (TextConfig.origin), saved with exports
         self.pad_id, self.unk_id = ids["[PAD]"], ids["[UNK]"]
         self.cls_id, self.sep_id, self.mask_id = ids["[CLS]"], ids["[SEP]"], ids["[MASK]"]
         self.vocab_asset = tf.saved_model.Asset(self.vocab_path)
@@ -107,7 +109,7 @@ class Tokenizer(TokenListLookups, tf.Module):
         return TextConfig(self.vocab_path, lower_case=self.lower_case,
                           normalization=self.normalization,
                           split_special_tokens=self.split_special_tokens,
-                          max_chars_per_word=self.max_chars_per_word)
+                          max_chars_per_word=self.max_chars_per_word, origin=self.origin)
 
     @strings_or_string
     def tokenize(self, texts):
