@@ -260,18 +260,30 @@ def _keras_hub_preset(name):
 
 
 def _fetch_keras_hub(handle):
-    """The local preset folder of a keras-hub handle, fetched by keras-hub's own download code."""
+    """The local preset folder of a keras-hub handle, fetched by keras-hub's own download code: config.json,
+    then the weights, tokenizer and the tokenizer assets of the family its backbone class names."""
+    from keras_bert.checkpoints.keras_hub_checkpoint import ASSETS, TOKENIZER_ASSETS  # pylint: disable=import-outside-toplevel
+    from keras_bert.models.families import FAMILIES  # pylint: disable=import-outside-toplevel
+
     try:
         from keras_hub.src.utils.preset_utils import get_file  # pylint: disable=import-outside-toplevel
     except ImportError:
         raise HubError(f"{handle} is a keras-hub handle: pip install 'keras-hub~=0.32' kagglehub.") from None
     try:
         config = get_file(handle, "config.json")
-        for name in ("model.weights.h5", "tokenizer.json", "metadata.json", "assets/tokenizer/vocabulary.txt",
-                     "assets/tokenizer/vocabulary.json", "assets/tokenizer/merges.txt",
-                     "assets/tokenizer/vocabulary.spm"):
-            with contextlib.suppress(FileNotFoundError):
-                get_file(handle, name)
-    except (ImportError, FileNotFoundError, ValueError) as error:
-        raise HubError(f"{handle}: keras-hub could not fetch it ({' '.join(str(error).split())[:300]}).") from None
+        with open(config, encoding="utf-8") as f:
+            backbone = str(json.load(f).get("registered_name", "")).split(">")[-1]
+        family = next((f for f in FAMILIES.values() if f.keras_hub_layout and f.keras_hub_backbone == backbone), None)
+        if family is None:
+            known = sorted(f.keras_hub_backbone for f in FAMILIES.values() if f.keras_hub_layout)
+            raise HubError(f"{handle} is a keras-hub {backbone or 'preset without a backbone'}; keras_bert reads "
+                           f"keras-hub presets of {', '.join(known)}.")
+        for name in ("model.weights.h5", "tokenizer.json", "metadata.json",
+                     *(f"{ASSETS}/{asset}" for asset in TOKENIZER_ASSETS[family.tokenizer])):
+            get_file(handle, name)
+    except HubError:
+        raise
+    except Exception as error:  # pylint: disable=broad-except  (kagglehub's and keras-hub's own errors: one line)
+        raise HubError(f"{handle}: keras-hub could not fetch it ({type(error).__name__}: "
+                       f"{' '.join(str(error).split())[:300]}).") from None
     return os.path.dirname(config)

@@ -29,7 +29,7 @@ TOKENIZER_NAME = "tokenizer.json"
 ASSETS = os.path.join("assets", "tokenizer")
 VOCAB_ASSET = os.path.join(ASSETS, "vocabulary.txt")
 # keras-hub's tokenizers' asset files, by tokenizer kind (BertTokenizer, RobertaTokenizer, XLMRobertaTokenizer).
-_ASSET_NAMES = {"wordpiece": ("vocabulary.txt",), "byte_bpe": ("vocabulary.json", "merges.txt"),
+TOKENIZER_ASSETS = {"wordpiece": ("vocabulary.txt",), "byte_bpe": ("vocabulary.json", "merges.txt"),
                 "sentencepiece": ("vocabulary.spm",)}
 
 
@@ -126,7 +126,7 @@ def write_keras_hub_checkpoint(path, encoder, text_config=None, vocab_file=None)
 def read_text_config(path, kind="wordpiece"):
     """The `TextConfig` of a preset's tokenizer.json + vocabulary assets (a `kind` tokenizer), or None without one."""
     tokenizer_file = os.path.join(path, TOKENIZER_NAME)
-    assets = [os.path.join(path, ASSETS, name) for name in _ASSET_NAMES[kind]]
+    assets = [os.path.join(path, ASSETS, name) for name in TOKENIZER_ASSETS[kind]]
     if not (os.path.isfile(tokenizer_file) and all(os.path.isfile(asset) for asset in assets)):
         return None
     with open(tokenizer_file, encoding="utf-8") as f:

@@ -7,6 +7,8 @@ import os
 import shutil
 import subprocess
 import sys
+import warnings
+import zipfile
 
 import pytest
 
@@ -17,6 +19,7 @@ from tests.conftest import ROOT, run_tool
 
 transformers = pytest.importorskip("transformers")
 BERT = "google/bert_uncased_L-2_H-128_A-2"  # RELEASES["bert_tiny_uncased"]: a seeded tiny BERT stands in
+KAGGLE = "kaggle://keras/bert/keras/bert_tiny_test/1"
 SENTIMENT = os.path.join(ROOT, "tests", "data", "fixtures", "sentiment.csv")
 
 
@@ -48,7 +51,37 @@ def hub(tmp_path_factory, hf_pretraining_dir, hf_model_dir):
         add_repo(cache, f"test-org/{name}", str(root / name))
     interrupted = add_repo(cache, "test-org/interrupted", hf_model_dir)
     os.remove(os.path.join(cache, "models--test-org--interrupted", "snapshots", interrupted, "model.safetensors"))
-    return {"HF_HUB_CACHE": cache, "HF_HUB_OFFLINE": "1", "HF_TOKEN": None}, commits
+    preset = _keras_hub_preset(hf_model_dir, str(root / "preset"))
+    add_repo(cache, "test-org/keras-hub-bert", preset)
+    kaggle = str(root / "kaggle")
+    _add_kaggle_model(kaggle, KAGGLE[len("kaggle://"):], preset)
+    return {"HF_HUB_CACHE": cache, "HF_HUB_OFFLINE": "1", "HF_TOKEN": None, "KAGGLEHUB_CACHE": kaggle}, commits
+
+
+def _keras_hub_preset(hf_folder, folder):
+    """A keras-hub BertBackbone preset (written by keras-hub's save_to_preset) of a seeded BERT."""
+    import keras_bert
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the erf GELU notice
+        keras_bert.save_checkpoint(keras_bert.load_checkpoint(hf_folder, model="encoder"), folder, format="keras_hub")
+    return folder
+
+
+def _add_kaggle_model(cache, handle, folder):
+    """`folder`'s files in kagglehub's cache (KAGGLEHUB_CACHE) as kagglehub stores a downloaded model version."""
+    os.environ["KAGGLEHUB_CACHE"], previous = cache, os.environ.get("KAGGLEHUB_CACHE")
+    try:
+        from kagglehub.cache import Cache
+        from kagglehub.handle import parse_model_handle
+
+        model, store = parse_model_handle(handle), Cache()
+        for name in (os.path.relpath(os.path.join(r, n), folder) for r, _, ns in os.walk(folder) for n in ns):
+            os.makedirs(os.path.dirname(store.get_path(model, name)), exist_ok=True)
+            shutil.copyfile(os.path.join(folder, name), store.get_path(model, name))
+            store.mark_as_complete(model, name)
+    finally:
+        os.environ.pop("KAGGLEHUB_CACHE") if previous is None else os.environ.update(KAGGLEHUB_CACHE=previous)
 
 
 # Every handle kind through the API and the refusals, in one fresh process: a JSON line per handle.
@@ -71,6 +104,7 @@ def test_handles_load_offline_and_refusals_are_one_line(hub):
     env, commits = hub
     handles = [f"hf://{BERT}", f"hf://{BERT}@v1", f"hf://{BERT}@{commits['v1']}", "bert_tiny_uncased",
                "hf://test-org/bert-sharded", "all-MiniLM-L6-v2", "hf://test-org/roberta-tiny", "modernbert_base",
+               "hf://test-org/keras-hub-bert", KAGGLE,
                "hf://datasets/test-org/data", "hf://test-org/missing", f"hf://{BERT}@v9", "hf://test-org/bin-only",
                "hf://test-org/gguf", "hf://test-org/llama", "hf://test-org/interrupted", "hf://not a handle"]
     environment = dict(os.environ, PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="3",
@@ -89,7 +123,9 @@ def test_handles_load_offline_and_refusals_are_one_line(hub):
     assert rows["all-MiniLM-L6-v2"]["task"] == "embedding"
     assert rows["all-MiniLM-L6-v2"]["origin"].startswith("hf://sentence-transformers/all-MiniLM-L6-v2@")
     assert (rows["hf://test-org/roberta-tiny"]["model"], rows["modernbert_base"]["model"]) == ("BertEncoder", "ModernBertEncoder")
-    errors = {h: rows[h].get("error", "") for h in handles[8:]}
+    assert rows["hf://test-org/keras-hub-bert"]["model"] == rows[KAGGLE]["model"] == "BertEncoder"
+    assert rows[KAGGLE]["origin"] == KAGGLE
+    errors = {h: rows[h].get("error", "") for h in handles[10:]}
     assert all(e.startswith(("HubError: ", "ValueError: ")) and "\n" not in e for e in errors.values()), errors
     expected = {"hf://datasets/test-org/data": "is a dataset repo",
                 "hf://test-org/missing": "HF_HUB_OFFLINE is set and the Hub cache",
@@ -109,19 +145,14 @@ def test_tools_take_handles_and_save_their_origin(hub, tmp_path):
                      "--output_dir", tmp_path / "ft", "--epochs", "1", "--batch_size", "4", "--seq_length", "16",
                      "--strategy", "default", "--quiet", env=env, timeout=300)
     assert tuned.returncode == 0, tuned.stderr[-3000:]
+    with zipfile.ZipFile(tmp_path / "ft" / "model.keras") as saved:  # the encoder's text contract, in the model
+        assert f'"origin": "{origin}"' in saved.read("config.json").decode()
     converted = run_tool("convert_checkpoint", "--input", f"hf://{BERT}", "--output", tmp_path / "keras",
                          "--format", "keras", env=env, timeout=300)
     assert converted.returncode == 0 and "weights identical" in converted.stdout, converted.stderr[-3000:]
     assert json.loads((tmp_path / "keras" / "text_config.json").read_text())["origin"] == origin
-    exported = run_tool("export", "hf://sentence-transformers/all-MiniLM-L6-v2", "--formats", "savedmodel",
-                        "--base_dir", tmp_path / "saved", env=env, timeout=300)
-    assert exported.returncode == 0, exported.stderr[-3000:]
-    contract = tmp_path / "saved" / "all-MiniLM-L6-v2" / "1" / "assets.extra" / "text_config.json"
-    assert json.loads(contract.read_text())["origin"].startswith("hf://sentence-transformers/all-MiniLM-L6-v2@")
-    refused = run_tool("convert_checkpoint", "--input", "hf://test-org/gguf", "--output", tmp_path / "x",
-                       "--format", "keras", env=env)
+    refused = run_tool("export", "hf://test-org/gguf", "--base_dir", tmp_path / "saved", env=env)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "GGUF" in refused.stderr, refused.stderr
-    shutil.rmtree(tmp_path / "saved", ignore_errors=True)
 
 
 def test_a_local_path_is_itself_and_names_resolve_through_one_table(tmp_path):
