@@ -36,7 +36,8 @@ from keras_bert.cli import ArgumentParser, default_checkpoint, run_tool  # noqa:
 def parse_args(argv):
     parser = ArgumentParser(doc=__doc__)
     parser.add_argument("--input", help="checkpoint to read: Google TF1 dir, Hugging Face folder, "
-                        "keras_bert dir or .keras file, keras-hub preset, sentence-transformers folder (its BERT "
+                        "keras_bert dir or .keras file, keras-hub preset, sentence-transformers folder, "
+                        "hf://ORG/NAME[@REVISION] or a release name such as bert_base_uncased (its BERT "
                         "encoder; its embedder for --format sentence_transformers) (default: the MiniLM-L6 demo)")
     parser.add_argument("--output", help="where to write (a directory; a .keras file for --format keras); "
                         "with --format all, one subdirectory per format (default for the demo: a temp dir)")

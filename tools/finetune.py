@@ -13,7 +13,8 @@ Each task has its own flags (`python tools/finetune.py squad --help`); a flag of
 refused. `--task NAME` is still read as `NAME`.
 
 The checkpoint may be a Google TF1 checkpoint, a Hugging Face BERT folder or a keras_bert
-checkpoint (e.g. runs/pretrain/final from tools/pretrain.py); its vocab.txt is used.
+checkpoint (e.g. runs/pretrain/final from tools/pretrain.py), or a released one by name
+(hf://ORG/NAME[@REVISION], modernbert_base: fetched into the Hub cache); its text contract is used.
 Writes --output_dir/model.keras and --output_dir/metrics.json, and prints the metrics
 (accuracy / macro F1 and the majority baseline; word accuracy and entity-level
 precision / recall / F1, CoNLL style; SQuAD EM / F1).
@@ -104,7 +105,8 @@ def _flag_type(kind):
 def _run_flags(parser, task):
     """The flags every task shares: data, sizes (defaults: the task's `Options`) and the run (`RunConfig`)."""
     defaults = {field.name: field.default for field in dataclasses.fields(task.Options)}
-    parser.add_argument("--checkpoint", required=True, help="checkpoint folder or file")
+    parser.add_argument("--checkpoint", required=True, help="checkpoint folder or file, or a released checkpoint: "
+                        "hf://ORG/NAME[@REVISION] or a name such as bert_base_uncased, modernbert_base")
     parser.add_argument("--train_file", required=True)
     parser.add_argument("--eval_file")
     parser.add_argument("--seq_length", type=positive_int, default=defaults["seq_length"])

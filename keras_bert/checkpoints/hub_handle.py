@@ -28,10 +28,11 @@ RELEASES = {
     "bert_base_uncased": "google-bert/bert-base-uncased", "bert_base_cased": "google-bert/bert-base-cased",
     "bert_large_uncased": "google-bert/bert-large-uncased", "bert_large_cased": "google-bert/bert-large-cased",
     "bert_base_multilingual_cased": "google-bert/bert-base-multilingual-cased",
-    **{f"bert_uncased_L-{layers}_H-{hidden}_A-{hidden // 64}": f"google/bert_uncased_L-{layers}_H-{hidden}_A-{hidden // 64}"
-       for layers in (2, 4, 6, 8, 10, 12) for hidden in (128, 256, 512, 768)},  # Google's 24 small BERTs
+    **{name: "google/" + name for name in (f"bert_uncased_L-{layers}_H-{hidden}_A-{hidden // 64}"
+                                           for layers in (2, 4, 6, 8, 10, 12) for hidden in (128, 256, 512, 768))},
     "bert_tiny_uncased": "google/bert_uncased_L-2_H-128_A-2", "bert_mini_uncased": "google/bert_uncased_L-4_H-256_A-4",
-    "bert_small_uncased": "google/bert_uncased_L-4_H-512_A-8", "bert_medium_uncased": "google/bert_uncased_L-8_H-512_A-8",
+    "bert_small_uncased": "google/bert_uncased_L-4_H-512_A-8",
+    "bert_medium_uncased": "google/bert_uncased_L-8_H-512_A-8",
     "minilm_l12_h384_uncased": "microsoft/MiniLM-L12-H384-uncased",
     "all_minilm_l6_v2": "sentence-transformers/all-MiniLM-L6-v2",
     "all_minilm_l12_v2": "sentence-transformers/all-MiniLM-L12-v2",
@@ -43,7 +44,8 @@ RELEASES = {
     "electra_base_discriminator": "google/electra-base-discriminator",
     "electra_large_discriminator": "google/electra-large-discriminator",
     "modernbert_base": "answerdotai/ModernBERT-base", "modernbert_large": "answerdotai/ModernBERT-large",
-    **{f"ettin_encoder_{size}": f"jhu-clsp/ettin-encoder-{size}" for size in ("17m", "32m", "68m", "150m", "400m", "1b")},
+    **{f"ettin_encoder_{size}": f"jhu-clsp/ettin-encoder-{size}"
+       for size in ("17m", "32m", "68m", "150m", "400m", "1b")},
     "mmbert_small": "jhu-clsp/mmBERT-small", "mmbert_base": "jhu-clsp/mmBERT-base",
 }
 _RELEASES = {name.lower().replace("-", "_"): repo for name, repo in RELEASES.items()}
@@ -113,7 +115,8 @@ def _fetch_hub(handle, name=None):
     with _hub_errors(shown, uri):
         first = huggingface_hub.snapshot_download(uri.id, revision=uri.revision, allow_patterns=_under(uri, _FIRST))
         _check_config(shown, uri, first)
-        snapshot = huggingface_hub.snapshot_download(uri.id, revision=uri.revision, allow_patterns=_under(uri, PATTERNS))
+        snapshot = huggingface_hub.snapshot_download(uri.id, revision=uri.revision,
+                                                     allow_patterns=_under(uri, PATTERNS))
         _check_weights(shown, uri, snapshot)
     commit = os.path.basename(os.path.normpath(snapshot))
     subfolder = f"/{uri.path_in_repo}" if uri.path_in_repo else ""
@@ -262,7 +265,8 @@ def _keras_hub_preset(name):
 def _fetch_keras_hub(handle):
     """The local preset folder of a keras-hub handle, fetched by keras-hub's own download code: config.json,
     then the weights, tokenizer and the tokenizer assets of the family its backbone class names."""
-    from keras_bert.checkpoints.keras_hub_checkpoint import ASSETS, TOKENIZER_ASSETS  # pylint: disable=import-outside-toplevel
+    from keras_bert.checkpoints.keras_hub_checkpoint import (  # pylint: disable=import-outside-toplevel
+        ASSETS, TOKENIZER_ASSETS)
     from keras_bert.models.families import FAMILIES  # pylint: disable=import-outside-toplevel
 
     try:

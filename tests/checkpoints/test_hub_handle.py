@@ -44,7 +44,8 @@ def hub(tmp_path_factory, hf_pretraining_dir, hf_model_dir):
     add_repo(cache, RELEASES["all_minilm_l6_v2"], sentence_transformers_folder(hf_model_dir, str(root / "st")))
     for name, files in {"bin-only": {"config.json": b'{"model_type": "bert"}', "pytorch_model.bin": b"PK\x03\x04"},
                         "gguf": {"README.md": b"# q4", "model-Q4_K_M.gguf": b"GGUF\x03\x00"},
-                        "llama": {"config.json": b'{"model_type": "llama"}', "model.safetensors": b"\x00" * 16}}.items():
+                        "llama": {"config.json": b'{"model_type": "llama"}', "model.safetensors": b"\0" * 16},
+                        }.items():
         os.makedirs(root / name)
         for file, content in files.items():
             (root / name / file).write_bytes(content)
@@ -122,7 +123,8 @@ def test_handles_load_offline_and_refusals_are_one_line(hub):
     assert rows["hf://test-org/bert-sharded"]["model"] == "BertEncoder"
     assert rows["all-MiniLM-L6-v2"]["task"] == "embedding"
     assert rows["all-MiniLM-L6-v2"]["origin"].startswith("hf://sentence-transformers/all-MiniLM-L6-v2@")
-    assert (rows["hf://test-org/roberta-tiny"]["model"], rows["modernbert_base"]["model"]) == ("BertEncoder", "ModernBertEncoder")
+    assert rows["hf://test-org/roberta-tiny"]["model"] == "BertEncoder"
+    assert rows["modernbert_base"]["model"] == "ModernBertEncoder"
     assert rows["hf://test-org/keras-hub-bert"]["model"] == rows[KAGGLE]["model"] == "BertEncoder"
     assert rows[KAGGLE]["origin"] == KAGGLE
     errors = {h: rows[h].get("error", "") for h in handles[10:]}
