@@ -141,6 +141,8 @@ def test_handles_load_offline_and_refusals_are_one_line(hub):
 
 
 def test_tools_take_handles_and_save_their_origin(hub, tmp_path):
+    """finetune from a release name (its model.keras records the commit); export passes a handle to the loader,
+    whose refusal it prints in one line (convert_checkpoint takes --input through the same read_checkpoint)."""
     env, commits = hub
     origin = f"hf://{BERT}@{commits['main']}"
     tuned = run_tool("finetune", "classification", "--checkpoint", "bert_tiny_uncased", "--train_file", SENTIMENT,
@@ -149,10 +151,6 @@ def test_tools_take_handles_and_save_their_origin(hub, tmp_path):
     assert tuned.returncode == 0, tuned.stderr[-3000:]
     with zipfile.ZipFile(tmp_path / "ft" / "model.keras") as saved:  # the encoder's text contract, in the model
         assert f'"origin": "{origin}"' in saved.read("config.json").decode()
-    converted = run_tool("convert_checkpoint", "--input", f"hf://{BERT}", "--output", tmp_path / "keras",
-                         "--format", "keras", env=env, timeout=300)
-    assert converted.returncode == 0 and "weights identical" in converted.stdout, converted.stderr[-3000:]
-    assert json.loads((tmp_path / "keras" / "text_config.json").read_text())["origin"] == origin
     refused = run_tool("export", "hf://test-org/gguf", "--base_dir", tmp_path / "saved", env=env)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "GGUF" in refused.stderr, refused.stderr
 

@@ -60,3 +60,13 @@ def test_a_keras_file_carries_every_file_of_a_bpe_or_sentencepiece_contract(kind
     assert [name for name, _ in contract_files(loaded)] == [name for name, _ in contract_files(contract)]
     text = ["To be, or not to be: that is the question."]
     assert loaded.tokenizer().tokenize(text).to_list() == tokenizer.tokenize(text).to_list()
+
+
+def test_the_origin_of_a_released_checkpoint_is_saved_with_the_contract(tiny_vocab, tmp_path):
+    origin = "hf://google-bert/bert-base-uncased@86b5e0934494bd15c9632b12f734a8a67f723594"
+    config = TextConfig(tiny_vocab, origin=origin)
+    assert config.tokenizer().text_config.origin == origin  # what every export saves beside its files
+    saved = config.save(tmp_path)
+    assert '"origin": "hf://google-bert/' in (tmp_path / "text_config.json").read_text()
+    assert TextConfig.from_dir(tmp_path).origin == saved.origin == origin
+    assert "origin" not in TextConfig(tiny_vocab).to_dict()  # a local checkpoint's contract: as before
