@@ -96,7 +96,10 @@ def load_checkpoint(path, model=None, dtype=None):
             text contract from the preset's tokenizer.json) or RobertaBackbone / XLMRobertaBackbone
             preset (the RoBERTa / XLM-R family), or a sentence-transformers folder
             (modules.json: its Transformer is read as a Hugging Face folder; its pooling,
-            normalization and max_seq_length make the embedder it loads as).
+            normalization and max_seq_length make the embedder it loads as), or a released checkpoint
+            by name: `hf://ORG/NAME[@REVISION]`, a name in `hub_handle.RELEASES` such as
+            "bert_base_uncased", or a keras-hub handle (fetched into the Hub cache; its text contract
+            records `origin`, `hf://ORG/NAME@COMMIT`).
         model: None (the default: the checkpoint's task model where it holds a fine-tuned head,
             e.g. a Hugging Face `BertForSequenceClassification` / `BertForTokenClassification` /
             `BertForQuestionAnswering` folder or a fine-tuned `model.keras`: a `BertTaskModel` with
