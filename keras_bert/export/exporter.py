@@ -34,8 +34,8 @@ def load_model(path, model="auto"):
         return load_keras_file(path, compile=False)
     if not os.path.exists(path) and not is_handle(path):
         raise FileNotFoundError(
-            f"{path} does not exist; pass a .keras file, a checkpoint directory "
-            "(Google bert_model.ckpt*, Hugging Face model.safetensors, or keras_bert) or a released checkpoint "
+            f"{path} does not exist; pass a .keras file or a checkpoint directory "
+            "(Google bert_model.ckpt*, Hugging Face model.safetensors, or keras_bert), or a released checkpoint "
             "(hf://ORG/NAME[@REVISION], a name such as bert_base_uncased).")
     return load_checkpoint(path, model=model)
 
