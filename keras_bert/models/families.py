@@ -263,3 +263,14 @@ def family_of(config):
 def build_family_encoder(config, **kwargs):
     """The encoder of `config`'s family (its `encoder_class`) built from `config`."""
     return family_of(config).encoder_class(config, **kwargs)
+
+
+def bind_pair_layout(tokenizer, config):
+    """`tokenizer` (returned), packing text pairs as a model of `config` reads them: with the tokenizer's
+    separators (its `pair_layout`), B typed 1 only where the model has a second token type row (BERT, ELECTRA);
+    a family with one row or none (DistilBERT, ModernBERT) types every piece 0, as its transformers tokenizer
+    does. Every pair-taking reader and signature packs with the tokenizer's `pair_layout` (`text/packer.py`)."""
+    layout = getattr(tokenizer, "pair_layout", "bert")
+    if tokenizer is not None and layout in ("bert", "bert_one_type"):
+        tokenizer.pair_layout = "bert" if (getattr(config, "type_vocab_size", None) or 1) > 1 else "bert_one_type"
+    return tokenizer
