@@ -72,7 +72,7 @@ class ServingModule(tf.Module):
         config = find_encoder(model).config
         self.vocab_size = config.vocab_size
         self.type_vocab_size = getattr(config, "type_vocab_size", None)
-        self.max_length = config.max_position_embeddings
+        self.max_length = config.max_sequence_length  # RoBERTa: the rows after its offset
         self.seq_length = seq_length = checked_seq_length(config, tokenizer, seq_length)
         self.top_k = min(int(top_k), self.vocab_size or int(top_k))
         self.runtime_checks = runtime_checks

@@ -38,6 +38,8 @@ class ModelFamily:
         hf_config: config.json entries of this family beyond BERT's (token ids); a function of the config.
         hf_config_fields: a function of a config.json dict -> the `BertConfig` fields it decides.
         pooler: whether its base model has BERT's pooler (ELECTRA has none: none is written).
+        base_pooler: whether its base model's file (`...Model`) holds what keras_bert's pooler reads (ModernBERT's
+            prediction `head` is in its head classes' files only).
         unsupported: HF class suffixes this family has that keras_bert's heads do not hold.
         hf_parts: (HF name part, BERT's name part) pairs replaced inside names (DistilBERT's `.ffn.lin1.`).
         hf_config_keys: BERT's config.json key -> this family's (DistilBERT's `dim` for `hidden_size`).
@@ -74,6 +76,7 @@ class ModelFamily:
     hf_config: object = None
     hf_config_fields: object = None
     pooler: bool = True
+    base_pooler: bool = True
     unsupported: tuple = ()
     hf_parts: tuple = ()
     hf_config_keys: dict = dataclasses.field(default_factory=dict)
@@ -221,7 +224,7 @@ MODERNBERT = ModelFamily(
                                       ("decoder.weight", "cls.predictions.decoder.weight")),
     head_renames={"ForQuestionAnswering": (("classifier.", "qa_outputs."),)},  # its QA head is a `classifier`
     canonical_encoder_name=to_canonical, hf_encoder_name=_modernbert_hf_name, pooler_prefix=POOLER_PREFIX,
-    mask_rate=0.3, pretraining_config=ModernBertConfig.from_bert_shape,
+    base_pooler=False, mask_rate=0.3, pretraining_config=ModernBertConfig.from_bert_shape,
     masked_lm_head=lambda config, encoder, dtype, name: ModernBertMaskedLMHead(
         config.vocab_size, decoder_bias=config.decoder_bias, prediction_head=encoder.head,
         embedding_layer=encoder.embeddings, dtype=dtype, name=name))

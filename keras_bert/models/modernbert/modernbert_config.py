@@ -85,6 +85,11 @@ class ModernBertConfig(FrozenConfig):
         return self.hidden_size // self.num_heads
 
     @property
+    def max_sequence_length(self):
+        """The longest input: every position (rotary, no offset), as `BertConfig.max_sequence_length`."""
+        return self.max_position_embeddings
+
+    @property
     def half_window(self):
         """How far a local layer's token sees: local_attention // 2 (64 in ModernBERT)."""
         return self.local_attention // 2
