@@ -106,13 +106,17 @@ class ModelFamily:
     def config_from_huggingface(self, raw, source_path):
         """The `BertConfig` of a config.json dict of this family."""
         raw = dict(raw, **{bert: raw[ours] for bert, ours in self.hf_config_keys.items() if ours in raw})
-        config = self.config_class.from_huggingface_dict(raw, source_path)
-        fields = self.hf_config_fields(raw) if self.hf_config_fields else {}
-        if self.hf_embedding_size and raw.get("embedding_size", config.hidden_size) != config.hidden_size:
-            fields["embedding_size"] = raw["embedding_size"]  # equal: None, no projection (as HF builds none)
-        if any(field.name == "family" for field in dataclasses.fields(config)):  # BertConfig carries its family
-            fields["family"] = self.name
-        return config.replace(**fields)
+        try:
+            config = self.config_class.from_huggingface_dict(raw, source_path)
+            fields = self.hf_config_fields(raw) if self.hf_config_fields else {}
+            if self.hf_embedding_size and raw.get("embedding_size", config.hidden_size) != config.hidden_size:
+                fields["embedding_size"] = raw["embedding_size"]  # equal: None, no projection (as HF builds none)
+            if any(field.name == "family" for field in dataclasses.fields(config)):  # BertConfig carries its family
+                fields["family"] = self.name
+            return config.replace(**fields)
+        except (TypeError, ValueError) as error:  # a field of the wrong type or value: the file named once
+            message = str(error)
+            raise ValueError(message if str(source_path) in message else f"{source_path}: {message}") from None
 
     def huggingface_config(self, config, architecture):
         """config.json's dict for `config` saved as HF's `architecture`."""
@@ -165,6 +169,14 @@ class ModelFamily:
         return bert_name
 
 
+def _pad_token_id(raw):
+    """RoBERTa's `pad_token_id` (its positions start after it), one line naming the field if not an integer."""
+    value = raw.get("pad_token_id", 1)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"pad_token_id is {value!r}; expected the padding token's id, an integer >= 0 (RoBERTa: 1).")
+    return value
+
+
 # RoBERTa's masked-LM head (`lm_head`) is BERT's `cls.predictions` under other names; its
 # sequence head's `classifier.dense` + tanh is BERT's pooler, `classifier.out_proj` BERT's classifier; its
 # positions start after the padding row (`padding_idx + 1`).
@@ -177,7 +189,7 @@ _ROBERTA = dict(
     head_renames={"ForSequenceClassification": (("classifier.dense.", "bert.pooler.dense."),
                                                 ("classifier.out_proj.", "classifier."))},
     hf_config=lambda config: {"pad_token_id": config.position_offset - 1, "bos_token_id": 0, "eos_token_id": 2},
-    hf_config_fields=lambda raw: {"position_offset": int(raw.get("pad_token_id", 1)) + 1})
+    hf_config_fields=lambda raw: {"position_offset": _pad_token_id(raw) + 1})
 
 ELECTRA = ModelFamily(
     "electra", ("electra",), hf_prefix="electra", hf_class_prefix="Electra", pretraining_suffix="ForMaskedLM",
