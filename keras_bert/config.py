@@ -77,6 +77,13 @@ class FrozenConfig:
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"{type(self).__name__}.{name} must be a positive integer, got {value!r}.")
 
+    def check_positive_numbers(self, names):
+        """One ValueError naming the first field of `names` that is not a positive number (an epsilon)."""
+        for name in names:
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not value > 0:
+                raise ValueError(f"{type(self).__name__}.{name} must be a positive number, got {value!r}.")
+
     def check_rates(self, names):
         """One ValueError naming the first field of `names` (a dropout rate) outside [0, 1)."""
         for name in names:
@@ -151,6 +158,7 @@ class BertConfig(FrozenConfig):
         if self.hidden_act not in ACTIVATIONS:
             raise ValueError(f"hidden_act must be one of {ACTIVATIONS}, got {self.hidden_act!r}.")
         self.check_rates(("dropout_rate", "attention_dropout_rate"))
+        self.check_positive_numbers(("initializer_range", "layer_norm_eps"))
 
     @property
     def head_size(self):

@@ -182,7 +182,9 @@ def bert_model(args):
 
 def main(argv=None):
     """Exit status: 0 every conversion reloads identical, 1 one differs, 2 bad input (one line)."""
-    return run_tool(lambda args: 0 if convert(parse_args(args)) else 1, argv)
+    return run_tool(lambda args: 0 if convert(parse_args(args)) else 1, argv,
+                    interrupted="the checkpoint being written was discarded (conversions are staged); run the "
+                                "command again.")
 
 
 if __name__ == "__main__":

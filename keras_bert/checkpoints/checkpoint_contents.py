@@ -81,14 +81,14 @@ def check_text_length(contents):
     """`contents` whose text contract's `max_seq_length` fits the model's positions: a Hugging Face
     tokenizer's `model_max_length` (a tokenizer default, often 512 whatever the model) is capped to them;
     any other contract's (keras_bert's text_config.json) beyond them is one line naming the file."""
-    text_config, limit = contents.text_config, contents.config.max_position_embeddings
+    text_config, limit = contents.text_config, contents.config.max_sequence_length  # RoBERTa's 514 rows: 512
     if text_config is None or not text_config.max_seq_length or not limit or text_config.max_seq_length <= limit:
         return contents
     if str(text_config.source).endswith(("tokenizer_config.json", "tokenizer.json")):
         contents.text_config = text_config.replace(max_seq_length=limit)
         return contents
     raise ValueError(f"{text_config.source or contents.source}: max_seq_length is {text_config.max_seq_length}, "
-                     f"more than the model's {limit} positions (max_position_embeddings, {contents.source}); "
+                     f"more than the model's {limit} positions ({contents.source}); "
                      f"set it to {limit} or less.")
 
 

@@ -153,14 +153,15 @@ def read_huggingface_checkpoint(path):
         warnings.warn(f"{directory}: no text contract read (this keras_bert reads WordPiece vocabularies; a "
                       f"{family.tokenizer} tokenizer's files are not read yet); text_config is None: feed token ids.",
                       UserWarning, stacklevel=2)
-    head, task, task_config, dropout_rate = _read_task(raw_config, config_file, text_config, suffix)
+    head, task, task_config, dropout_rate = _read_task(raw_config, config_file, text_config, suffix,
+                                                       config.max_sequence_length)
     return CheckpointContents(config=config, weights=weights, source=source, source_names=source_names,
                               text_config=text_config, config_file=config_file, task=task,
                               task_config=task_config, head_dropout_rate=dropout_rate, head=head,
                               head_options=head.hf_options(raw_config) if head else None, unheld_head=unheld)
 
 
-def _read_task(raw_config, config_file, text_config, suffix):
+def _read_task(raw_config, config_file, text_config, suffix, max_length):
     """(head class, task, task_config, head dropout) of a fine-tuned folder's config.json (its
     architecture's `ForX`, as a head class declares it), or Nones for `BertModel` / `BertForPreTraining`."""
     head = hf_head(["Bert" + suffix] if suffix else None)
@@ -175,7 +176,7 @@ def _read_task(raw_config, config_file, text_config, suffix):
     if saved.get("task"):  # written by keras_bert: the task and options it saved
         task, task_config = saved["task"], dict(saved.get("task_config") or {})
     if text_config is not None and text_config.max_seq_length and "seq_length" not in task_config:
-        task_config["seq_length"] = min(text_config.max_seq_length, raw_config.get("max_position_embeddings", 512))
+        task_config["seq_length"] = min(text_config.max_seq_length, max_length)  # RoBERTa's 514 rows: 512
     if labeled and not task_config.get("labels"):
         task_config["labels"] = labels
     return head, task, task_config, raw_config.get("classifier_dropout")

@@ -202,7 +202,7 @@ def _embedder(encoder, contents):
     """The sentence embedder (task "embedding") of `contents`: its sentence-transformers pooling, else mean."""
     options = dict(contents.embedding or {"pooling": "mean", "normalize": True})
     seq_length = options.pop("seq_length", None) or (contents.text_config.max_seq_length if contents.text_config
-                                                     else None) or min(512, contents.config.max_position_embeddings)
+                                                     else None) or min(512, contents.config.max_sequence_length)
     assign_weights(encoder, contents)
     text_config = contents.text_config
     encoder.text_config = text_config.replace(max_seq_length=seq_length) if text_config else None

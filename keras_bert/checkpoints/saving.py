@@ -2,6 +2,8 @@
 
 import glob
 import os
+import shutil
+import tempfile
 import warnings
 
 from keras_bert.choices import CHECKPOINT_FORMATS as FORMATS
@@ -18,7 +20,7 @@ from keras_bert.errors import make_dir
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
 from keras_bert.models.embedder_head import EmbedderHead
-from keras_bert.models.families import ENCODER_CLASSES
+from keras_bert.models.families import ENCODER_CLASSES, family_of
 
 # What any format's writer puts in a folder: an earlier checkpoint's files are removed before
 # writing, so the folder never loads an old model (nor pairs the new one with an old vocab.txt).
@@ -27,7 +29,10 @@ CHECKPOINT_FILES = ("bert_config.json", "bert_model.ckpt.*", "checkpoint", "conf
                     "keras_bert_config.json", "encoder.weights.h5", "pretrainer.weights.h5",
                     "vocab.txt", "text_config.json", "tokenizer_config.json", "special_tokens_map.json",
                     "tokenizer.json", "modules.json", "sentence_bert_config.json",
-                    "config_sentence_transformers.json", "1_Pooling/config.json")
+                    "config_sentence_transformers.json", "1_Pooling/config.json", "vocab.json", "merges.txt",
+                    "sentencepiece.bpe.model", "model.weights.h5", "metadata.json", "assets/tokenizer/*")
+# Written last into the folder: what makes a loader take it for a checkpoint.
+_CONFIGS = ("config.json", "bert_config.json", "keras_bert_config.json")
 
 
 def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=None):
@@ -53,8 +58,10 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
       An embedding model saved as "huggingface" is written so (the folder is a Hugging Face BERT
       folder too); in "google", "keras" and "keras_hub" its pooling is dropped with a warning.
 
-    A folder that already holds a checkpoint (of any format) is replaced cleanly: its
-    checkpoint files (`CHECKPOINT_FILES`) are removed first; other files stay.
+    Written as exports are, staged: into a folder (or file) beside `path`, moved in when complete, so an
+    interrupted save leaves nothing a loader takes. A folder that already holds a checkpoint (of any format,
+    its tokenizer files included) is replaced cleanly: its checkpoint files (`CHECKPOINT_FILES`) are removed
+    when the new one moves in; other files stay.
 
     A `BertPretrainer` is written with its MLM and NSP heads. A task model (`BertTaskModel`)
     in "huggingface" is written with its head as transformers' `BertForSequenceClassification`
@@ -92,16 +99,41 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
         raise ValueError(f"Unknown checkpoint format {format!r}; expected one of {FORMATS + (ST_FORMAT,)} "
                          f"(or an alias {sorted(_ALIASES)}).")
     path = os.fspath(path)
+    if format == "google" and not hasattr(find_encoder(model).config, "to_google_dict"):  # ModernBERT
+        raise ValueError(f"A {family_of(find_encoder(model).config).name} model has no Google TF1 BERT checkpoint "
+                         "(bert_config.json describes BERT's layers only); save it as 'huggingface' or 'keras'.")
+    # Staged as exports are: written beside `path`, moved in at the end; an interrupted save leaves nothing.
+    if format == "keras" and path.endswith(".keras"):
+        folder = make_dir(os.path.dirname(os.path.abspath(path)), "the checkpoint's folder")
+        staged = os.path.join(folder, f".partial-{os.getpid()}-{os.path.basename(path)}")
+        try:
+            _write(model, staged, format, vocab_file, text_config)
+            os.replace(staged, path)
+        finally:
+            if os.path.exists(staged):
+                os.remove(staged)
+        return path
+    make_dir(path, "checkpoint path")
+    staging = tempfile.mkdtemp(prefix=f".{os.path.basename(os.path.abspath(path))}.partial-",
+                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        _write(model, staging, format, vocab_file, text_config)
+        _publish(staging, path)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return path
+
+
+def _write(model, path, format, vocab_file, text_config):
+    """save_checkpoint's writing, into a fresh `path` (a staging folder, or the staged `.keras` file)."""
     encoder = find_encoder(model)
     text_config = _text_config(model, encoder, vocab_file, text_config)
     embedder = isinstance(task_head(model), EmbedderHead)  # a sentence embedder: its pooling is saved too
     if format == "huggingface" and embedder:
         format = ST_FORMAT  # a Hugging Face folder plus modules.json and the pooling: loads back as the embedder
     if format == ST_FORMAT:  # a sentence embedder's folder (its pooling too), not a BERT checkpoint
-        _clear_old_checkpoint(make_dir(path, "checkpoint path"), text_config.vocab_file if text_config else None)
         return write_sentence_transformers_checkpoint(path, model, text_config)
     if format == "keras" and path.endswith(".keras"):  # the file carries the contract: no side files
-        make_dir(os.path.dirname(os.path.abspath(path)), "the checkpoint's folder")
         if text_config is None and vocab_file:
             raise ValueError(f"vocab_file={vocab_file} without a text contract: a .keras file carries "
                              "the whole contract; pass text_config=tokenizer.text_config.")
@@ -130,8 +162,6 @@ def save_checkpoint(model, path, format="keras", vocab_file=None, text_config=No
                 f"{model.name}: writing only its BERT encoder; the weights of {extra} are not part "
                 f"of a {format} BERT checkpoint and are dropped. Use model.save('model.keras') to "
                 "keep the whole model.", UserWarning, stacklevel=2)
-    keep = text_config.vocab_file if text_config else vocab_file
-    _clear_old_checkpoint(make_dir(path, "checkpoint path"), keep)
     if format == "keras_hub":  # the contract goes into keras-hub's own tokenizer files
         return write_keras_hub_checkpoint(path, encoder, text_config, vocab_file)
     if format == "keras":
@@ -163,9 +193,15 @@ def _text_config(model, encoder, vocab_file, text_config):
     return text_config
 
 
-def _clear_old_checkpoint(directory, vocab_file):
-    keep = os.path.abspath(vocab_file) if vocab_file else None
-    for pattern in CHECKPOINT_FILES:
+def _publish(staging, directory):
+    """Moves a staged checkpoint into `directory`: an earlier checkpoint's files (`CHECKPOINT_FILES`: a RoBERTa's
+    vocab.json + merges.txt under an XLM-R) go first, the config (what a loader takes for a checkpoint) last."""
+    for pattern in sorted(CHECKPOINT_FILES, key=lambda name: name not in _CONFIGS):
         for old in glob.glob(os.path.join(glob.escape(directory), pattern)):
-            if os.path.isfile(old) and os.path.abspath(old) != keep:
+            if os.path.isfile(old):
                 os.remove(old)
+    staged = [os.path.relpath(os.path.join(root, name), staging)
+              for root, _, names in os.walk(staging) for name in names]
+    for name in sorted(staged, key=lambda name: name in _CONFIGS):
+        os.makedirs(os.path.dirname(os.path.join(directory, name)), exist_ok=True)
+        os.replace(os.path.join(staging, name), os.path.join(directory, name))

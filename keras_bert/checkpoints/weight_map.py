@@ -142,6 +142,12 @@ def assign_weights(model, contents):
             raise ValueError(
                 f"{contents.source} has part of the {_PART_NAMES.get(part, 'pooler')} but lacks "
                 f"{[contents.source_name(m) for m in partial]}; the checkpoint is incomplete.")
+        family = family_of(contents.config)
+        if part == pooler and not (family.pooler and family.base_pooler):  # the family's base model has none
+            warnings.warn(f"{contents.source}: a {family.architecture('Model')} has no pooler, so keras_bert's "
+                          "pooled_output is untrained (a fine-tuned head trains it); use sequence_output, its "
+                          "last_hidden_state.", UserWarning, stacklevel=3)
+            continue
         warnings.warn(
             f"{contents.source} has no {_PART_NAMES.get(part, 'pooler')} weights; that part keeps its random "
             "initialization and must be trained before use.", UserWarning, stacklevel=3)

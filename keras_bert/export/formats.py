@@ -77,6 +77,18 @@ def _hub(model, path, job):
     return export_tfhub(model, path, **_common(job))
 
 
+def _check_hub(model, job):
+    from keras_bert.checkpoints.weight_map import find_encoder  # pylint: disable=import-outside-toplevel
+    from keras_bert.models.bert_encoder import BertEncoder  # pylint: disable=import-outside-toplevel
+    from keras_bert.models.families import family_of  # pylint: disable=import-outside-toplevel
+
+    encoder = find_encoder(model)
+    if not isinstance(encoder, BertEncoder):  # ModernBERT: rotary positions, no token types, no pooler
+        raise ValueError(f"--formats hub: TF Hub's BERT encoder interface (Model Garden's) holds BERT-shaped "
+                         f"encoders, not a {family_of(encoder.config).name} one; export it as savedmodel, "
+                         "tflite or onnx.")
+
+
 def _mediapipe(model, path, job):
     from keras_bert.export.mediapipe import export_mediapipe  # pylint: disable=import-outside-toplevel
 
@@ -96,7 +108,7 @@ FORMAT_RECORDS = (
     ExportFormat("savedmodel", "", _saved_model, takes_precision=True),
     ExportFormat("tflite", "tflite", _tflite),
     ExportFormat("onnx", "onnx", _onnx),
-    ExportFormat("hub", "hub", _hub),
+    ExportFormat("hub", "hub", _hub, check=_check_hub),
     ExportFormat("mediapipe", "mediapipe", _mediapipe, check=_check_mediapipe, needs_tokenizer=True),
 )
 

@@ -211,7 +211,10 @@ def export_tfhub(model, export_dir, tokenizer=None, seq_length=128, overwrite=Fa
     """
     from keras_bert.checkpoints.weight_map import find_encoder  # pylint: disable=import-outside-toplevel
 
+    from keras_bert.models.families import bind_pair_layout  # pylint: disable=import-outside-toplevel
+
     encoder = find_encoder(model)
+    bind_pair_layout(tokenizer, encoder.config)  # text pairs packed as the model's family reads them
     paths = {ENCODER_DIR: os.path.join(export_dir, ENCODER_DIR),  # report.extra: TF Hub folder -> path
              PREPROCESSOR_DIR: os.path.join(export_dir, PREPROCESSOR_DIR) if tokenizer is not None else None}
     verify.prepare_output_dir(export_dir, [p for p in paths.values() if p], overwrite)

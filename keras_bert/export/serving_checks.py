@@ -35,10 +35,10 @@ def checked_seq_length(config, tokenizer, seq_length):
             f"tokens but the model's word embeddings have {config.vocab_size} rows. Use the "
             "vocab.txt the model was trained with.")
     seq_length = int(seq_length)
-    if config.max_position_embeddings is not None and seq_length > config.max_position_embeddings:
-        raise ValueError(
-            f"seq_length={seq_length} exceeds the model's max_position_embeddings="
-            f"{config.max_position_embeddings}; use seq_length <= {config.max_position_embeddings}.")
+    longest = config.max_sequence_length if config.max_position_embeddings is not None else None
+    if longest is not None and seq_length > longest:
+        raise ValueError(f"seq_length={seq_length} exceeds the {longest} positions the model takes "
+                         f"(max_position_embeddings={config.max_position_embeddings}); use seq_length <= {longest}.")
     return seq_length
 
 

@@ -5,6 +5,7 @@ import tensorflow as tf
 from keras_bert.checkpoints.weight_map import find_encoder
 from keras_bert.export.pooled_head import as_float32, pooled_head_call
 from keras_bert.export.serving_checks import ID_INPUTS, check_model, checked_ids, checked_seq_length
+from keras_bert.models.families import bind_pair_layout
 from keras_bert.tasks.model_serving import serving_for
 from keras_bert.tasks.task import Task
 from keras_bert.text.preprocessor import Preprocessor
@@ -71,7 +72,7 @@ class ServingModule(tf.Module):
         config = find_encoder(model).config
         self.vocab_size = config.vocab_size
         self.type_vocab_size = getattr(config, "type_vocab_size", None)
-        self.max_length = config.max_position_embeddings
+        self.max_length = config.max_sequence_length  # RoBERTa: the rows after its offset
         self.seq_length = seq_length = checked_seq_length(config, tokenizer, seq_length)
         self.top_k = min(int(top_k), self.vocab_size or int(top_k))
         self.runtime_checks = runtime_checks
@@ -88,7 +89,7 @@ class ServingModule(tf.Module):
         self.call_model = pooled_head_call(model) or self.call_keras_model
         # Which outputs are per token ([batch, seq, ...]: the model declares seq dynamic).
         self.per_token = tf.nest.map_structure(lambda t: len(t.shape) >= 2 and t.shape[1] is None, model.output)
-        self.tokenizer = tokenizer
+        self.tokenizer = bind_pair_layout(tokenizer, config)  # pairs packed as the model's family reads them
         # Text requests pad to their longest text (at most seq_length), as a peer pads a batch.
         self.preprocessor = Preprocessor(tokenizer, seq_length, padding="longest") if tokenizer is not None else None
         self.mask_id = mask_id

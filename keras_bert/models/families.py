@@ -38,6 +38,8 @@ class ModelFamily:
         hf_config: config.json entries of this family beyond BERT's (token ids); a function of the config.
         hf_config_fields: a function of a config.json dict -> the `BertConfig` fields it decides.
         pooler: whether its base model has BERT's pooler (ELECTRA has none: none is written).
+        base_pooler: whether its base model's file (`...Model`) holds what keras_bert's pooler reads (ModernBERT's
+            prediction `head` is in its head classes' files only).
         unsupported: HF class suffixes this family has that keras_bert's heads do not hold.
         hf_parts: (HF name part, BERT's name part) pairs replaced inside names (DistilBERT's `.ffn.lin1.`).
         hf_config_keys: BERT's config.json key -> this family's (DistilBERT's `dim` for `hidden_size`).
@@ -74,6 +76,7 @@ class ModelFamily:
     hf_config: object = None
     hf_config_fields: object = None
     pooler: bool = True
+    base_pooler: bool = True
     unsupported: tuple = ()
     hf_parts: tuple = ()
     hf_config_keys: dict = dataclasses.field(default_factory=dict)
@@ -103,13 +106,17 @@ class ModelFamily:
     def config_from_huggingface(self, raw, source_path):
         """The `BertConfig` of a config.json dict of this family."""
         raw = dict(raw, **{bert: raw[ours] for bert, ours in self.hf_config_keys.items() if ours in raw})
-        config = self.config_class.from_huggingface_dict(raw, source_path)
-        fields = self.hf_config_fields(raw) if self.hf_config_fields else {}
-        if self.hf_embedding_size and raw.get("embedding_size", config.hidden_size) != config.hidden_size:
-            fields["embedding_size"] = raw["embedding_size"]  # equal: None, no projection (as HF builds none)
-        if any(field.name == "family" for field in dataclasses.fields(config)):  # BertConfig carries its family
-            fields["family"] = self.name
-        return config.replace(**fields)
+        try:
+            config = self.config_class.from_huggingface_dict(raw, source_path)
+            fields = self.hf_config_fields(raw) if self.hf_config_fields else {}
+            if self.hf_embedding_size and raw.get("embedding_size", config.hidden_size) != config.hidden_size:
+                fields["embedding_size"] = raw["embedding_size"]  # equal: None, no projection (as HF builds none)
+            if any(field.name == "family" for field in dataclasses.fields(config)):  # BertConfig carries its family
+                fields["family"] = self.name
+            return config.replace(**fields)
+        except (TypeError, ValueError) as error:  # a field of the wrong type or value: the file named once
+            message = str(error)
+            raise ValueError(message if str(source_path) in message else f"{source_path}: {message}") from None
 
     def huggingface_config(self, config, architecture):
         """config.json's dict for `config` saved as HF's `architecture`."""
@@ -162,6 +169,14 @@ class ModelFamily:
         return bert_name
 
 
+def _pad_token_id(raw):
+    """RoBERTa's `pad_token_id` (its positions start after it), one line naming the field if not an integer."""
+    value = raw.get("pad_token_id", 1)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"pad_token_id is {value!r}; expected the padding token's id, an integer >= 0 (RoBERTa: 1).")
+    return value
+
+
 # RoBERTa's masked-LM head (`lm_head`) is BERT's `cls.predictions` under other names; its
 # sequence head's `classifier.dense` + tanh is BERT's pooler, `classifier.out_proj` BERT's classifier; its
 # positions start after the padding row (`padding_idx + 1`).
@@ -174,7 +189,7 @@ _ROBERTA = dict(
     head_renames={"ForSequenceClassification": (("classifier.dense.", "bert.pooler.dense."),
                                                 ("classifier.out_proj.", "classifier."))},
     hf_config=lambda config: {"pad_token_id": config.position_offset - 1, "bos_token_id": 0, "eos_token_id": 2},
-    hf_config_fields=lambda raw: {"position_offset": int(raw.get("pad_token_id", 1)) + 1})
+    hf_config_fields=lambda raw: {"position_offset": _pad_token_id(raw) + 1})
 
 ELECTRA = ModelFamily(
     "electra", ("electra",), hf_prefix="electra", hf_class_prefix="Electra", pretraining_suffix="ForMaskedLM",
@@ -221,7 +236,7 @@ MODERNBERT = ModelFamily(
                                       ("decoder.weight", "cls.predictions.decoder.weight")),
     head_renames={"ForQuestionAnswering": (("classifier.", "qa_outputs."),)},  # its QA head is a `classifier`
     canonical_encoder_name=to_canonical, hf_encoder_name=_modernbert_hf_name, pooler_prefix=POOLER_PREFIX,
-    mask_rate=0.3, pretraining_config=ModernBertConfig.from_bert_shape,
+    base_pooler=False, mask_rate=0.3, pretraining_config=ModernBertConfig.from_bert_shape,
     masked_lm_head=lambda config, encoder, dtype, name: ModernBertMaskedLMHead(
         config.vocab_size, decoder_bias=config.decoder_bias, prediction_head=encoder.head,
         embedding_layer=encoder.embeddings, dtype=dtype, name=name))
@@ -263,3 +278,14 @@ def family_of(config):
 def build_family_encoder(config, **kwargs):
     """The encoder of `config`'s family (its `encoder_class`) built from `config`."""
     return family_of(config).encoder_class(config, **kwargs)
+
+
+def bind_pair_layout(tokenizer, config):
+    """`tokenizer` (returned), packing text pairs as a model of `config` reads them: with the tokenizer's
+    separators (its `pair_layout`), B typed 1 only where the model has a second token type row (BERT, ELECTRA);
+    a family with one row or none (DistilBERT, ModernBERT) types every piece 0, as its transformers tokenizer
+    does. Every pair-taking reader and signature packs with the tokenizer's `pair_layout` (`text/packer.py`)."""
+    layout = getattr(tokenizer, "pair_layout", "bert")
+    if tokenizer is not None and layout in ("bert", "bert_one_type"):
+        tokenizer.pair_layout = "bert" if (getattr(config, "type_vocab_size", None) or 1) > 1 else "bert_one_type"
+    return tokenizer

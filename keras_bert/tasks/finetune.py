@@ -71,6 +71,11 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
     # One run per folder: from the first read to metrics.json (run_finetuning holds it too).
     with exclusive_run_folder(run.output_dir if is_chief(run.strategy) else None):
         contents = read_checkpoint(checkpoint)  # once: the model is built from it in the strategy's scope
+        longest = contents.config.max_sequence_length  # RoBERTa's 514 position rows: 512
+        if chosen.seq_length and chosen.seq_length > longest:
+            raise ValueError(f"seq_length={chosen.seq_length} exceeds the {longest} positions {contents.source} "
+                             f"takes (max_position_embeddings={contents.config.max_position_embeddings}); use "
+                             f"seq_length <= {longest}.")
         check_batch_memory(contents.config, batch_size, seq_length, mixed_precision=run.mixed_precision)
         runner = task_class.from_checkpoint(contents, options=chosen)
         runner.fit_options(train_file)  # the label vocabulary (SQuAD: v2), before reading and building

@@ -5,12 +5,13 @@ def serving_for(model):
     """What serves `model`, as the model says itself: its class (encoder, pretrainer) or its task
     (`BertTaskModel.task`, an entry of `TASKS`). Nothing is guessed from shapes."""
     # pylint: disable=import-outside-toplevel
-    from keras_bert.models import BertEncoder, BertPretrainer
+    from keras_bert.models import BertPretrainer
+    from keras_bert.models.families import ENCODER_CLASSES
     from keras_bert.tasks.encoder_serving import EncoderServing
     from keras_bert.tasks.finetune import TASKS
     from keras_bert.tasks.masked_lm_serving import MaskedLMServing
 
-    for model_class, serving in ((BertPretrainer, MaskedLMServing), (BertEncoder, EncoderServing)):
+    for model_class, serving in ((BertPretrainer, MaskedLMServing), (ENCODER_CLASSES, EncoderServing)):
         if isinstance(model, model_class):
             return serving
     task = getattr(model, "task", None)

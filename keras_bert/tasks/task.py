@@ -107,7 +107,10 @@ class Task(Serving):
         if options is None:
             options = cls.make_options(seq_length, batch_size, seed, **given)
         decided = {k: v for k, v in cls.checkpoint_options(contents).items() if getattr(options, k) is None}
-        return cls.from_options(contents.text_config.tokenizer(), options.replace(**decided) if decided else options)
+        from keras_bert.models.families import bind_pair_layout  # pylint: disable=import-outside-toplevel
+
+        tokenizer = bind_pair_layout(contents.text_config.tokenizer(), contents.config)  # pairs as its family packs
+        return cls.from_options(tokenizer, options.replace(**decided) if decided else options)
 
     @classmethod
     def checkpoint_options(cls, contents):
@@ -156,7 +159,10 @@ class Task(Serving):
             raise ValueError(f"Model {model.name!r} carries no text contract (vocab); it was not "
                              "saved by keras_bert's fine-tuning.")
         options = cls.options_of(model.task_config, f"Model {model.name!r}").replace(batch_size=batch_size)
-        return cls.from_options(model.text_config.tokenizer(), options)
+        from keras_bert.checkpoints.weight_map import find_encoder  # pylint: disable=import-outside-toplevel
+        from keras_bert.models.families import bind_pair_layout  # pylint: disable=import-outside-toplevel
+
+        return cls.from_options(bind_pair_layout(model.text_config.tokenizer(), find_encoder(model).config), options)
 
     def compile_kwargs(self):
         """`loss` and training metrics for `model.compile`."""

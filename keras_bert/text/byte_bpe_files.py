@@ -34,8 +34,15 @@ def tokens_by_id(vocab, source):
 
 def read_merges(path):
     """`merges.txt` as a list of `"left right"` strings (the `#version` line skipped)."""
-    with open(path, encoding="utf-8") as f:
-        lines = [line.rstrip("\r\n") for line in f]
+    with open(path, "rb") as f:
+        raw = f.read()
+    try:
+        lines = [line.rstrip("\r") for line in raw.decode("utf-8").split("\n")]
+    except UnicodeDecodeError as error:  # a file cut inside a character, or not UTF-8
+        line = raw[:error.start].count(b"\n") + 1
+        raise ValueError(f"{path}: line {line} is not UTF-8 (byte {raw[error.start]:#04x} at offset {error.start}: "
+                         f"the file is cut inside a character, or another encoding); pass the tokenizer's "
+                         f"{MERGES_TXT} as saved.") from None
     merges = [line for line in lines if line and not line.startswith("#version")]
     bad = [line for line in merges if len(line.split(" ")) != 2]
     if bad:

@@ -55,8 +55,9 @@ def check_truncation(truncation):
 
 
 PADDINGS = ("max_length", "longest")
-# Separators after each segment of a pair, and whether B gets token type 1.
-LAYOUTS = {"bert": ((1, 1), True), "roberta": ((2, 1), False)}
+# Separators after each segment of a pair, and whether B gets token type 1 ("bert_one_type": BERT's separators in
+# a model with one token type row, DistilBERT and ModernBERT: every type id 0, as their transformers tokenizers give).
+LAYOUTS = {"bert": ((1, 1), True), "roberta": ((2, 1), False), "bert_one_type": ((1, 1), False)}
 
 
 def pair_specials(layout="bert"):
@@ -93,8 +94,9 @@ def pack_segments(segments, seq_length, cls_id, sep_id, pad_id=0, truncation="ro
         padding: "max_length": every row padded to `seq_length` (a fixed shape: training,
             XLA); "longest": to the batch's longest packed row, at most `seq_length` (serving:
             the encoder runs on no column that every row pads).
-        layout: "bert" (`[CLS] A [SEP] B [SEP]`, B's type id 1) or "roberta" (`<s> A </s></s> B
-            </s>`, every type id 0: RoBERTa, XLM-R); the tokenizer's `pair_layout`.
+        layout: "bert" (`[CLS] A [SEP] B [SEP]`, B's type id 1), "bert_one_type" (the same, every type id
+            0: DistilBERT, ModernBERT) or "roberta" (`<s> A </s></s> B </s>`, every type id 0: RoBERTa,
+            XLM-R); the tokenizer's `pair_layout`, as the model's family sets it (`bind_pair_layout`).
 
     Returns:
         dict of int32 `[batch, seq_length]` (`[batch, longest]` with `padding="longest"`): `input_word_ids`, `input_mask` (1 on `[CLS]`,

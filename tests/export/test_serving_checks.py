@@ -30,8 +30,11 @@ def test_checked_seq_length_refuses_a_wrong_vocabulary_and_too_many_positions():
     assert checked_seq_length(TINY, None, 16.0) == 16
     with pytest.raises(ValueError, match=r"\(vocab.txt\) has 61 tokens but the model's word embeddings have 60"):
         checked_seq_length(TINY, _Tokenizer(), 16)
-    with pytest.raises(ValueError, match="seq_length=33 exceeds the model's max_position_embeddings=32"):
+    with pytest.raises(ValueError, match=r"seq_length=33 exceeds the 32 positions the model takes \(max_position"):
         checked_seq_length(TINY, None, 33)
+    roberta = TINY.replace(position_offset=2)  # RoBERTa's padding row and the one before it take no text
+    with pytest.raises(ValueError, match=r"seq_length=31 exceeds the 30 positions .*use seq_length <= 30"):
+        checked_seq_length(roberta, None, 31)
 
 
 def test_checked_ids_pass_good_ids_and_name_a_bad_input():

@@ -79,10 +79,16 @@ class ModernBertConfig(FrozenConfig):
             raise ValueError(f"ModernBertConfig.classifier_pooling must be one of {POOLINGS}, "
                              f"got {self.classifier_pooling!r}.")
         self.check_rates(("embedding_dropout", "attention_dropout", "mlp_dropout"))
+        self.check_positive_numbers(("norm_eps", "initializer_range"))
 
     @property
     def head_size(self):
         return self.hidden_size // self.num_heads
+
+    @property
+    def max_sequence_length(self):
+        """The longest input: every position (rotary, no offset), as `BertConfig.max_sequence_length`."""
+        return self.max_position_embeddings
 
     @property
     def half_window(self):
@@ -130,19 +136,26 @@ class ModernBertConfig(FrozenConfig):
             raise ValueError(f"{source} lacks the ModernBERT config field {e.args[0]!r}.") from None
         every = _global_every(raw, values["num_layers"], source)
         defaults = cls()
-        return cls(
-            **values, global_attn_every_n_layers=every,
-            max_position_embeddings=raw.get("max_position_embeddings", defaults.max_position_embeddings),
-            local_attention=raw.get("local_attention", defaults.local_attention),
-            global_rope_theta=float((rope.get("full_attention") or {}).get(
-                "rope_theta", raw.get("global_rope_theta", defaults.global_rope_theta))),
-            local_rope_theta=float((rope.get("sliding_attention") or {}).get(
-                "rope_theta", raw.get("local_rope_theta", defaults.local_rope_theta))),
-            classifier_activation=_HF_ACTIVATIONS[head_act],
-            pad_token_id=raw.get("pad_token_id") if raw.get("pad_token_id") is not None else defaults.pad_token_id,
-            **{name: raw.get(name, getattr(defaults, name)) for name in (
-                "norm_eps", "norm_bias", "attention_bias", "mlp_bias", "embedding_dropout", "attention_dropout",
-                "mlp_dropout", "classifier_pooling", "classifier_bias", "decoder_bias", "initializer_range")})
+        kinds = (("global_rope_theta", "full_attention"), ("local_rope_theta", "sliding_attention"))
+        thetas = {name: (rope.get(kind) or {}).get("rope_theta", raw.get(name, getattr(defaults, name)))
+                  for name, kind in kinds}
+        for name, theta in thetas.items():
+            if isinstance(theta, bool) or not isinstance(theta, (int, float)) or not theta > 0:
+                raise ValueError(f"{source}: {name} (rope_theta) is {theta!r}; expected a positive number "
+                                 "(ModernBERT: 160000.0 global, 10000.0 local).")
+        try:
+            return cls(
+                **values, global_attn_every_n_layers=every,
+                max_position_embeddings=raw.get("max_position_embeddings", defaults.max_position_embeddings),
+                local_attention=raw.get("local_attention", defaults.local_attention),
+                **{name: float(theta) for name, theta in thetas.items()},
+                classifier_activation=_HF_ACTIVATIONS[head_act],
+                pad_token_id=raw.get("pad_token_id") if raw.get("pad_token_id") is not None else defaults.pad_token_id,
+                **{name: raw.get(name, getattr(defaults, name)) for name in (
+                    "norm_eps", "norm_bias", "attention_bias", "mlp_bias", "embedding_dropout", "attention_dropout",
+                    "mlp_dropout", "classifier_pooling", "classifier_bias", "decoder_bias", "initializer_range")})
+        except (TypeError, ValueError) as error:  # a field of the wrong type: name the file
+            raise ValueError(f"{source}: {error}") from None
 
     def to_huggingface_dict(self):
         """A `config.json` dict that transformers' `ModernBertConfig` reads back to this model."""
