@@ -34,8 +34,14 @@ def tokens_by_id(vocab, source):
 
 def read_merges(path):
     """`merges.txt` as a list of `"left right"` strings (the `#version` line skipped)."""
-    with open(path, encoding="utf-8") as f:
-        lines = [line.rstrip("\r\n") for line in f]
+    with open(path, "rb") as f:
+        content = f.read()
+    try:
+        lines = content.decode("utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        line = content.count(b"\n", 0, error.start) + 1
+        raise ValueError(f"{path}: line {line} is not UTF-8 text (byte {error.start}; the file is cut or "
+                         f"damaged); pass the tokenizer's {MERGES_TXT} as it saved it.") from None
     merges = [line for line in lines if line and not line.startswith("#version")]
     bad = [line for line in merges if len(line.split(" ")) != 2]
     if bad:

@@ -10,6 +10,7 @@ from keras_bert.text.byte_bpe_files import (BPE_SPECIALS, MERGES_TXT, VOCAB_JSON
                                             read_merges, read_vocab_json, special_ids)
 from keras_bert.text.contract_files import read_json, write_json
 from keras_bert.text.huggingface_tokenizer_files import bert_packing
+from keras_bert.text.unigram_files import sentencepiece_from_tokenizer_json
 
 KINDS = ("wordpiece", "byte_bpe", "sentencepiece")
 SENTENCEPIECE_MODEL = "sentencepiece.bpe.model"
@@ -45,26 +46,62 @@ def contract_files(config):
 
 def find_files(directory):
     """`(kind, vocab_file, merges_file)` of a folder holding byte-level BPE or SentencePiece files,
-    else None (a WordPiece folder, or none). A `tokenizer.json` of a model keras_bert cannot run in
-    the graph is one line naming it."""
+    else None (a WordPiece folder, or none). Its `tokenizer.json` is read first, as transformers 5 reads
+    it: `vocab.json` + `merges.txt` or `sentencepiece.bpe.model` beside it are used only where they hold
+    the same tokenizer (a stale pair is not). A `tokenizer.json` of a model keras_bert cannot run in the
+    graph is one line naming it."""
     path = lambda name: os.path.join(directory, name)  # noqa: E731
+    tokenizer_json = path("tokenizer.json")
+    if os.path.isfile(tokenizer_json):
+        bpe = bpe_from_tokenizer_json(tokenizer_json)
+        if bpe is not None:
+            pair = (path(VOCAB_JSON), path(MERGES_TXT))
+            return ("byte_bpe", *(pair if all(map(os.path.isfile, pair)) and _same_bpe(pair, bpe) else bpe))
+        model = sentencepiece_from_tokenizer_json(tokenizer_json)
+        if model is not None:
+            saved = path(SENTENCEPIECE_MODEL)
+            return "sentencepiece", saved if _same_bytes(saved, model) else model, None
+        kind = (read_json(tokenizer_json).get("model") or {}).get("type")
+        if kind not in (None, "WordPiece"):
+            raise ValueError(
+                f"{tokenizer_json} holds a {kind} tokenizer, which keras_bert cannot run in the graph "
+                f"from tokenizer.json alone; put the model's {SENTENCEPIECE_MODEL} (SentencePiece) or "
+                f"{VOCAB_JSON} + {MERGES_TXT} (byte-level BPE) beside it.")
     if os.path.isfile(path(VOCAB_JSON)) and os.path.isfile(path(MERGES_TXT)):
         return "byte_bpe", path(VOCAB_JSON), path(MERGES_TXT)
     if os.path.isfile(path(SENTENCEPIECE_MODEL)):
         return "sentencepiece", path(SENTENCEPIECE_MODEL), None
-    tokenizer_json = path("tokenizer.json")
-    if not os.path.isfile(tokenizer_json):
-        return None
-    bpe = bpe_from_tokenizer_json(tokenizer_json)
-    if bpe is not None:
-        return ("byte_bpe", *bpe)
-    model = (read_json(tokenizer_json).get("model") or {}).get("type")
-    if model not in (None, "WordPiece"):
-        raise ValueError(
-            f"{tokenizer_json} holds a {model} tokenizer, which keras_bert cannot run in the graph "
-            f"from tokenizer.json alone; put the model's {SENTENCEPIECE_MODEL} (SentencePiece) or "
-            f"{VOCAB_JSON} + {MERGES_TXT} (byte-level BPE) beside it.")
     return None
+
+
+def _same_bpe(pair, converted):
+    """The folder's vocab.json + merges.txt hold the tokenizer.json's vocabulary and merges."""
+    try:
+        return read_vocab_json(pair[0]) == read_vocab_json(converted[0]) \
+            and read_merges(pair[1]) == read_merges(converted[1])
+    except ValueError:  # a broken stale pair is not read: tokenizer.json is
+        return False
+
+
+def _same_bytes(saved, converted):
+    """The folder's sentencepiece.bpe.model segments as the tokenizer.json (same pieces, scores and
+    normalizer as the converted model)."""
+    if not os.path.isfile(saved):
+        return False
+    # pylint: disable=import-outside-toplevel
+    from sentencepiece import sentencepiece_model_pb2
+
+    protos = []
+    for name in (saved, converted):
+        proto = sentencepiece_model_pb2.ModelProto()
+        try:
+            with open(name, "rb") as f:
+                proto.ParseFromString(f.read())
+        except Exception:  # pylint: disable=broad-except
+            return False
+        protos.append(proto)
+    return [(p.piece, p.score) for p in protos[0].pieces] == [(p.piece, p.score) for p in protos[1].pieces] \
+        and protos[0].normalizer_spec.precompiled_charsmap == protos[1].normalizer_spec.precompiled_charsmap
 
 
 def write_huggingface_kind(config, directory):
