@@ -15,6 +15,13 @@ BPE_SPECIALS = {"cls": "<s>", "pad": "<pad>", "sep": "</s>", "unk": "<unk>", "ma
 BERT_NAMED_SPECIALS = {"cls": "[CLS]", "pad": "[PAD]", "sep": "[SEP]", "unk": "[UNK]", "mask": "[MASK]"}
 
 
+def bytes_to_unicode():
+    """GPT-2's byte -> printable character table (`Ġ` for the space byte): a list of 256 strings."""
+    printable = {*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), 256)}
+    others = iter(range(256, 512))  # the other bytes get characters 256, 257, ... in byte order
+    return [chr(byte) if byte in printable else chr(next(others)) for byte in range(256)]
+
+
 def read_vocab_json(path):
     """`vocab.json` (token -> id) as the list of tokens by id; ids must be 0..n-1 without gaps."""
     vocab = read_json(path)
@@ -64,6 +71,13 @@ def bpe_from_tokenizer_json(path):
     merges = [m if isinstance(m, str) else " ".join(m) for m in model.get("merges") or []]
     vocab = json.dumps(vocab, ensure_ascii=False).encode("utf-8")
     return keep_bytes(vocab), keep_bytes(("\n".join(merges) + "\n").encode("utf-8"))
+
+
+def literal_ids(tokens, merges, special):
+    """Ids of the tokens matched as literal text before BPE (Hugging Face's `added_tokens`): the special
+    ids, and every token that is neither one byte's character nor made by a merge (`add_tokens`)."""
+    made = set(bytes_to_unicode()) | {merge.replace(" ", "") for merge in merges}
+    return sorted(set(special) | {i for i, token in enumerate(tokens) if token not in made})
 
 
 def special_ids(tokens, source, names=None):

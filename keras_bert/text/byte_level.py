@@ -13,18 +13,13 @@ import re
 import tensorflow as tf
 import tensorflow_text as text
 
+from keras_bert.text.byte_bpe_files import bytes_to_unicode  # noqa: F401 (GPT-2's byte table, re-exported)
+
 # Unicode White_Space (what `\\s` means to HF's onig regex; RE2's `\\s` is ASCII only).
 WHITESPACE = r"\t-\r \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
 _RUN = rf"[{WHITESPACE}]+"
 # GPT-2's pattern without the lookahead: `\s+(?!\S)` is done by `_chunks` (see `pretokenize`).
 _WORD = (rf"'s|'t|'re|'ve|'m|'ll|'d| ?\p{{L}}+| ?\p{{N}}+| ?[^{WHITESPACE}\p{{L}}\p{{N}}]+|{_RUN}")
-
-
-def bytes_to_unicode():
-    """GPT-2's byte -> printable character table (`Ġ` for the space byte): a list of 256 strings."""
-    printable = {*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), 256)}
-    others = iter(range(256, 512))  # the other bytes get characters 256, 257, ... in byte order
-    return [chr(byte) if byte in printable else chr(next(others)) for byte in range(256)]
 
 
 def special_pattern(specials):

@@ -7,7 +7,7 @@
 import os
 
 from keras_bert.text.byte_bpe_files import (BPE_SPECIALS, MERGES_TXT, VOCAB_JSON, bpe_from_tokenizer_json,
-                                            read_merges, read_vocab_json, special_ids)
+                                            literal_ids, read_merges, read_vocab_json, special_ids)
 from keras_bert.text.contract_files import read_json, write_json
 from keras_bert.text.huggingface_tokenizer_files import bert_packing
 from keras_bert.text.unigram_files import sentencepiece_from_tokenizer_json
@@ -141,12 +141,14 @@ def _write_bert_named_bpe(config, directory, tokens, ids):
 def _write_bpe_json(config, directory, tokens, ids, post_processor):
     """A ByteLevel BPE `tokenizer.json` of the contract's vocab and merges with `post_processor`'s packing."""
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True}
+    merges, special = read_merges(config.merges_file), set(ids.values())
     write_json(os.path.join(directory, "tokenizer.json"), {
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": [{"id": i, "content": tokens[i], "single_word": False, "lstrip": False, "rstrip": False,
-                          "normalized": False, "special": True} for i in sorted(set(ids.values()))],
+                          "normalized": i not in special, "special": i in special}
+                         for i in literal_ids(tokens, merges, special)],
         "normalizer": None, "pre_tokenizer": byte_level, "decoder": byte_level, "post_processor": post_processor,
         "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
                   "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
                   "vocab": {token: i for i, token in enumerate(tokens)},
-                  "merges": [merge.split(" ") for merge in read_merges(config.merges_file)]}})
+                  "merges": [merge.split(" ") for merge in merges]}})
