@@ -25,7 +25,7 @@ def json_only(trained_sentencepiece, tmp_path_factory):
 
 
 def test_ids_equal_the_model_file_and_autotokenizer(json_only, trained_sentencepiece, hard_cases,
-                                                    shakespeare_lines):
+                                                    shakespeare_lines, tmp_path):
     transformers = pytest.importorskip("transformers")
     texts = hard_cases + shakespeare_lines[:200] + MORE
     config = TextConfig.from_dir(json_only)
@@ -36,6 +36,10 @@ def test_ids_equal_the_model_file_and_autotokenizer(json_only, trained_sentencep
     expected = transformers.AutoTokenizer.from_pretrained(str(json_only))(texts, add_special_tokens=False)
     different = [i for i, (a, b) in enumerate(zip(ids, expected["input_ids"])) if a != b]
     assert different == [*KNOWN_DIFFERENT, len(texts) - 1]
+    # Converted back (a Hugging Face folder with the SentencePiece model), transformers reads the same ids.
+    config.save(tmp_path / "back", format="huggingface")
+    again = transformers.AutoTokenizer.from_pretrained(str(tmp_path / "back"))(texts, add_special_tokens=False)
+    assert again["input_ids"] == expected["input_ids"]
 
 
 def test_a_model_file_beside_it_is_used_only_if_it_is_the_same(json_only, trained_sentencepiece, tmp_path):
