@@ -75,9 +75,11 @@ def bpe_from_tokenizer_json(path):
 
 def literal_ids(tokens, merges, special):
     """Ids of the tokens matched as literal text before BPE (Hugging Face's `added_tokens`): the special
-    ids, and every token that is neither one byte's character nor made by a merge (`add_tokens`)."""
+    ids, and every token after them that is neither one byte's character nor made by a merge (`add_tokens`
+    appends; a token such as GPT-2's `<|endoftext|>` inside the vocabulary stays text, as in RoBERTa's)."""
     made = set(bytes_to_unicode()) | {merge.replace(" ", "") for merge in merges}
-    return sorted(set(special) | {i for i, token in enumerate(tokens) if token not in made})
+    last = max(special)
+    return sorted(set(special) | {i for i, token in enumerate(tokens) if i > last and token not in made})
 
 
 def special_ids(tokens, source, names=None):

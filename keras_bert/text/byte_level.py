@@ -4,8 +4,8 @@ Hand-written (docs/DESIGN.md rule 9, measured reasons): keras-hub 0.32's `BytePa
 but (1) emulates GPT-2's `\\s+(?!\\S)` with a marker character and splits whitespace runs differently
 from Hugging Face `tokenizers` (`"  "` -> `" ", " "` where HF keeps `"  "` whole, so `ĠĠ` becomes two
 ids; `"a\\x00b"` loses everything after the NUL), (2) returns no offsets, and (3) keeps a mutable
-cache table. The merge loop below follows keras-hub's (one lowest-rank, leftmost pair per word per
-step), which is what HF's BPE does for merges learnt in order.
+cache table. The merge loop below merges every place of a word's lowest-rank pair in one step (left
+to right where they overlap), which is what HF's BPE does one place at a time for merges learnt in order.
 """
 
 import re
