@@ -58,7 +58,10 @@ def read_sentence_transformers_checkpoint(path):
     if not isinstance(st_config, dict):
         raise ValueError(f"{st_file} holds a JSON {type(st_config).__name__}; expected an object such as "
                          '{"max_seq_length": 256, "do_lower_case": false}.')
-    seq_length = _max_seq_length(st_config.get("max_seq_length"), st_file, contents.config.max_position_embeddings)
+    # sentence-transformers 6 saves max_seq_length as the tokenizer's model_max_length and reads it from there.
+    text_length = contents.text_config.max_seq_length if contents.text_config is not None else None
+    seq_length = _max_seq_length(st_config.get("max_seq_length", text_length), st_file,
+                                 contents.config.max_position_embeddings)
     if contents.text_config is not None and st_config.get("do_lower_case") and not contents.text_config.lower_case:
         contents.text_config = contents.text_config.replace(lower_case=True)  # the module lowercases text first
     contents.embedding = {"pooling": pooling, "normalize": "Normalize" in kinds, "seq_length": seq_length}

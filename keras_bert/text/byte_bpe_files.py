@@ -40,7 +40,7 @@ def read_merges(path):
         lines = [line.rstrip("\r") for line in raw.decode("utf-8").split("\n")]
     except UnicodeDecodeError as error:  # a file cut inside a character, or not UTF-8
         line = raw[:error.start].count(b"\n") + 1
-        raise ValueError(f"{path}: line {line} is not UTF-8 (byte {raw[error.start]:#04x} at offset {error.start}: "
+        raise ValueError(f"{path}: line {line} is not UTF-8 text (byte {raw[error.start]:#04x} at offset {error.start}: "
                          f"the file is cut inside a character, or another encoding); pass the tokenizer's "
                          f"{MERGES_TXT} as saved.") from None
     merges = [line for line in lines if line and not line.startswith("#version")]

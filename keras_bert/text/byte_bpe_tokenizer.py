@@ -4,7 +4,7 @@ import os
 
 import tensorflow as tf
 
-from keras_bert.text.byte_bpe_files import read_merges, read_vocab_json, special_ids
+from keras_bert.text.byte_bpe_files import literal_ids, read_merges, read_vocab_json, special_ids
 from keras_bert.text.byte_level import bpe_merge, bytes_to_unicode, pretokenize, special_pattern
 from keras_bert.text.offsets import bytes_to_chars
 from keras_bert.text.string_inputs import id_rows_or_row, strings_or_string
@@ -61,8 +61,11 @@ class ByteBpeTokenizer(TokenListLookups, tf.Module):
         self._tokens = tf.constant(vocab)
         # Bytes a token stands for (one per character of its byte-level string) and its leading and
         # trailing spaces (for RoBERTa's offset trimming). A special token spans its literal text.
-        self._specials = special_pattern([vocab[i] for i in sorted(set(ids.values()))])
-        self._token_bytes = tf.constant([len(t.encode("utf-8")) if i in set(ids.values()) else len(t)
+        # Tokens added with `add_tokens` are literal too (neither a byte nor made by a merge), as in HF.
+        literal = set(literal_ids(vocab, merges, ids.values()))
+        self._literal = literal
+        self._specials = special_pattern([vocab[i] for i in sorted(literal)])
+        self._token_bytes = tf.constant([len(t.encode("utf-8")) if i in literal else len(t)
                                          for i, t in enumerate(vocab)], tf.int64)
         self._lead = tf.constant([len(t) - len(t.lstrip(_SPACE)) for t in vocab], tf.int64)
         self._trail = tf.constant([len(t) - len(t.rstrip(_SPACE)) for t in vocab], tf.int64)
@@ -77,8 +80,7 @@ class ByteBpeTokenizer(TokenListLookups, tf.Module):
     @property
     def continues_word(self):
         """Per id: the token continues the word before it (no leading `Ġ`; special tokens never)."""
-        specials = {self.cls_id, self.sep_id, self.pad_id, self.unk_id, self.mask_id}
-        return [i not in specials and not t.startswith(_SPACE) for i, t in enumerate(self._token_list.tokens)]
+        return [i not in self._literal and not t.startswith(_SPACE) for i, t in enumerate(self._token_list.tokens)]
 
     @property
     def mask_token(self):

@@ -4,8 +4,8 @@ Hand-written (docs/DESIGN.md rule 9, measured reasons): keras-hub 0.32's `BytePa
 but (1) emulates GPT-2's `\\s+(?!\\S)` with a marker character and splits whitespace runs differently
 from Hugging Face `tokenizers` (`"  "` -> `" ", " "` where HF keeps `"  "` whole, so `ĠĠ` becomes two
 ids; `"a\\x00b"` loses everything after the NUL), (2) returns no offsets, and (3) keeps a mutable
-cache table. The merge loop below follows keras-hub's (one lowest-rank, leftmost pair per word per
-step), which is what HF's BPE does for merges learnt in order.
+cache table. The merge loop below merges every place of a word's lowest-rank pair in one step (left
+to right where they overlap), which is what HF's BPE does one place at a time for merges learnt in order.
 """
 
 import re
@@ -13,18 +13,13 @@ import re
 import tensorflow as tf
 import tensorflow_text as text
 
+from keras_bert.text.byte_bpe_files import bytes_to_unicode  # noqa: F401 (GPT-2's byte table, re-exported)
+
 # Unicode White_Space (what `\\s` means to HF's onig regex; RE2's `\\s` is ASCII only).
 WHITESPACE = r"\t-\r \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
 _RUN = rf"[{WHITESPACE}]+"
 # GPT-2's pattern without the lookahead: `\s+(?!\S)` is done by `_chunks` (see `pretokenize`).
 _WORD = (rf"'s|'t|'re|'ve|'m|'ll|'d| ?\p{{L}}+| ?\p{{N}}+| ?[^{WHITESPACE}\p{{L}}\p{{N}}]+|{_RUN}")
-
-
-def bytes_to_unicode():
-    """GPT-2's byte -> printable character table (`Ġ` for the space byte): a list of 256 strings."""
-    printable = {*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), 256)}
-    others = iter(range(256, 512))  # the other bytes get characters 256, 257, ... in byte order
-    return [chr(byte) if byte in printable else chr(next(others)) for byte in range(256)]
 
 
 def special_pattern(specials):
@@ -74,22 +69,35 @@ def pretokenize(texts, specials=None):
     return by_text(words), by_text(word_starts), by_text(word_ends)
 
 
-def bpe_merge(symbols, merge_ranks, no_rank):
+# The most bytes of one word that are merged: the rest of a longer word (a bad PDF extraction: 100,000
+# letters without a space) stays one token per byte, so one request's work is bounded (measured: a
+# 10,000-letter word took 35 s with one merge per step; a 1,024-byte head takes well under a second).
+# The head alone gives at least 1024 / (longest token's bytes) pieces, far past what most models keep;
+# Hugging Face merges the whole word, so ids differ in a word's bytes past its first 1,024 only.
+HEAD = 1024
+
+
+def bpe_merge(symbols, merge_ranks, no_rank, head=HEAD):
     """Applies BPE merges: `symbols` `[W, (s)]` (a word's byte characters) -> tokens `[W, (t)]`.
 
     Args:
         symbols: ragged `tf.string`, one row per word.
         merge_ranks: a lookup table `"left right"` -> rank (int64), `no_rank` for pairs never merged.
         no_rank: the table's default (larger than every rank).
+        head: a word's bytes past this many are not merged (see `HEAD`).
     """
+    position = tf.range(tf.size(symbols.flat_values, tf.int64)) \
+        - tf.gather(symbols.row_starts(), symbols.value_rowids())  # [S] index in its word
+    heads = tf.ragged.boolean_mask(symbols, symbols.with_flat_values(position < head))
     # Each step costs (words x longest word), and there are up to (longest word) steps: words are
     # merged in buckets of similar length so one 250-byte word does not slow every short one
     # (measured: 434 lines with one such word, 140 s in one bucket, ~1 s in two; each bucket's loop
     # adds to the graph's trace time, so two).
-    short = symbols.row_lengths() <= 16
+    short = heads.row_lengths() <= 16
     order = [tf.where(short)[:, 0], tf.where(~short)[:, 0]]
-    merged = tf.concat([_merge(tf.gather(symbols, rows), merge_ranks, no_rank) for rows in order], 0)
-    return tf.gather(merged, tf.math.invert_permutation(tf.concat(order, 0)))
+    merged = tf.concat([_merge(tf.gather(heads, rows), merge_ranks, no_rank) for rows in order], 0)
+    merged = tf.gather(merged, tf.math.invert_permutation(tf.concat(order, 0)))  # [W, (t)]
+    return tf.concat([merged, tf.ragged.boolean_mask(symbols, symbols.with_flat_values(position >= head))], 1)
 
 
 def _merge(symbols, merge_ranks, no_rank):
@@ -100,16 +108,24 @@ def _merge(symbols, merge_ranks, no_rank):
         left, right = words[:, :-1], words[:, 1:]  # (W, S-1) each
         ranks = merge_ranks.lookup(tf.strings.join([left, right], " "))
         ranks = tf.where((left != "") & (right != ""), ranks, no_rank)
-        best = tf.argmin(ranks, axis=1, output_type=tf.int32)  # leftmost lowest rank
-        merges = tf.reduce_min(ranks, axis=1) < no_rank  # (W,)
-        index = tf.range(tf.shape(words)[1])[tf.newaxis, :]  # (1, S)
-        best = best[:, tf.newaxis]
+        lowest = tf.reduce_min(ranks, axis=1, keepdims=True)  # (W, 1)
+        # Every place of a word's lowest-rank pair merges in one step, left to right: as HF's one at a
+        # time for merges learnt in order (a merge never makes a pair of lower rank than its own). In a
+        # run of overlapping places ("x x x"), the 1st, 3rd, ... merge, as the leftmost goes first.
+        candidate = (ranks == lowest) & (lowest < no_rank)  # (W, S-1)
+        before = tf.cumsum(tf.cast(candidate, tf.int32), axis=1, exclusive=True)
+        width = tf.shape(ranks)[1] + 1  # group ids of one row: 0 .. S-1
+        group = tf.reshape(tf.cumsum(tf.cast(~candidate, tf.int32), axis=1)
+                           + tf.range(tf.shape(ranks)[0])[:, tf.newaxis] * width, [-1])  # a run and the gap before it
+        first = tf.math.unsorted_segment_min(tf.reshape(before, [-1]), group, tf.shape(ranks)[0] * width)
+        start = tf.reshape(tf.gather(first, group), tf.shape(ranks))  # candidates before this run
+        take = candidate & ((before - start) % 2 == 0)  # (W, S-1)
+        take = tf.concat([take, tf.zeros_like(take[:, :1])], 1)  # (W, S)
         joined = tf.strings.join([words, tf.roll(words, -1, axis=1)])  # symbol i + symbol i+1
-        merged = tf.where(index == best, joined, tf.where(index == best + 1, "", words))
-        merged = tf.where(merges[:, tf.newaxis], merged, words)
-        # Close the gap left by the merged-away symbol, so pairs stay adjacent.
+        merged = tf.where(take, joined, tf.where(tf.roll(take, 1, axis=1), "", words))
+        # Close the gaps left by the merged-away symbols, so pairs stay adjacent.
         merged = tf.ragged.boolean_mask(merged, merged != "").to_tensor("", shape=tf.shape(words))
-        return merged, tf.reduce_any(merges)
+        return merged, tf.reduce_any(take)
 
     words, _ = tf.while_loop(lambda _, more: more, step, [words, tf.constant(True)])
     return tf.ragged.boolean_mask(words, words != "")

@@ -39,7 +39,11 @@ def boolean(value, key, source):
 
 
 def read_json(path):
-    return _read_config_json(path, "the text contract written with the model; save the model again")
+    try:
+        return _read_config_json(path, "the text contract written with the model; save the model again")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path} is not UTF-8 text (byte {error.start}; the file is cut or damaged); "
+                         "save the model again.") from None
 
 
 def write_json(path, content):

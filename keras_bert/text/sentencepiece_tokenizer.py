@@ -49,9 +49,9 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
         try:
             self._sp = shared_sentencepiece_tokenizer(model)  # survives tf.random.set_seed (compat)
             pieces = int(self._sp.vocab_size())
-        except Exception as error:  # pylint: disable=broad-except
-            raise ValueError(f"{self.model_file} is not a SentencePiece model ({error}); pass the "
-                             "model's sentencepiece.bpe.model.") from None
+        except Exception:  # pylint: disable=broad-except (TensorFlow's error spans many lines)
+            raise ValueError(f"{self.model_file} is not a SentencePiece model (the sentencepiece library "
+                             "cannot parse it: cut or damaged?); pass the model's sentencepiece.bpe.model.") from None
         self.cls_id, self.pad_id, self.sep_id, self.unk_id = 0, 1, 2, 3
         self.mask_id = pieces + 1
         self.vocab_size = pieces + 2

@@ -7,9 +7,10 @@
 import os
 
 from keras_bert.text.byte_bpe_files import (BPE_SPECIALS, MERGES_TXT, VOCAB_JSON, bpe_from_tokenizer_json,
-                                            read_merges, read_vocab_json, special_ids)
+                                            literal_ids, read_merges, read_vocab_json, special_ids)
 from keras_bert.text.contract_files import read_json, write_json
 from keras_bert.text.huggingface_tokenizer_files import bert_packing
+from keras_bert.text.unigram_files import sentencepiece_from_tokenizer_json
 
 KINDS = ("wordpiece", "byte_bpe", "sentencepiece")
 SENTENCEPIECE_MODEL = "sentencepiece.bpe.model"
@@ -45,26 +46,62 @@ def contract_files(config):
 
 def find_files(directory):
     """`(kind, vocab_file, merges_file)` of a folder holding byte-level BPE or SentencePiece files,
-    else None (a WordPiece folder, or none). A `tokenizer.json` of a model keras_bert cannot run in
-    the graph is one line naming it."""
+    else None (a WordPiece folder, or none). Its `tokenizer.json` is read first, as transformers 5 reads
+    it: `vocab.json` + `merges.txt` or `sentencepiece.bpe.model` beside it are used only where they hold
+    the same tokenizer (a stale pair is not). A `tokenizer.json` of a model keras_bert cannot run in the
+    graph is one line naming it."""
     path = lambda name: os.path.join(directory, name)  # noqa: E731
+    tokenizer_json = path("tokenizer.json")
+    if os.path.isfile(tokenizer_json):
+        bpe = bpe_from_tokenizer_json(tokenizer_json)
+        if bpe is not None:
+            pair = (path(VOCAB_JSON), path(MERGES_TXT))
+            return ("byte_bpe", *(pair if all(map(os.path.isfile, pair)) and _same_bpe(pair, bpe) else bpe))
+        model = sentencepiece_from_tokenizer_json(tokenizer_json)
+        if model is not None:
+            saved = path(SENTENCEPIECE_MODEL)
+            return "sentencepiece", saved if _same_bytes(saved, model) else model, None
+        kind = (read_json(tokenizer_json).get("model") or {}).get("type")
+        if kind not in (None, "WordPiece"):
+            raise ValueError(
+                f"{tokenizer_json} holds a {kind} tokenizer, which keras_bert cannot run in the graph "
+                f"from tokenizer.json alone; put the model's {SENTENCEPIECE_MODEL} (SentencePiece) or "
+                f"{VOCAB_JSON} + {MERGES_TXT} (byte-level BPE) beside it.")
     if os.path.isfile(path(VOCAB_JSON)) and os.path.isfile(path(MERGES_TXT)):
         return "byte_bpe", path(VOCAB_JSON), path(MERGES_TXT)
     if os.path.isfile(path(SENTENCEPIECE_MODEL)):
         return "sentencepiece", path(SENTENCEPIECE_MODEL), None
-    tokenizer_json = path("tokenizer.json")
-    if not os.path.isfile(tokenizer_json):
-        return None
-    bpe = bpe_from_tokenizer_json(tokenizer_json)
-    if bpe is not None:
-        return ("byte_bpe", *bpe)
-    model = (read_json(tokenizer_json).get("model") or {}).get("type")
-    if model not in (None, "WordPiece"):
-        raise ValueError(
-            f"{tokenizer_json} holds a {model} tokenizer, which keras_bert cannot run in the graph "
-            f"from tokenizer.json alone; put the model's {SENTENCEPIECE_MODEL} (SentencePiece) or "
-            f"{VOCAB_JSON} + {MERGES_TXT} (byte-level BPE) beside it.")
     return None
+
+
+def _same_bpe(pair, converted):
+    """The folder's vocab.json + merges.txt hold the tokenizer.json's vocabulary and merges."""
+    try:
+        return read_vocab_json(pair[0]) == read_vocab_json(converted[0]) \
+            and read_merges(pair[1]) == read_merges(converted[1])
+    except ValueError:  # a broken stale pair is not read: tokenizer.json is
+        return False
+
+
+def _same_bytes(saved, converted):
+    """The folder's sentencepiece.bpe.model segments as the tokenizer.json (same pieces, scores and
+    normalizer as the converted model)."""
+    if not os.path.isfile(saved):
+        return False
+    # pylint: disable=import-outside-toplevel
+    from sentencepiece import sentencepiece_model_pb2
+
+    protos = []
+    for name in (saved, converted):
+        proto = sentencepiece_model_pb2.ModelProto()
+        try:
+            with open(name, "rb") as f:
+                proto.ParseFromString(f.read())
+        except Exception:  # pylint: disable=broad-except
+            return False
+        protos.append(proto)
+    return [(p.piece, p.score) for p in protos[0].pieces] == [(p.piece, p.score) for p in protos[1].pieces] \
+        and protos[0].normalizer_spec.precompiled_charsmap == protos[1].normalizer_spec.precompiled_charsmap
 
 
 def write_huggingface_kind(config, directory):
@@ -104,12 +141,14 @@ def _write_bert_named_bpe(config, directory, tokens, ids):
 def _write_bpe_json(config, directory, tokens, ids, post_processor):
     """A ByteLevel BPE `tokenizer.json` of the contract's vocab and merges with `post_processor`'s packing."""
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True}
+    merges, special = read_merges(config.merges_file), set(ids.values())
     write_json(os.path.join(directory, "tokenizer.json"), {
         "version": "1.0", "truncation": None, "padding": None,
         "added_tokens": [{"id": i, "content": tokens[i], "single_word": False, "lstrip": False, "rstrip": False,
-                          "normalized": False, "special": True} for i in sorted(set(ids.values()))],
+                          "normalized": i not in special, "special": i in special}
+                         for i in literal_ids(tokens, merges, special)],
         "normalizer": None, "pre_tokenizer": byte_level, "decoder": byte_level, "post_processor": post_processor,
         "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
                   "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
                   "vocab": {token: i for i, token in enumerate(tokens)},
-                  "merges": [merge.split(" ") for merge in read_merges(config.merges_file)]}})
+                  "merges": [merge.split(" ") for merge in merges]}})

@@ -125,3 +125,34 @@ def test_a_classifier_is_not_written_as_sentence_transformers(embedder, tmp_path
     classifier = keras_bert.build_classifier(embedder.encoder, 2, task_config={"labels": ["a", "b"]})
     with pytest.raises(ValueError, match="is a classification model; format 'sentence_transformers' writes"):
         keras_bert.save_checkpoint(classifier, tmp_path / "st", format="st")
+
+
+def test_an_xlmr_folder_saved_by_sentence_transformers_6_embeds_as_it_encodes(tmp_path, shakespeare_files):
+    """Issue 44 §3: `SentenceTransformer.save` (transformers 5) writes tokenizer.json only (a Unigram model, no
+    sentencepiece.bpe.model) and max_seq_length as the tokenizer's model_max_length; it loads and embeds equal."""
+    spm = pytest.importorskip("sentencepiece")
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.models import Normalize, Pooling, Transformer
+
+    texts = hidden_texts(shakespeare_files, count=8)
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(texts * 3), model_prefix=str(tmp_path / "sp"),
+                                   vocab_size=300, model_type="unigram", character_coverage=1.0,
+                                   hard_vocab_limit=False, minloglevel=2)
+    (tmp_path / "base").mkdir()
+    os.replace(tmp_path / "sp.model", tmp_path / "base" / "sentencepiece.bpe.model")
+    tokenizer = transformers.XLMRobertaTokenizer.from_pretrained(str(tmp_path / "base"))
+    torch.manual_seed(0)
+    config = transformers.XLMRobertaConfig(vocab_size=len(tokenizer), hidden_size=16, num_hidden_layers=1,
+                                           num_attention_heads=2, intermediate_size=32, max_position_embeddings=130)
+    transformers.XLMRobertaModel(config).save_pretrained(tmp_path / "base")
+    tokenizer.save_pretrained(tmp_path / "base")
+    modules = [Transformer(str(tmp_path / "base"), max_seq_length=64), Pooling(16, "mean"), Normalize()]
+    SentenceTransformer(modules=modules, device="cpu").save(str(tmp_path / "st"))
+    assert not (tmp_path / "st" / "sentencepiece.bpe.model").exists()
+    model = keras_bert.load_checkpoint(tmp_path / "st")
+    assert model.task_config["seq_length"] == 64 and model.text_config.kind == "sentencepiece"
+    texts = texts[:-2] + ["", "  tabs\t\tand   runs  ", "Ünïcödé café ﬁ"]
+    reference = SentenceTransformer(str(tmp_path / "st"), device="cpu").encode(texts)
+    np.testing.assert_allclose(embed(model, texts), reference, atol=1e-5)

@@ -96,3 +96,17 @@ def test_bert_named_specials_as_modernbert(tmp_path, lines, hard_cases):
     encoded = auto("To be, or not", "that is", return_offsets_mapping=True)
     assert (encoded["input_ids"], encoded["offset_mapping"]) == (expected.ids, expected.offsets)
     assert TextConfig.from_dir(tmp_path / "hf").tokenizer().vocab == tokenizer.vocab
+
+
+def test_a_word_of_20000_letters_costs_its_first_1024_bytes(tokenizer, trained, lines):
+    """Issue 44 §7: a bad PDF extraction (no spaces) was quadratic in the word (10,000 letters: 35 s). Past a
+    word's first HEAD bytes it stays one token per byte: the leading pieces equal Hugging Face's."""
+    from keras_bert.text.byte_level import HEAD
+
+    letters = "".join(c for c in "".join(lines) if c.isalpha())
+    word = (letters * (20_000 // len(letters) + 1))[:20_000]
+    ids = tokenizer.tokenize(word).numpy().tolist()
+    expected = trained[1].encode(word, add_special_tokens=False).ids
+    head = tokenizer.tokenize(word[:HEAD]).numpy().tolist()
+    assert ids[:len(head) - 8] == expected[:len(head) - 8] and len(head) > 300
+    assert len(ids) == len(head) + len(word) - HEAD  # the rest: one byte each

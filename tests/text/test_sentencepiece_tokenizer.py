@@ -53,3 +53,13 @@ def test_a_file_that_is_no_model_is_named(tmp_path):
     (tmp_path / "sentencepiece.bpe.model").write_bytes(b"not a model")
     with pytest.raises(ValueError, match="sentencepiece.bpe.model is not a SentencePiece model"):
         SentencepieceTokenizer(tmp_path / "sentencepiece.bpe.model")
+
+
+def test_a_lone_space_piece_starts_the_word_it_precedes(tokenizer):
+    """docs/serving.md's `entities` word rule for SentencePiece: `▁` alone (before a piece with no `▁` form)
+    starts the word it precedes, as `word_ids()` groups it when such a model is trained; transformers'
+    token-classification pipeline makes it a word of its own (its fallback heuristic), which this departs from."""
+    words = tokenizer.tokenize_words(["«Paris» x"]).to_list()[0]
+    pieces = [[tokenizer.id_to_token(i) for i in word] for word in words]
+    assert [word[0] for word in pieces] == ["\u2581", "\u2581"] and len(pieces) == 2
+    assert "".join(pieces[0][1:]) == "«Paris»"

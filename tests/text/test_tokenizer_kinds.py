@@ -73,8 +73,8 @@ def test_bpe_tokenizer_json_alone_is_read(trained_byte_bpe, byte_bpe_tokenizer, 
 
 
 def test_a_tokenizer_it_cannot_run_is_one_line(tmp_path):
-    (tmp_path / "tokenizer.json").write_text(json.dumps({"model": {"type": "Unigram", "vocab": []}}))
-    with pytest.raises(ValueError, match="holds a Unigram tokenizer, which keras_bert cannot run") as error:
+    (tmp_path / "tokenizer.json").write_text(json.dumps({"model": {"type": "WordLevel", "vocab": {}}}))
+    with pytest.raises(ValueError, match="holds a WordLevel tokenizer, which keras_bert cannot run") as error:
         TextConfig.from_dir(tmp_path)
     assert "\n" not in str(error.value)
     with pytest.raises(ValueError, match="tokenizer kind 'wordpeace' is not supported"):
