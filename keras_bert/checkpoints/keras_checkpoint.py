@@ -53,7 +53,7 @@ def read_keras_checkpoint(path):
         >>> contents = read_keras_checkpoint("/tmp/my_bert")  # doctest: +SKIP
     """
     if path.endswith(".keras") and os.path.isfile(path):  # its text contract may sit next to it
-        model = load_keras_file(path)
+        model = load_keras_file(path, compile=False)  # its weights are read, not its optimizer state
         return model_contents(model, f"Keras model file {path}", config_file=path,
                               text_config=find_encoder(model).text_config or find_text_config(path))
     config_file = os.path.join(path, CONFIG_NAME)

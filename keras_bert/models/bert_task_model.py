@@ -24,6 +24,9 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
         inputs, outputs: as for a functional `keras.Model`.
         task: the task's name (e.g. "classification"), or None for a bare head.
         task_config: JSON-able dict of the task's options.
+        frozen_layers: names of the encoder's layers that do not train (a task whose head reads no
+            `pooled_output` freezes the pooler): saved with the model, so a reloaded model trains the
+            variables it trained, and its saved optimizer state (one slot per trained variable) fits it.
 
     Example:
         >>> model = build_classifier("bert_tiny_uncased", 2, task_config={"labels": ["neg", "pos"]})
@@ -31,8 +34,11 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
         ('classification', ['neg', 'pos'], 'SequenceHead')
     """
 
-    def __init__(self, *args, task=None, task_config=None, **kwargs):
+    def __init__(self, *args, task=None, task_config=None, frozen_layers=None, **kwargs):
         super().__init__(*args, **kwargs)
+        for layer in self.encoder.layers if frozen_layers else ():
+            if layer.name in frozen_layers:
+                layer.trainable = False
         task_config = dict(task_config or {})
         try:
             json.dumps(task_config)
@@ -91,4 +97,7 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
         return model
 
     def get_config(self):
-        return dict(super().get_config(), task=self.task, task_config=self.task_config)
+        encoder = next((layer for layer in self.layers if isinstance(layer, ENCODER_CLASSES)), None)
+        frozen = [layer.name for layer in encoder.layers if not layer.trainable] if encoder and encoder.trainable else []
+        return dict(super().get_config(), task=self.task, task_config=self.task_config,
+                    **({"frozen_layers": frozen} if frozen else {}))
