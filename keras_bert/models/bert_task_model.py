@@ -7,6 +7,7 @@ import keras
 from keras_bert.models.bert_encoder import BertEncoder, EncoderTextConfig  # noqa: F401
 from keras_bert.models.families import ENCODER_CLASSES
 from keras_bert.models.task_head import TaskHead
+from keras_bert.text.label_names import label_vocabulary_names
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
@@ -78,6 +79,25 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
         """The `TaskHead` layer, or None (a head assembled by hand, or a file saved before heads were
         classes: `keras_bert.models.heads.upgrade` turns that one into a model with its head)."""
         return next((layer for layer in self.layers if isinstance(layer, TaskHead)), None)
+
+    def check_labels(self, source):
+        """Returns self, or a one-line error naming `source` (the file the model was read from) when the
+        label names of `task_config` do not name each output of the head once (e.g. a config.json whose
+        id2label lists 3 names over a 2-output classifier: transformers refuses that size mismatch too)."""
+        labels = self._task_config.get("labels")
+        if labels is None:
+            return self
+        bad = [n for n in labels if isinstance(n, bool) or not isinstance(n, (str, int))] \
+            if isinstance(labels, list) else [labels]
+        if bad:
+            raise ValueError(f"{source}: label {bad[0]!r} of the labels {labels!r} is not a name; every output needs one.")
+        names = label_vocabulary_names(labels, f"{source}: the label names")
+        width = keras.tree.flatten(self.output)[0].shape[-1]
+        if len(names) != width:
+            raise ValueError(f"{source} lists {len(names)} label names but the head of model {self.name!r} has {width} "
+                             "outputs; the labels must name each output once (labels[i] is output i): fix the file's "
+                             "labels (id2label in config.json) or the head.")
+        return self
 
     def row_model(self):  # a method: Keras's saving walks properties
         """This model as called on `[rows, seq]` ids (what serving packs from text): itself, or its
