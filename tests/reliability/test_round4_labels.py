@@ -93,20 +93,22 @@ def test_a_format_that_refuses_the_model_says_nothing_else_first(tmp_path):
     assert not caught, [str(w.message) for w in caught]
 
 
-@pytest.mark.slow
-def test_tools_refuse_a_misfit_label_list_and_a_keras_file_of_another_kind(hf_classifier, tmp_path):
-    """Fresh processes, as users run them: one line, exit 2. Before: export read the folder with 3 labels and
-    failed later; convert_checkpoint said 'Sequential ... contains no BertEncoder' without naming the file."""
+def test_a_keras_file_of_another_kind_is_refused_naming_it(tmp_path):
+    """Before: 'Sequential 'sequential' contains no BertEncoder' (which file?), after a text-contract warning."""
     import keras
 
+    plain = tmp_path / "plain.keras"
+    keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)]).save(plain)
+    assert_api_error(lambda: keras_bert.load_checkpoint(str(plain)), ValueError, "plain.keras holds a Sequential",
+                     "no keras_bert encoder")
+
+
+@pytest.mark.slow
+def test_export_refuses_a_misfit_label_list_in_one_line(hf_classifier, tmp_path):
+    """A fresh process, as users run it: one line, exit 2, nothing written. Before: the folder loaded with 3
+    labels over 2 outputs."""
     folder = changed(hf_classifier, tmp_path / "three", dict(id2label={"0": "a", "1": "b", "2": "c"}, label2id=None))
     result = run_subprocess("export", [str(folder), "--formats", "savedmodel", "--base_dir", str(tmp_path / "sm")])
     assert result.returncode == 2, result.stderr[-3000:]
     assert_one_line_error(result.stderr, "export.py: error:", "config.json lists 3 label names", "2 outputs")
     assert not [path for path in (tmp_path / "sm").rglob("*") if path.is_file()]  # nothing half-written
-    plain = tmp_path / "plain.keras"
-    keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)]).save(plain)
-    result = run_subprocess("convert_checkpoint", ["--input", str(plain), "--output", str(tmp_path / "out"),
-                                                   "--format", "huggingface"])
-    assert result.returncode == 2, result.stderr[-3000:]
-    assert_one_line_error(result.stderr, "convert_checkpoint.py: error:", "plain.keras holds a Sequential")
