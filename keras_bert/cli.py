@@ -15,6 +15,7 @@ import re
 import signal
 import sys
 import threading
+import warnings
 
 from keras_bert.errors import UsageError, make_dir  # noqa: F401  (re-exported for the tools)
 
@@ -171,7 +172,8 @@ def one_line(error):
 
 
 def run_tool(main, argv=None, prog=None, interrupted="run the same command again to resume."):
-    """Runs a tool's `main(argv)`: expected errors become one line on stderr and exit status 2.
+    """Runs a tool's `main(argv)`: expected errors become one line on stderr and exit status 2; a
+    warning one line `prog: warning: message`.
 
     Args:
         main: the tool's `main(argv) -> exit status or result`.
@@ -186,7 +188,10 @@ def run_tool(main, argv=None, prog=None, interrupted="run the same command again
     """
     script = getattr(main, "__globals__", {}).get("__file__") or sys.argv[0]
     prog = prog or os.path.basename(script) or "keras_bert"
-    with quiet_native_stderr(), ctrl_c() as ctrl:
+    with quiet_native_stderr(), ctrl_c() as ctrl, warnings.catch_warnings():
+        # A Python warning (ours or a library's): one line, `prog: warning: ...`, no code; restored on exit.
+        warnings.showwarning = lambda message, *_, **__: print(
+            f"{prog}: warning: {one_line(message)}", file=sys.stderr, flush=True)
         try:
             status = main(sys.argv[1:] if argv is None else list(argv))
         except (*USER_ERRORS, OSError) as error:

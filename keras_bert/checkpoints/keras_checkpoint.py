@@ -9,6 +9,7 @@ from keras_bert.checkpoints.checkpoint_contents import CheckpointContents, write
 from keras_bert.checkpoints.weight_map import find_encoder, model_weights, task_head
 from keras_bert.config import BertConfig, read_json
 from keras_bert.models.bert_pretrainer import BertPretrainer
+from keras_bert.models.bert_task_model import BertTaskModel
 from keras_bert.models.families import FAMILIES, build_family_encoder, family_of
 from keras_bert.models.heads import upgrade
 from keras_bert.text.text_config import find_text_config
@@ -37,7 +38,14 @@ def load_keras_file(path, compile=True):  # pylint: disable=redefined-builtin
     keras_bert.register_serializables()  # Keras finds the classes the file names only once registered
     # A task model saved before heads were classes comes back upgraded (`keras_bert.models.upgrade`:
     # the same weights, task and options, with its TaskHead), uncompiled.
-    return upgrade(keras.saving.load_model(path, compile=compile, safe_mode=True))
+    model = upgrade(keras.saving.load_model(path, compile=compile, safe_mode=True))
+    try:
+        find_encoder(model)
+    except ValueError:  # a .keras file of another kind: named, before anything reads it further
+        raise ValueError(f"{path} holds a {type(model).__name__} with no keras_bert encoder inside; pass a .keras "
+                         "file saved from a keras_bert model (build_encoder, build_classifier, tools/finetune.py "
+                         "...).") from None
+    return model.check_labels(path) if isinstance(model, BertTaskModel) else model  # its label names fit its head
 
 
 def read_keras_checkpoint(path):
@@ -53,7 +61,7 @@ def read_keras_checkpoint(path):
         >>> contents = read_keras_checkpoint("/tmp/my_bert")  # doctest: +SKIP
     """
     if path.endswith(".keras") and os.path.isfile(path):  # its text contract may sit next to it
-        model = load_keras_file(path)
+        model = load_keras_file(path, compile=False)  # its weights are read, not its optimizer state
         return model_contents(model, f"Keras model file {path}", config_file=path,
                               text_config=find_encoder(model).text_config or find_text_config(path))
     config_file = os.path.join(path, CONFIG_NAME)

@@ -223,6 +223,7 @@ def _task_model(contents, dtype):
                                           **(contents.head_options or {}))
     model = BertTaskModel.from_head(encoder, head, contents.model_name, contents.task,
                                     dict(contents.task_config or {}))
+    model.check_labels(contents.config_file or contents.source)  # the file's label names fit its head
     assign_weights(model, contents)
     encoder.text_config = contents.text_config
     return model

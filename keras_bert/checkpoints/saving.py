@@ -149,28 +149,33 @@ def _write(model, path, format, vocab_file, text_config):
             layer is not encoder and layer.weights for layer in model.layers):
         head = huggingface_task(model)  # before anything is removed: a head HF cannot hold is refused
     target = model if (isinstance(model, BertPretrainer) and format != "keras_hub") or head else encoder
+    dropped = None  # what the format cannot hold: said once written (a format that refuses the model says only that)
     if not head and (not isinstance(model, ENCODER_CLASSES + (BertPretrainer,)) or target is not model):
         extra = [layer.name for layer in model.layers if layer is not encoder and layer.weights]
         if embedder and not extra:
-            warnings.warn(
+            dropped = (
                 f"{model.name}: writing only its BERT encoder; its pooling ({model.task_config.get('pooling')}, "
                 f"normalize={model.task_config.get('normalize')}) has no place in a {format} BERT checkpoint and "
                 "is dropped. Use format='st' (a sentence-transformers folder) or model.save('model.keras') to "
-                "keep the embedder.", UserWarning, stacklevel=2)
+                "keep the embedder.")
         elif extra:
-            warnings.warn(
+            dropped = (
                 f"{model.name}: writing only its BERT encoder; the weights of {extra} are not part "
                 f"of a {format} BERT checkpoint and are dropped. Use model.save('model.keras') to "
-                "keep the whole model.", UserWarning, stacklevel=2)
+                "keep the whole model.")
     if format == "keras_hub":  # the contract goes into keras-hub's own tokenizer files
-        return write_keras_hub_checkpoint(path, encoder, text_config, vocab_file)
-    if format == "keras":
+        write_keras_hub_checkpoint(path, encoder, text_config, vocab_file)
+    elif format == "keras":
         write_keras_checkpoint(path, target)
     elif head:
         write_huggingface_checkpoint(path, encoder.config, model_weights(target), *head)
     else:
         writer = write_google_checkpoint if format == "google" else write_huggingface_checkpoint
         writer(path, encoder.config, model_weights(target))
+    if dropped:
+        warnings.warn(dropped, UserWarning, stacklevel=2)
+    if format == "keras_hub":
+        return path
     if text_config is not None:
         text_config.save(path, format=format)
     elif vocab_file:

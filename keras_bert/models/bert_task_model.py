@@ -7,6 +7,7 @@ import keras
 from keras_bert.models.bert_encoder import BertEncoder, EncoderTextConfig  # noqa: F401
 from keras_bert.models.families import ENCODER_CLASSES
 from keras_bert.models.task_head import TaskHead
+from keras_bert.text.label_names import label_vocabulary_names
 
 
 @keras.saving.register_keras_serializable(package="keras_bert")
@@ -24,6 +25,9 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
         inputs, outputs: as for a functional `keras.Model`.
         task: the task's name (e.g. "classification"), or None for a bare head.
         task_config: JSON-able dict of the task's options.
+        frozen_layers: names of the encoder's layers that do not train (a task whose head reads no
+            `pooled_output` freezes the pooler): saved with the model, so a reloaded model trains the
+            variables it trained, and its saved optimizer state (one slot per trained variable) fits it.
 
     Example:
         >>> model = build_classifier("bert_tiny_uncased", 2, task_config={"labels": ["neg", "pos"]})
@@ -31,8 +35,11 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
         ('classification', ['neg', 'pos'], 'SequenceHead')
     """
 
-    def __init__(self, *args, task=None, task_config=None, **kwargs):
+    def __init__(self, *args, task=None, task_config=None, frozen_layers=None, **kwargs):
         super().__init__(*args, **kwargs)
+        for layer in self.encoder.layers if frozen_layers else ():
+            if layer.name in frozen_layers:
+                layer.trainable = False
         task_config = dict(task_config or {})
         try:
             json.dumps(task_config)
@@ -73,6 +80,25 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
         classes: `keras_bert.models.heads.upgrade` turns that one into a model with its head)."""
         return next((layer for layer in self.layers if isinstance(layer, TaskHead)), None)
 
+    def check_labels(self, source):
+        """Returns self, or a one-line error naming `source` (the file the model was read from) when the
+        label names of `task_config` do not name each output of the head once (e.g. a config.json whose
+        id2label lists 3 names over a 2-output classifier: transformers refuses that size mismatch too)."""
+        labels = self._task_config.get("labels")
+        if labels is None:
+            return self
+        bad = [n for n in labels if isinstance(n, bool) or not isinstance(n, (str, int))] \
+            if isinstance(labels, list) else [labels]
+        if bad:
+            raise ValueError(f"{source}: label {bad[0]!r} of the labels {labels!r} is not a name; every output needs one.")
+        names = label_vocabulary_names(labels, f"{source}: the label names")
+        width = keras.tree.flatten(self.output)[0].shape[-1]
+        if len(names) != width:
+            raise ValueError(f"{source} lists {len(names)} label names but the head of model {self.name!r} has {width} "
+                             "outputs; the labels must name each output once (labels[i] is output i): fix the file's "
+                             "labels (id2label in config.json) or the head.")
+        return self
+
     def row_model(self):  # a method: Keras's saving walks properties
         """This model as called on `[rows, seq]` ids (what serving packs from text): itself, or its
         head's row model (`TaskHead.row_model`, e.g. multiple choice's one score per row)."""
@@ -91,4 +117,7 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
         return model
 
     def get_config(self):
-        return dict(super().get_config(), task=self.task, task_config=self.task_config)
+        encoder = next((layer for layer in self.layers if isinstance(layer, ENCODER_CLASSES)), None)
+        frozen = [layer.name for layer in encoder.layers if not layer.trainable] if encoder and encoder.trainable else []
+        return dict(super().get_config(), task=self.task, task_config=self.task_config,
+                    **({"frozen_layers": frozen} if frozen else {}))
