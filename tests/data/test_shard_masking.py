@@ -6,21 +6,16 @@ import pytest
 
 from keras_bert.data.shard_masking import mask_rows
 from keras_bert.text.masked_lm_masker import MaskedLMMasker
+from tests.text.test_masked_lm_masker import _pairs
 
 PAD, CLS, SEP, MASK, VOCAB = 0, 101, 102, 103, 30522
 SETTINGS = dict(vocab_size=VOCAB, mask_id=MASK, unselectable_ids=[PAD, CLS, SEP], max_predictions_per_seq=20)
 
 
 def _rows(count, seq, seed):
-    """Random `[CLS] A [SEP] B [SEP] [PAD]...` rows (ids 1000..29999) and their input masks."""
-    rng = np.random.default_rng(seed)
-    ids = np.zeros([count, seq], np.int32)
-    for r in range(count):
-        length = rng.integers(8, seq + 1)
-        ids[r, :length] = rng.integers(1000, 30000, size=length)
-        split = rng.integers(2, length - 2)
-        ids[r, 0], ids[r, split], ids[r, length - 1] = CLS, SEP, SEP
-    return ids, (np.arange(seq)[None, :] < (ids != PAD).sum(1)[:, None]).astype(np.int32)
+    """`test_masked_lm_masker`'s random `[CLS] A [SEP] B [SEP] [PAD]...` rows and their input masks."""
+    ids = _pairs(count, seq, seed)
+    return ids, (ids != PAD).astype(np.int32)
 
 
 def _check_outputs(ids, out):
