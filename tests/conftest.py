@@ -62,6 +62,20 @@ def shakespeare_files():
     return fetch()
 
 
+SHARDS = dict(seq_length=32, seed=3, num_shards=3)  # the shards fixture's settings
+
+
+@pytest.fixture(scope="session")
+def shards(tmp_path_factory, minilm_dir, shakespeare_files):
+    """`python tools/write_shards.py` on two Shakespeare texts (the default contract, MiniLM's): `(folder, files)`."""
+    folder = str(tmp_path_factory.mktemp("shards") / "shards")
+    flags = [arg for name, value in SHARDS.items() for arg in (f"--{name}", value)]
+    result = run_tool("write_shards", "--files", *shakespeare_files[:2], "--output_dir", folder, *flags)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"in {SHARDS['num_shards']} shards: {folder}" in result.stdout
+    return folder, shakespeare_files[:2]
+
+
 def pytest_collection_modifyitems(items):
     """Files with slow (end-to-end) tests first, each file's tests in their own order: with
     `-n 2 --dist loadfile` (README's test command) the long files start early and the short

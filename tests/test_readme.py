@@ -83,6 +83,14 @@ PLAN = {
     "python tools/long_documents_demo.py": (
         "parse", "fine-tunes MiniLM twice on a few hundred long passages (~37 minutes on 2 loaded cores); "
                  "tests/tasks/test_long_documents.py checks the windows, labels, aggregation and export"),
+    "python tools/write_shards.py": (
+        "parse", "a full-size corpus; tests/conftest.py's `shards` fixture runs it on two Shakespeare texts and "
+                 "tests/data/test_shard_writer.py checks its rows against pretraining_dataset's"),
+    "python tools/pretrain.py --shards shards/ --preset bert_base_uncased": (
+        "parse", "full size: BERT-base, batch 256, 100,000 steps; tests/tools/test_pretrain_shards.py runs "
+                 "--shards for 2 steps"),
+    "python tools/benchmark.py pipeline --shards": (
+        "parse", "a benchmark that rewrites docs/BENCHMARKS.md; docs/scale_data.md gives its numbers"),
     "docker run": ("skip", "needs docker and the tensorflow/serving image; savedmodels/README.md and "
                            "tests/export/test_serving_check.py cover TF Serving's load path"),
     "curl": ("request", "needs a running model server"),
@@ -93,6 +101,9 @@ USER_FILES = {
     "python tools/pretrain.py --files 'corpus/*.txt' --preset bert_base_uncased": {
         "corpus/plays.txt": "to be or not to be .\n", "vocab.txt": "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n"},
     "python tools/finetune.py embedding": {"pairs.csv": "anchor,positive\n", "dev.csv": "anchor,positive\n"},
+    "python tools/write_shards.py": {"corpus/a.txt": "to be .\n", "vocab.txt": "[PAD]\n"},
+    "python tools/pretrain.py --shards shards/ --preset bert_base_uncased": {"shards/shards.json": json.dumps(
+        {"format": "keras_bert.shards/1", "seq_length": 128, "pack_sequences": False, "next_sentence": True})},
 }
 
 # README commands that are wrong today, by a word they contain: expected to fail until README.md

@@ -79,8 +79,8 @@ class _Tee:
         return getattr(self.stream, name)
 
 
-def run_and_record(name, argv, path, run):
-    """Runs `run(argv)` with its output shown and kept, then rewrites `name`'s section of `path`."""
+def run_and_record(name, argv, path, run, section=None):
+    """Runs `run(argv)` with its output shown and kept, then rewrites `section`'s (default: `name`'s) part of `path`."""
     load_before, start = os.getloadavg()[0], time.time()
     tee = _Tee(sys.stdout)
     with contextlib.redirect_stdout(tee):
@@ -96,8 +96,8 @@ def run_and_record(name, argv, path, run):
     with open(path, encoding="utf-8") as f:
         text = f.read()
     with open(path, "w", encoding="utf-8") as f:
-        f.write(rewrite_section(text, name, body))
-    print(f"recorded in {path} (section {name})")
+        f.write(rewrite_section(text, section or name, body))
+    print(f"recorded in {path} (section {section or name})")
     return result
 
 

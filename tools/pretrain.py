@@ -26,7 +26,7 @@ from keras_bert.cli import (ArgumentParser, UsageError, add_run_flags, default_c
                             make_dir, non_negative_float, non_negative_int, positive_float, positive_int,
                             progress_verbosity, resolve_file_flag, run_tool)
 
-from _pretrain_model import masking, model_config  # noqa: E402  (tools/ is the script's folder)
+from _pretrain_model import masking, model_config, shard_flags  # noqa: E402  (tools/ is the script's folder)
 
 # The demo's vocab, learned from the corpus (the model: _pretrain_model.DEFAULT_CONFIG): DEFAULT_VOCAB_SIZE
 # tokens, a cheap output softmax; 4k learnt as well as 8k in 400 steps.
@@ -51,6 +51,8 @@ def parse_args(argv):
     data = parser.add_argument_group("data")
     data.add_argument("--files", nargs="*", help="corpus text files or globs (default: the "
                       "Shakespeare corpus, see tools/get_corpus.py)")
+    data.add_argument("--shards", metavar="DIR", help="read tools/write_shards.py's folder instead of --files "
+                      "(tokenized and paired once; masked here, in NumPy): its text contract, length, packing")
     data.add_argument("--eval_files", nargs="*", help="held-out files (default with the "
                       "Shakespeare corpus: the last 4 texts, not trained on)")
     data.add_argument("--vocab", help="vocab.txt (default with --files, --preset or --config: "
@@ -132,8 +134,9 @@ def parse_args(argv):
             BertConfig.from_preset(args.preset)
         except ValueError as error:
             parser.error(f"--preset: {error}")
+    shard_flags(args, parser)
     args.from_scratch_demo = not (args.files or args.vocab or args.init_checkpoint or args.preset
-                                  or args.config)
+                                  or args.config or args.shards)
     for flag, value in (DEMO if args.from_scratch_demo else OWN_RUN).items():
         setattr(args, flag, getattr(args, flag) or (None if flag in FAMILY_FLAGS and args.family else value))
     if args.warmup_steps is not None and args.warmup_steps > args.train_steps:
@@ -154,19 +157,21 @@ def main(argv=None):
 
     strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
     from keras_bert.data import demo_sentences, shakespeare_bert_files
+    import keras_bert
     from keras_bert import fill_mask
     from keras_bert.training import (RunConfig, fill_mask_lines, is_chief, pretraining_defaults, pretraining_summary,
                                      run_pretraining, unigram_mlm_accuracy)
 
     files, eval_files = args.files, args.eval_files
-    if not files:
+    if not files and not args.shards:
         corpus = shakespeare_bert_files()  # a play per document, a sentence per line
         files, eval_files = corpus[:-4], eval_files or corpus[-4:]
         print(f"Corpus: {len(files)} Shakespeare texts (held out: "
               f"{', '.join(os.path.basename(f) for f in eval_files)}).")
     family = pretraining_defaults(args.family) if args.family else None
     masking(args, family)
-    text_config = _text_config(args, files, family.tokenizer if family else "wordpiece")
+    text_config = (keras_bert.TextConfig.from_dir(args.shards) if args.shards
+                   else _text_config(args, files, family.tokenizer if family else "wordpiece"))
     tokenizer = text_config.tokenizer()
     config = model_config(args, tokenizer, family)
     train_input, eval_input, phase2 = _inputs(args, files, eval_files, tokenizer)
@@ -194,7 +199,7 @@ def main(argv=None):
           f"{os.path.join(args.output_dir, 'curves.png')}   TensorBoard: "
           f"{os.path.join(args.output_dir, 'logs')}")
     # Real sentences the model never trained on (held out when there are held-out files).
-    demo_files = [f for f in eval_files or files if not f.endswith("_f.txt")] or eval_files or files
+    demo_files = [f for f in eval_files or files or [] if not f.endswith("_f.txt")] or eval_files or files or []
     demo = [(s.replace("[MASK]", getattr(tokenizer, "mask_token", "[MASK]")), word) for s, word in  # <mask>
             demo_sentences(demo_files, tokenizer.vocab, lower_case=text_config.lower_case)]
     if not args.no_demo and demo:
@@ -226,14 +231,16 @@ def _text_config(args, files, kind):
 
 def _inputs(args, files, eval_files, tokenizer):
     """`(train_input, eval_input or None, SecondPhase or None)` for `run_pretraining`."""
-    from keras_bert.training import SecondPhase, pretraining_input
+    from keras_bert.training import SecondPhase, pretraining_input, shards_input
 
     data_kwargs = dict(seq_length=args.seq_length, max_predictions_per_seq=args.max_predictions_per_seq,
                        whole_word_masking=args.whole_word_masking,
                        input_format=args.input_format or "auto", seed=args.seed,
                        pack_sequences=args.pack_sequences, masked_lm_prob=args.masked_lm_prob,
                        next_sentence=args.next_sentence == "on")
-    train_input = pretraining_input(files, tokenizer, **data_kwargs)
+    train_input = shards_input(args.shards, **{k: data_kwargs[k] for k in (
+        "max_predictions_per_seq", "masked_lm_prob", "whole_word_masking", "seed")}) if args.shards \
+        else pretraining_input(files, tokenizer, **data_kwargs)
     eval_input = pretraining_input(eval_files, tokenizer, **data_kwargs) if eval_files else None
     phase2 = None
     if args.phase2_seq_length:  # same files, batch size and seed; longer sequences

@@ -1,11 +1,22 @@
-"""keras_bert.data: tf.data pipelines for pretraining and fine-tuning."""
+"""keras_bert.data: tf.data pipelines for pretraining and fine-tuning, and the pretraining shards.
 
-from keras_bert.data.classification import classification_dataset
-from keras_bert.data.corpus import demo_sentences, shakespeare_bert_files, shakespeare_files
-from keras_bert.data.documents import INPUT_FORMATS
-from keras_bert.data.pretraining import pretraining_dataset
-from keras_bert.data.squad import squad_dataset, squad_examples, squad_features
-from keras_bert.data.squad_answers import squad_postprocess
-from keras_bert.data.squad_example import SquadExample
-from keras_bert.data.squad_metrics import f1_score, normalize_answer, squad_evaluate
-from keras_bert.data.token_classification import read_conll, token_classification_dataset
+Lazy (module `__getattr__`): the shard reader (`shard_reader`) imports NumPy only, so a JAX run
+reads shards where TensorFlow is not installed; the tf.data pipelines load TensorFlow on first use.
+"""
+
+from keras_bert.lazy import lazy_exports
+
+_EXPORTS = {
+    'keras_bert.data.classification': ('classification_dataset',),
+    'keras_bert.data.corpus': ('demo_sentences', 'shakespeare_bert_files', 'shakespeare_files'),
+    'keras_bert.data.documents': ('INPUT_FORMATS',),
+    'keras_bert.data.pretraining': ('pretraining_dataset', 'pretraining_instances'),
+    'keras_bert.data.shard_reader': ('ShardReader',),
+    'keras_bert.data.shard_writer': ('write_shards',),
+    'keras_bert.data.squad': ('squad_dataset', 'squad_examples', 'squad_features'),
+    'keras_bert.data.squad_answers': ('squad_postprocess',),
+    'keras_bert.data.squad_example': ('SquadExample',),
+    'keras_bert.data.squad_metrics': ('f1_score', 'normalize_answer', 'squad_evaluate'),
+    'keras_bert.data.token_classification': ('read_conll', 'token_classification_dataset'),
+}
+__getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

@@ -94,43 +94,10 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
     if pack_sequences and int(max_examples_per_row) < 1:
         raise ValueError(f"max_examples_per_row must be >= 1 with pack_sequences, got "
                          f"{max_examples_per_row} (MLPerf packs up to 3 at seq_length 512).")
-    paths = resolve_files(files)
-    paths, file_indices, pipeline_id, batch_size = _shard(paths, input_context, batch_size)
-    if input_format == "auto":
-        input_format = detect_input_format(paths)
-        logger.info("pretraining_dataset: input_format='auto' chose %r", input_format)
-    where = (f"Input pipeline {pipeline_id}'s files" if input_context is not None
-             else "The input files") + f" ({len(paths)}, input_format={input_format!r})"
-    _check_documents(paths, input_format, next_sentence, where)
-
-    cache_files = None
-    if cache_dir is not None:
-        cache_files = document_cache.cache_paths(paths, tokenizer, input_format, cache_dir)
-        document_cache.build_cache(paths, file_indices, cache_files, tokenizer, input_format)
-
-    masker = MaskedLMMasker.from_tokenizer(tokenizer, max_predictions_per_seq, masked_lm_prob,
-                                           whole_word_masking)
-    base_key = tf.constant([seed, pipeline_id], tf.int64)
-
-    # Every function here is plain TensorFlow with no Python control flow on tensors, so
-    # AutoGraph is skipped: with it, building this pipeline took 3.0 CPU-s instead of 0.6.
-    documents_of_epoch = _documents_of_epoch_fn(base_key, paths, file_indices, cache_files,
-                                                tokenizer, input_format)
-
-    @_no_autograph
-    def groups_of_epoch(epoch):
-        groups = documents_of_epoch(epoch).batch(DOCUMENTS_PER_GROUP).enumerate()
-        return groups.map(_no_autograph(lambda index, group: (epoch, index) + _flatten_group(*group)))
-
-    num_epochs = _EPOCHS_FOREVER if repeat else 1
-    dataset = tf.data.Dataset.range(num_epochs).flat_map(groups_of_epoch)
-    empty = (tf.zeros([0], tf.int32), tf.zeros([0], tf.int32), tf.zeros([0], tf.int32),
-             tf.zeros([0], tf.int64))
-    dataset = dataset.scan(
-        empty, _no_autograph(lambda previous, element: (element[2:], element + previous)))
-
-    examples = _examples_fn(base_key, tokenizer, masker, seq_length, short_seq_prob, next_sentence)
-    dataset = dataset.map(examples, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
+    dataset, base_key, batch_size = _examples(
+        files, tokenizer, seq_length, short_seq_prob, next_sentence, seed, input_format,
+        input_context, cache_dir, batch_size, _EPOCHS_FOREVER if repeat else 1,
+        (max_predictions_per_seq, masked_lm_prob, whole_word_masking))
     if pack_sequences:
         dataset = dataset.batch(PACK_WINDOW).map(
             _no_autograph(lambda features, labels: pack_examples(
@@ -146,6 +113,67 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
     options = tf.data.Options()
     options.experimental_optimization.apply_default_optimizations = False
     return dataset.with_options(options)
+
+
+def pretraining_instances(files, tokenizer, seq_length=128, short_seq_prob=0.1, next_sentence=True,
+                          seed=0, input_format="auto", epochs=1, input_context=None, cache_dir=None):
+    """The unmasked instances `pretraining_dataset` masks, in the order it makes them (unbatched).
+
+    The same files, tokenizer and arguments give the same instances as `pretraining_dataset`'s
+    epochs `0 .. epochs - 1`, before masking, packing and shuffling (`write_shards` stores them).
+
+    Returns:
+        A `tf.data.Dataset` of dicts: int32 `input_word_ids`, `input_mask`, `input_type_ids`
+        `[seq_length]` and, with `next_sentence`, `next_sentence_labels` (scalar).
+
+    Example:
+        >>> instances = pretraining_instances(files, tokenizer, seq_length=128, seed=0)
+    """
+    seq_length, seed = int(seq_length), int(seed)
+    _check_arguments(seq_length, 1, 1, short_seq_prob, next_sentence, input_format, 1)
+    return _examples(files, tokenizer, seq_length, short_seq_prob, next_sentence, seed, input_format,
+                     input_context, cache_dir, 1, int(epochs), None)[0]
+
+
+def _examples(files, tokenizer, seq_length, short_seq_prob, next_sentence, seed, input_format,
+              input_context, cache_dir, batch_size, num_epochs, masking):
+    """`(unbatched examples, base key, this pipeline's batch size)`: stages 1-3 of the module
+    docstring; `masking` is `(max_predictions_per_seq, masked_lm_prob, whole_word_masking)`
+    or None (the instances unmasked)."""
+    paths = resolve_files(files)
+    paths, file_indices, pipeline_id, batch_size = _shard(paths, input_context, batch_size)
+    if input_format == "auto":
+        input_format = detect_input_format(paths)
+        logger.info("pretraining_dataset: input_format='auto' chose %r", input_format)
+    where = (f"Input pipeline {pipeline_id}'s files" if input_context is not None
+             else "The input files") + f" ({len(paths)}, input_format={input_format!r})"
+    _check_documents(paths, input_format, next_sentence, where)
+
+    cache_files = None
+    if cache_dir is not None:
+        cache_files = document_cache.cache_paths(paths, tokenizer, input_format, cache_dir)
+        document_cache.build_cache(paths, file_indices, cache_files, tokenizer, input_format)
+
+    masker = masking and MaskedLMMasker.from_tokenizer(tokenizer, *masking)
+    base_key = tf.constant([seed, pipeline_id], tf.int64)
+
+    # Every function here is plain TensorFlow with no Python control flow on tensors, so
+    # AutoGraph is skipped: with it, building this pipeline took 3.0 CPU-s instead of 0.6.
+    documents_of_epoch = _documents_of_epoch_fn(base_key, paths, file_indices, cache_files,
+                                                tokenizer, input_format)
+
+    @_no_autograph
+    def groups_of_epoch(epoch):
+        groups = documents_of_epoch(epoch).batch(DOCUMENTS_PER_GROUP).enumerate()
+        return groups.map(_no_autograph(lambda index, group: (epoch, index) + _flatten_group(*group)))
+
+    dataset = tf.data.Dataset.range(num_epochs).flat_map(groups_of_epoch)
+    empty = (tf.zeros([0], tf.int32), tf.zeros([0], tf.int32), tf.zeros([0], tf.int32),
+             tf.zeros([0], tf.int64))
+    dataset = dataset.scan(
+        empty, _no_autograph(lambda previous, element: (element[2:], element + previous)))
+    examples = _examples_fn(base_key, tokenizer, masker, seq_length, short_seq_prob, next_sentence)
+    return dataset.map(examples, num_parallel_calls=tf.data.AUTOTUNE).unbatch(), base_key, batch_size
 
 
 _no_autograph = tf.autograph.experimental.do_not_convert
@@ -191,6 +219,9 @@ def _examples_fn(base_key, tokenizer, masker, seq_length, short_seq_prob, next_s
             *pool, num_documents=tf.size(current[3]), seed=nsp_key, seq_length=seq_length,
             cls_id=tokenizer.cls_id, sep_id=tokenizer.sep_id, short_seq_prob=short_seq_prob,
             next_sentence=next_sentence)
+        if masker is None:
+            return instances if next_sentence else {
+                k: v for k, v in instances.items() if k != "next_sentence_labels"}
         masked = masker(instances["input_word_ids"], mask_key)
         features = {"input_word_ids": masked["input_word_ids"], "input_mask": instances["input_mask"],
                     "input_type_ids": instances["input_type_ids"], "masked_lm_positions": masked["masked_lm_positions"]}

@@ -7,6 +7,7 @@ from keras_bert.layers.activations import get_activation
 from keras_bert.layers.bert_layer import BertLayer
 from keras_bert.layers.fast_dropout import FastDropout
 from keras_bert.layers.gather_rows import gather_rows
+from keras_bert.layers.windowed_attention import attention_keep, fused_attention, fused_attention_enabled
 
 # Added to the attention scores of padding keys. Google's BERT uses -10000:
 # exp(-10000) is exactly 0 in float32, and the value also fits in float16.
@@ -102,6 +103,18 @@ class TransformerEncoderBlock(BertLayer):
         of x), out in their shape; `query_example_ids` (batch, seq_q): their example ids (packed rows)."""
         if queries is None:
             queries, seq_q, query_example_ids = x, seq, example_ids
+        if fused_attention_enabled(training and self.attention_dropout_rate > 0):
+            def heads(dense, rows, length):  # (batch, seq, heads, head_size): the fused op's layout
+                return ops.reshape(self._dense(dense, rows), (batch, length, self.num_heads, self.head_size))
+
+            scale = ops.cast(1.0 / self.head_size ** 0.5, queries.dtype)
+            keep = attention_keep(ops.ones((batch, seq), "int32") if padding_mask is None else padding_mask,
+                                  query_example_ids, example_ids)
+            context = fused_attention(heads(self.query, queries, seq_q) * scale, heads(self.key, x, seq),
+                                      heads(self.value, x, seq), keep)  # (batch, seq_q, heads, head_size)
+            context = ops.reshape(context, (-1, self.hidden_size) if len(x.shape) == 2
+                                  else (batch, seq_q, self.hidden_size))
+            return self._dense(self.attention_output, context)
         query = self._split_heads(self._dense(self.query, queries), batch, seq_q)
         key = self._split_heads(self._dense(self.key, x), batch, seq)
         value = self._split_heads(self._dense(self.value, x), batch, seq)

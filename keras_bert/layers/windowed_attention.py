@@ -10,6 +10,9 @@ chunks on TensorFlow, ~8x less added peak memory and ~2x faster than the whole s
 long sequences take smaller chunks (`query_chunk_size`), so a chunk stays within 8 MiB per head.
 """
 
+import os
+
+import keras
 import numpy as np
 from keras import ops
 
@@ -27,6 +30,39 @@ def _masked_softmax(scores, keep):
     return ops.cast(probs, scores.dtype)
 
 
+def fused_attention_enabled(dropout_active):
+    """Whether attention goes through `keras.ops.dot_product_attention` (cuDNN / flash attention on a JAX
+    GPU, Splash on a TPU): on the JAX backend on an accelerator, when no attention dropout is applied (the op
+    has none). TensorFlow has no fused kernel and keeps the explicit softmax, as do CPUs (their result equals
+    it: tests/layers/test_windowed_attention.py). `KERAS_BERT_ATTENTION=fused` (JAX) or `explicit` overrides."""
+    choice = os.environ.get("KERAS_BERT_ATTENTION", "auto")
+    if dropout_active or choice == "explicit" or keras.config.backend() != "jax":
+        return False
+    if choice == "fused":
+        return True
+    import jax  # pylint: disable=import-outside-toplevel  (the JAX backend is running)
+
+    return jax.devices()[0].platform in ("gpu", "tpu")
+
+
+def fused_attention(query, key, value, keep):
+    """`keras.ops.dot_product_attention` of `query`, `key`, `value` `(batch, seq, heads, head_size)` (query
+    already scaled) where `keep` (bool, broadcastable to `(batch, heads, queries, keys)`); out like `query`."""
+    return ops.dot_product_attention(query, key, value, mask=keep, scale=1.0)
+
+
+def attention_keep(padding_mask, query_ids=None, key_ids=None):
+    """bool `(batch, 1, 1 or queries, keys)`: unpadded keys, of the query's own example with `query_ids` /
+    `key_ids` (packed rows). A padded query (id 0) keeps the padded keys, so that no row is fully masked
+    (a fused kernel may return NaN there, and NaN times a zero probability is NaN)."""
+    keys = ops.expand_dims(ops.cast(padding_mask, "bool"), (1, 2))  # (batch, 1, 1, keys)
+    if query_ids is None:
+        return keys
+    padded_query = ops.expand_dims(ops.expand_dims(ops.equal(ops.cast(query_ids, "int32"), 0), -1), 1)
+    same = same_example(ops.cast(query_ids, "int32"), ops.cast(key_ids, "int32"))  # (batch, 1, queries, keys)
+    return ops.logical_and(same, ops.logical_or(keys, padded_query))
+
+
 def same_example(query_ids, key_ids):
     """bool `(batch, 1, ..., queries, keys)`: query and key belong to one packed example (`input_example_ids`
     `(batch, ..., queries)` and `(batch, ..., keys)`; padding's 0 never matches a real key: `padding_mask`)."""
@@ -40,6 +76,11 @@ def global_attention(query, key, value, padding_mask, dropout=None, training=Non
     `query_chunk` (and no `dropout`) the queries go `query_chunk` at a time (one chunk if seq is shorter),
     fewer when a chunk would hold over 2**21 scores per head (long sequences: at most 8 MiB per head).
     With `example_ids` int `(batch, seq)` (packed rows) a query sees only its own example's keys."""
+    if fused_attention_enabled(dropout is not None and training):
+        keep = attention_keep(padding_mask, example_ids, example_ids)
+        transpose = (0, 2, 1, 3)  # (batch, heads, seq, d) <-> (batch, seq, heads, d)
+        return ops.transpose(fused_attention(*(ops.transpose(x, transpose) for x in (query, key, value)), keep),
+                             transpose)
     keep = ops.expand_dims(ops.cast(padding_mask, "bool"), (1, 2))  # (batch, 1, 1, seq)
     key_ids = None if example_ids is None else ops.cast(example_ids, "int32")
 

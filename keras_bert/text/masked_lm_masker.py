@@ -116,8 +116,7 @@ class MaskedLMMasker(tf.Module):
         select_seed, action_seed, random_id_seed = tf.unstack(
             tf.random.experimental.stateless_split(seed, 3))
         batch, seq = tf.shape(ids)[0], tf.shape(ids)[1]
-        maskable = tf.reduce_all(
-            tf.not_equal(ids[:, :, tf.newaxis], tf.constant(self.unselectable_ids, tf.int32)), -1)
+        maskable = self._maskable(ids)
         words = self._words(ids, maskable) if self.whole_word_masking else None
         positions = self._select(ids, maskable, select_seed, words)  # [b, p], `seq` on empty slots
         # Ascending, empty slots last, exactly max_predictions_per_seq wide.
@@ -150,6 +149,24 @@ class MaskedLMMasker(tf.Module):
             "masked_lm_weights": tf.cast(valid, tf.float32),
         }
 
+    @property
+    def is_continuation(self):
+        """The bool `[vocab_size]` word-continuation table of whole-word masking (None without it)."""
+        return self._is_continuation
+
+    def prediction_counts(self, input_word_ids):
+        """int32 `[batch]`: how many tokens `__call__` selects in each row (at most; whole words
+        may stop short): `min(max_predictions_per_seq, max(1, round(n * masked_lm_prob)))`."""
+        ids = tf.cast(tf.convert_to_tensor(input_word_ids), tf.int32)
+        num_maskable = tf.reduce_sum(tf.cast(self._maskable(ids), tf.int32), 1)  # [b]
+        count = tf.maximum(1, tf.cast(tf.round(
+            tf.cast(num_maskable, tf.float32) * self.masked_lm_prob), tf.int32))
+        return tf.where(num_maskable > 0, tf.minimum(count, self.max_predictions_per_seq), 0)
+
+    def _maskable(self, ids):
+        return tf.reduce_all(
+            tf.not_equal(ids[:, :, tf.newaxis], tf.constant(self.unselectable_ids, tf.int32)), -1)
+
     def _words(self, ids, maskable):
         """`(starts, word)` `[b, s]`: a piece starts a word; the index of its word in the row."""
         # A word starts at a maskable piece that is not "##..." or follows a special token.
@@ -161,10 +178,7 @@ class MaskedLMMasker(tf.Module):
     def _select(self, ids, maskable, seed, words=None):
         """Positions of `k` random maskable tokens (or whole `words`) per row, `seq` where unused."""
         batch, seq = tf.shape(ids)[0], tf.shape(ids)[1]
-        num_maskable = tf.reduce_sum(tf.cast(maskable, tf.int32), 1)  # [b]
-        count = tf.maximum(1, tf.cast(tf.round(
-            tf.cast(num_maskable, tf.float32) * self.masked_lm_prob), tf.int32))
-        count = tf.where(num_maskable > 0, tf.minimum(count, self.max_predictions_per_seq), 0)
+        count = self.prediction_counts(ids)
 
         score = tf.random.stateless_uniform([batch, seq], seed)  # random order of candidates
         if words is not None:

@@ -46,6 +46,36 @@ def pretraining_input(files, tokenizer, **dataset_kwargs):
     return train_input
 
 
+def shards_input(directory, **reader_kwargs):
+    """The `train_input` for `run_pretraining` from `write_shards`' shards, read by `ShardReader`:
+    each input pipeline reads its own shards; batch `i` depends on `i` only (a resume's skip).
+
+    Args:
+        directory: the shards folder (`tools/write_shards.py`).
+        **reader_kwargs: `ShardReader`'s (max_predictions_per_seq, masked_lm_prob, whole_word_masking, seed).
+
+    Example:
+        >>> train_input = shards_input("shards/", max_predictions_per_seq=20, seed=0)
+    """
+    import tensorflow as tf
+
+    from keras_bert.data.shard_reader import ShardReader
+
+    ShardReader(directory, 1, **reader_kwargs)  # a bad folder or argument fails here, in one line
+
+    def train_input(global_batch_size, input_context=None):
+        pipeline, pipelines, batch = 0, 1, global_batch_size
+        if input_context is not None:
+            pipeline, pipelines = input_context.input_pipeline_id, input_context.num_input_pipelines
+            batch = input_context.get_per_replica_batch_size(global_batch_size)
+        reader = ShardReader(directory, batch, process_index=pipeline, process_count=pipelines, **reader_kwargs)
+        signature = tf.nest.map_structure(
+            lambda a: tf.TensorSpec(a.shape, tf.as_dtype(a.dtype)), reader.batch(0))
+        return tf.data.Dataset.from_generator(reader.batches, output_signature=signature).prefetch(2)
+
+    return train_input
+
+
 def _distributed_input(strategy, train_input, global_batch_size, start_step, end_step, input_mode):
     """The training dataset, positioned after the `start_step` batches already trained on; one
     built per pipeline ends at `end_step` (`fit_from` cuts a plain dataset there itself)."""

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from keras_bert.layers.windowed_attention import (
-    band_pattern, global_attention, query_chunk_size, sliding_window_attention)
+    band_pattern, fused_attention_enabled, global_attention, query_chunk_size, sliding_window_attention)
 from tests.layers.layer_checks import to_numpy
 
 
@@ -80,3 +80,28 @@ def test_packed_rows_attend_within_their_own_example_on_every_path():
             alone = dense_reference(*(x[row:row + 1, :, where] for x in (q, k, v)),
                                     np.ones((1, where.size), "int32"), half_window)
             np.testing.assert_allclose(to_numpy(out)[row:row + 1, :, where], alone, atol=1e-5)
+
+
+def test_fused_attention_equals_the_explicit_softmax_on_real_tokens(monkeypatch):
+    """`KERAS_BERT_ATTENTION=fused` (keras.ops.dot_product_attention, JAX only) against the explicit softmax:
+    BERT's block (inference and training layout, padded and packed) and ModernBERT's global attention."""
+    from keras_bert.layers.transformer_encoder_block import TransformerEncoderBlock
+
+    rng = np.random.default_rng(0)
+    block = TransformerEncoderBlock(hidden_size=16, num_heads=2, intermediate_size=32, dropout_rate=0.0,
+                                    attention_dropout_rate=0.0)
+    x = rng.normal(size=(2, 7, 16)).astype("float32")
+    q, k, v = (rng.normal(size=(2, 2, 7, 8)).astype("float32") for _ in range(3))
+    padding = np.array([[1] * 7, [1] * 4 + [0] * 3], "int32")
+    ids = np.array([[1, 1, 1, 2, 2, 2, 2], [1, 1, 2, 2, 0, 0, 0]], "int32")
+    outputs = {}
+    for choice in ("explicit", "fused"):
+        monkeypatch.setenv("KERAS_BERT_ATTENTION", choice)
+        outputs[choice] = [to_numpy(y) for y in (
+            block(x, padding), block(x, padding, training=True), block(x, padding, example_ids=ids))] + [
+            np.transpose(to_numpy(y), (0, 2, 1, 3)) for y in (  # (batch, seq, heads, d)
+                global_attention(q, k, v, padding), global_attention(q, k, v, padding, example_ids=ids))]
+        assert fused_attention_enabled(False) == (choice == "fused" and keras.config.backend() == "jax")
+    real = padding.astype(bool)
+    for explicit, fused in zip(outputs["explicit"], outputs["fused"]):
+        np.testing.assert_allclose(fused[real], explicit[real], atol=2e-5)

@@ -192,3 +192,23 @@ def test_a_modernbert_config_pretrains_masked_lm_only_and_resumes(tmp_path):
     assert model.config == config and not model.next_sentence
     for a, b in zip(model.weights, again["model"].weights, strict=True):
         np.testing.assert_array_equal(np.array(a), np.array(b))
+
+
+def test_shards_input_resumes_at_the_step_and_gives_each_pipeline_its_shards(shards):
+    import tensorflow as tf
+
+    from keras_bert.data.shard_reader import ShardReader
+    from keras_bert.training import shards_input
+
+    train_input = shards_input(shards[0], max_predictions_per_seq=5, seed=2)
+    reader = ShardReader(shards[0], 8, max_predictions_per_seq=5, seed=2)
+    # What run_pretraining does on resume at step 3: skip the batches trained on.
+    for step, (features, labels) in enumerate(train_input(8).skip(3).take(2), 3):
+        expected_features, expected_labels = reader.batch(step)
+        for name, value in {**expected_features, **expected_labels}.items():
+            np.testing.assert_array_equal({**features, **labels}[name].numpy(), value, err_msg=name)
+    contexts = [tf.distribute.InputContext(2, pipeline, 2) for pipeline in range(2)]
+    firsts = [next(iter(train_input(8, context)))[0]["input_mask"].shape for context in contexts]
+    assert firsts == [(4, 32), (4, 32)]
+    rows = [ShardReader(shards[0], 4, process_index=p, process_count=2).num_rows for p in range(2)]
+    assert sum(rows) == ShardReader(shards[0], 4).num_rows
