@@ -15,6 +15,13 @@ BPE_SPECIALS = {"cls": "<s>", "pad": "<pad>", "sep": "</s>", "unk": "<unk>", "ma
 BERT_NAMED_SPECIALS = {"cls": "[CLS]", "pad": "[PAD]", "sep": "[SEP]", "unk": "[UNK]", "mask": "[MASK]"}
 
 
+def bytes_to_unicode():
+    """GPT-2's byte -> printable character table (`Ġ` for the space byte): a list of 256 strings."""
+    printable = {*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), 256)}
+    others = iter(range(256, 512))  # the other bytes get characters 256, 257, ... in byte order
+    return [chr(byte) if byte in printable else chr(next(others)) for byte in range(256)]
+
+
 def read_vocab_json(path):
     """`vocab.json` (token -> id) as the list of tokens by id; ids must be 0..n-1 without gaps."""
     vocab = read_json(path)
@@ -40,8 +47,8 @@ def read_merges(path):
         lines = [line.rstrip("\r") for line in raw.decode("utf-8").split("\n")]
     except UnicodeDecodeError as error:  # a file cut inside a character, or not UTF-8
         line = raw[:error.start].count(b"\n") + 1
-        raise ValueError(f"{path}: line {line} is not UTF-8 text (byte {raw[error.start]:#04x} at offset {error.start}: "
-                         f"the file is cut inside a character, or another encoding); pass the tokenizer's "
+        raise ValueError(f"{path}: line {line} is not UTF-8 text (byte {raw[error.start]:#04x} at offset "
+                         f"{error.start}: the file is cut inside a character, or another encoding); pass the tokenizer's "
                          f"{MERGES_TXT} as saved.") from None
     merges = [line for line in lines if line and not line.startswith("#version")]
     bad = [line for line in merges if len(line.split(" ")) != 2]
@@ -65,6 +72,15 @@ def bpe_from_tokenizer_json(path):
     merges = [m if isinstance(m, str) else " ".join(m) for m in model.get("merges") or []]
     vocab = json.dumps(vocab, ensure_ascii=False).encode("utf-8")
     return keep_bytes(vocab), keep_bytes(("\n".join(merges) + "\n").encode("utf-8"))
+
+
+def literal_ids(tokens, merges, special):
+    """Ids of the tokens matched as literal text before BPE (Hugging Face's `added_tokens`): the special
+    ids, and every token after them that is neither one byte's character nor made by a merge (`add_tokens`
+    appends; a token such as GPT-2's `<|endoftext|>` inside the vocabulary stays text, as in RoBERTa's)."""
+    made = set(bytes_to_unicode()) | {merge.replace(" ", "") for merge in merges}
+    last = max(special)
+    return sorted(set(special) | {i for i, token in enumerate(tokens) if i > last and token not in made})
 
 
 def special_ids(tokens, source, names=None):
