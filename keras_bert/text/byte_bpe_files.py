@@ -48,7 +48,8 @@ def read_merges(path):
     except UnicodeDecodeError as error:  # a file cut inside a character, or not UTF-8
         line = raw[:error.start].count(b"\n") + 1
         raise ValueError(f"{path}: line {line} is not UTF-8 text (byte {raw[error.start]:#04x} at offset "
-                         f"{error.start}: the file is cut inside a character, or another encoding); pass the tokenizer's "
+                         f"{error.start}: the file is cut inside a character, or another encoding); "
+                         f"pass the tokenizer's "
                          f"{MERGES_TXT} as saved.") from None
     merges = [line for line in lines if line and not line.startswith("#version")]
     bad = [line for line in merges if len(line.split(" ")) != 2]
