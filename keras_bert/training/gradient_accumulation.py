@@ -110,13 +110,14 @@ def _jax_train_step(model, steps, state, data):
         (_, (loss, y_pred, non_trainable, metrics_variables)), gradients = grad_fn(
             trainable, non_trainable, metrics_variables, x, y, sample_weight, training=True,
             optimizer_variables=optimizer_variables)
-        _, metrics_variables = jax_metrics_update(model, metrics_variables, loss, x, y, y_pred, sample_weight)
-        return [s + g / count for s, g in zip(sums, gradients)], non_trainable, metrics_variables
+        logs, metrics_variables = jax_metrics_update(model, metrics_variables, loss, x, y, y_pred, sample_weight)
+        return ([s + g / count for s, g in zip(sums, gradients)], non_trainable, metrics_variables), logs
 
+    # The last micro-batch outside the loop: its logs are the step's (the model's own `compute_metrics`
+    # keys; a loop carries no dict it has not seen yet).
     zeros = [jax.numpy.zeros(v.shape, v.dtype) for v in trainable]
-    gradients, non_trainable, metrics_variables = jax.lax.fori_loop(
-        0, count, body, (zeros, non_trainable, metrics_variables))
+    carry = jax.lax.fori_loop(0, count - 1, lambda index, carry: body(index, carry)[0],
+                              (zeros, non_trainable, metrics_variables))
+    (gradients, non_trainable, metrics_variables), logs = body(count - 1, carry)
     trainable, optimizer_variables = model.optimizer.stateless_apply(optimizer_variables, gradients, trainable)
-    with keras.StatelessScope(state_mapping=list(zip(model.metrics_variables, metrics_variables))):
-        logs = model.get_metrics_result()
     return logs, (trainable, non_trainable, optimizer_variables, metrics_variables)

@@ -64,13 +64,28 @@ def test_layout_rules_shard_the_kernels_of_every_family():
 
 
 @pytest.mark.slow
-def test_two_devices_match_one_and_a_killed_run_resumes_to_its_weights(tmp_path):
+def test_two_devices_match_one_a_killed_run_resumes_and_the_tool_runs(tmp_path):
+    """One test, its JAX processes two at a time: the equality job beside the killed, resumed and tool runs."""
     equality = _start("tests.training.jax_runs", str(tmp_path))
     job = json.dumps(dict(PRETRAINING, strategy="data_parallel"))
     _output(_start("tests.integration.pretrain_job", str(tmp_path / "resumed"),
                    json.dumps(dict(json.loads(job), sigkill_at=4))), status=-9)  # after the step-3 checkpoint
     assert "Resuming pretraining from step 3 of 6" in _output(
         _start("tests.integration.pretrain_job", str(tmp_path / "resumed"), job))
+    tool = subprocess.run(
+        [sys.executable, os.path.join("tools", "pretrain.py"), "--strategy", "data_parallel", "--train_steps", "2",
+         "--steps_per_epoch", "1", "--eval_steps", "1", "--gradient_accumulation_steps", "2", "--pack_sequences",
+         "--mixed_precision", "bf16", "--no_demo", "--output_dir", str(tmp_path / "tool")],
+        cwd=ROOT, env=JAX_ENV, capture_output=True, text=True, timeout=600)
+    assert tool.returncode == 0, tool.stderr[-4000:]
+    assert "Trained steps 0 -> 2." in tool.stdout and "MLM accuracy" in tool.stdout
+    assert "Not exported: a SavedModel needs the TensorFlow backend; export final/ there: KERAS_BACKEND=tensorflow " \
+           "python tools/export.py" in tool.stdout
+    for name in ("final/pretrainer.weights.h5", "curves.png", "training_log.csv", "checkpoints/ckpt-2.npz"):
+        assert (tmp_path / "tool" / name).exists(), name
+    assert any(n.startswith("events.") for n in os.listdir(tmp_path / "tool" / "logs" / "train"))  # TensorBoard
+    assert keras_bert.load_checkpoint(str(tmp_path / "tool" / "final"), model="pretrainer").packed is False
+
     print(_output(equality))
     with open(tmp_path / "equality.json") as f:
         table = json.load(f)
@@ -80,8 +95,8 @@ def test_two_devices_match_one_and_a_killed_run_resumes_to_its_weights(tmp_path)
         "--on_nonfinite skip is TensorFlow's (its update step is tf.cond); on JAX use --on_nonfinite stop (the "
         "default), or set KERAS_BACKEND=tensorflow."]
     assert len(table) == 7 and all(row["steps"] == (6 if name.startswith("pre") else 8) for name, row in table.items())
-    for name, row in table.items():  # measured: losses equal, weights within 4e-8
-        assert row["loss"] <= 1e-6 and row["weights"] <= 1e-6, (name, row)
+    for name, row in table.items():  # measured: losses within 4.8e-7 (accumulation), weights within 1.2e-7
+        assert row["loss"] <= 1e-5 and row["weights"] <= 1e-6, (name, row)
     # final/ of the JAX run loads on TensorFlow (this process) with the uninterrupted run's weights.
     resumed = keras_bert.load_checkpoint(str(tmp_path / "resumed" / "final"), model="pretrainer")
     with np.load(tmp_path / "pretraining_data_parallel.npz") as uninterrupted:
