@@ -55,12 +55,20 @@ def compile_model(model, strategy, optimizer, jit_compile="auto", gradient_accum
                 raise ValueError("--on_nonfinite skip is TensorFlow's (its update step is tf.cond); on JAX use "
                                  "--on_nonfinite stop (the default), or set KERAS_BACKEND=tensorflow.")
             skip_nonfinite_updates(optimizer)
+        if isinstance(strategy, JaxStrategy):  # a metric made before holds one device's variables: made again here
+            compile_kwargs.update({key: keras.tree.map_structure(_made_in_scope, compile_kwargs[key])
+                                   for key in ("metrics", "weighted_metrics") if compile_kwargs.get(key)})
         model.compile(optimizer=optimizer, jit_compile=resolve_jit_compile(jit_compile, strategy),
                       **compile_kwargs)
         if isinstance(strategy, JaxStrategy):  # its slots take the weights' layouts (model_parallel)
             model.optimizer.build(model.trainable_variables)
     accumulate_gradients(model, gradient_accumulation_steps)
     return model
+
+
+def _made_in_scope(metric):
+    """A new, empty copy of a Keras metric object (its variables made in the current distribution's scope)."""
+    return type(metric).from_config(metric.get_config()) if isinstance(metric, keras.metrics.Metric) else metric
 
 
 def resume(folder, model, chief, keep_checkpoints, total_steps, **checkpoint_kwargs):
