@@ -118,6 +118,16 @@ def track_loss(model, loss, batch_size):
     model._loss_tracker.update_state(loss, sample_weight=batch_size)  # pylint: disable=protected-access
 
 
+def jax_metrics_update(model, metrics_variables, loss, x, y, y_pred, sample_weight):
+    """`(logs, new metrics variables)` after one step's loss and metrics, as Keras's JAX `train_step`
+    updates them (stateless, inside its jitted step).
+
+    Private: `keras.src.backend.jax.trainer.JAXTrainer._update_metrics_variables`; gradient
+    accumulation (`training/gradient_accumulation.py`) runs JAX's step once per micro-batch.
+    """
+    return model._update_metrics_variables(metrics_variables, loss, x, y, y_pred, sample_weight)  # pylint: disable=protected-access
+
+
 @contextlib.contextmanager
 def tf2onnx_bounded_memory():
     """Keeps tf2onnx's optimizer from growing memory by the model's size on every pass.

@@ -115,3 +115,14 @@ def test_shared_sentencepiece_model_outlives_the_kernel_cache_that_tf_texts_own_
     assert next(iter(datasets[0])).to_list() == ours.tokenize(["the cat sat"]).to_list() == expected
     with pytest.raises(tf.errors.NotFoundError, match="SentencepieceOp.* does not exist"):
         next(iter(datasets[1]))
+
+
+def test_jax_metrics_update_is_keras_jax_trainers_own():
+    """The JAX step of gradient accumulation updates metrics as Keras's JAX `train_step` does (its run on 2
+    devices: tests/training/test_jax_strategy.py)."""
+    import inspect
+
+    from keras.src.backend.jax.trainer import JAXTrainer
+
+    parameters = list(inspect.signature(JAXTrainer._update_metrics_variables).parameters)  # pylint: disable=protected-access
+    assert parameters == ["self", "metrics_variables", "unscaled_loss", "x", "y", "y_pred", "sample_weight"]

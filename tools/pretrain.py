@@ -206,7 +206,14 @@ def main(argv=None):
         print(f"\nFill in the mask (top 5), sentences from {'held-out' if eval_files else 'training'} texts:")
         print("\n".join(fill_mask_lines(demo, fill_mask(result["model"], tokenizer, [s for s, _ in demo]))))
     if not args.no_export and is_chief(strategy):
-        _export_and_query(args, result["model"], tokenizer, demo)
+        import keras
+
+        if keras.backend.backend() == "tensorflow":
+            _export_and_query(args, result["model"], tokenizer, demo)
+        else:  # a SavedModel is TensorFlow's: final/ loads there
+            print(f"\nNot exported: a SavedModel needs the TensorFlow backend; export final/ there: "
+                  f"KERAS_BACKEND=tensorflow python tools/export.py {os.path.join(args.output_dir, 'final')} "
+                  f"--name {args.export_name} --formats savedmodel")
     return result
 
 

@@ -7,9 +7,11 @@ compiled model) loads only that module. The fine-tuning tasks live in `keras_ber
 from keras_bert.lazy import lazy_exports
 
 _EXPORTS = {
+    'keras_bert.training.array_checkpoint_manager': ('ArrayCheckpointManager',),
     'keras_bert.training.family_defaults': ('FamilyDefaults', 'pretraining_defaults'),
     'keras_bert.training.finetuning': ('run_finetuning',),
     'keras_bert.training.gradient_accumulation': ('accumulate_gradients',),
+    'keras_bert.training.jax_strategy': ('JaxStrategy', 'LAYOUT_RULES'),
     'keras_bert.training.linear_warmup': ('LinearWarmup',),
     'keras_bert.training.memory_estimate': ('check_batch_memory',),
     'keras_bert.training.optimizers': ('OPTIMIZERS', 'WEIGHT_DECAY_EXCLUDE', 'bert_schedule', 'create_optimizer'),

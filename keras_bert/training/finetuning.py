@@ -6,6 +6,7 @@ import os
 
 from keras_bert.training.divergence_guard import check_predictions
 from keras_bert.training.folder_lock import exclusive_run_folder
+from keras_bert.training.jax_strategy import JaxStrategy
 from keras_bert.training.optimizers import create_optimizer
 from keras_bert.training.precision import restores_dtype_policy
 from keras_bert.training.run_config import RunConfig
@@ -65,8 +66,9 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
         run: a `RunConfig`: `output_dir` (the run folder: `checkpoints/`, `run_config.json`
             and the trained model as `model.keras`, chief only), strategy, precision,
             `jit_compile` ("auto" is off when the batches' sequence length varies (dynamic
-            padding): XLA compiles a program per shape, ~20-40 s each for MiniLM's training
-            step on a 2-core CPU, more than it saves in a fine-tuning run), seed (the new
+            padding) on TensorFlow: XLA compiles a program per shape, ~20-40 s each for MiniLM's training
+            step on a 2-core CPU, more than it saves in a fine-tuning run; JAX without XLA runs op by op),
+            seed (the new
             head's weights, dropout), gradient accumulation (`accumulate_gradients`),
             `checkpoint_every_steps`, `keep_checkpoints`, verbosity.
         callbacks: extra Keras callbacks.
@@ -83,7 +85,7 @@ def run_finetuning(build_model, train_dataset, *, loss, metrics=None, weighted_m
     run = run or RunConfig()
     output_dir, jit_compile = run.output_dir, run.jit_compile
     strategy = start_run(run.strategy, run.mixed_precision, run.seed)
-    if jit_compile == "auto" and _varying_lengths(train_dataset):
+    if jit_compile == "auto" and _varying_lengths(train_dataset) and not isinstance(strategy, JaxStrategy):
         jit_compile = "off"
     if not steps_per_epoch:
         steps_per_epoch = int(train_dataset.cardinality())

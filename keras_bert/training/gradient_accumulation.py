@@ -3,7 +3,7 @@
 import keras
 import tensorflow as tf
 
-from keras_bert.compat import compute_training_loss, track_loss
+from keras_bert.compat import compute_training_loss, jax_metrics_update, track_loss
 
 
 def accumulate_gradients(model, steps):
@@ -28,7 +28,7 @@ def accumulate_gradients(model, steps):
     holds the cross-replica merge of the update step (see tests/training/test_gradient_accumulation.py).
 
     Args:
-        model: a compiled Keras model (TensorFlow backend); its `train_step` is replaced.
+        model: a compiled Keras model (TensorFlow or JAX backend); its `train_step` is replaced.
         steps: micro-batches per batch (1: no accumulation).
 
     Example:
@@ -42,7 +42,9 @@ def accumulate_gradients(model, steps):
     if getattr(model.optimizer, "gradient_accumulation_steps", None):
         raise ValueError("The optimizer accumulates gradients itself (gradient_accumulation_steps="
                          f"{model.optimizer.gradient_accumulation_steps}); use one of the two.")
-    if steps > 1:
+    if steps > 1 and keras.backend.backend() == "jax":
+        model.train_step = lambda state, data: _jax_train_step(model, steps, state, data)
+    elif steps > 1:
         model.train_step = lambda data: _train_step(model, steps, data)
 
 
@@ -85,3 +87,37 @@ def _train_step(model, steps, data):
                                  parallel_iterations=1)
     model.optimizer.apply_gradients(zip(gradients, variables))
     return model.get_metrics_result()
+
+
+def _jax_train_step(model, steps, state, data):
+    # Keras's JAX `train_step` (keras/src/backend/jax/trainer.py), once per micro-batch in a
+    # `fori_loop`, the gradients averaged and applied once; stateless, as JAX's trainer wants it.
+    import jax  # pylint: disable=import-outside-toplevel
+
+    trainable, non_trainable, optimizer_variables, metrics_variables = state
+    x, y, sample_weight = keras.utils.unpack_x_y_sample_weight(data)
+    batch = keras.tree.flatten(x)[0].shape[0]
+    count = steps if batch % steps == 0 else 1  # shapes are static under jit
+
+    # (count, batch / count, ...) for each tensor
+    micro = jax.tree_util.tree_map(lambda t: t.reshape((count, batch // count) + t.shape[1:]),
+                                   (x, y, sample_weight))
+    grad_fn = jax.value_and_grad(model.compute_loss_and_updates, has_aux=True)
+
+    def body(index, carry):
+        sums, non_trainable, metrics_variables = carry
+        x, y, sample_weight = jax.tree_util.tree_map(lambda t: t[index], micro)
+        (_, (loss, y_pred, non_trainable, metrics_variables)), gradients = grad_fn(
+            trainable, non_trainable, metrics_variables, x, y, sample_weight, training=True,
+            optimizer_variables=optimizer_variables)
+        logs, metrics_variables = jax_metrics_update(model, metrics_variables, loss, x, y, y_pred, sample_weight)
+        return ([s + g / count for s, g in zip(sums, gradients)], non_trainable, metrics_variables), logs
+
+    # The last micro-batch outside the loop: its logs are the step's (the model's own `compute_metrics`
+    # keys; a loop carries no dict it has not seen yet).
+    zeros = [jax.numpy.zeros(v.shape, v.dtype) for v in trainable]
+    carry = jax.lax.fori_loop(0, count - 1, lambda index, carry: body(index, carry)[0],
+                              (zeros, non_trainable, metrics_variables))
+    (gradients, non_trainable, metrics_variables), logs = body(count - 1, carry)
+    trainable, optimizer_variables = model.optimizer.stateless_apply(optimizer_variables, gradients, trainable)
+    return logs, (trainable, non_trainable, optimizer_variables, metrics_variables)

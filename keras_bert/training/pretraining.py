@@ -4,6 +4,7 @@ import os
 
 from keras_bert.models.builders import build_pretrainer
 from keras_bert.training.folder_lock import exclusive_run_folder
+from keras_bert.training.jax_strategy import JaxStrategy
 from keras_bert.training.optimizers import create_optimizer
 from keras_bert.training.plotting import plot_curves
 from keras_bert.training.precision import restores_dtype_policy
@@ -79,8 +80,9 @@ def shards_input(directory, **reader_kwargs):
 def _distributed_input(strategy, train_input, global_batch_size, start_step, end_step, input_mode):
     """The training dataset, positioned after the `start_step` batches already trained on; one
     built per pipeline ends at `end_step` (`fit_from` cuts a plain dataset there itself)."""
-    if strategy.num_replicas_in_sync == 1 or input_mode == "split":
-        # One pipeline produces global batches; Keras splits each across the replicas.
+    if strategy.num_replicas_in_sync == 1 or input_mode == "split" or isinstance(strategy, JaxStrategy):
+        # One pipeline produces global batches; Keras splits each across the replicas (on JAX across the
+        # devices, and across processes with keras.distribution's own per-process sharding of the dataset).
         return split_batches(train_input(global_batch_size, None).skip(start_step))
 
     def dataset_fn(context):

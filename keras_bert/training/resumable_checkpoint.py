@@ -1,18 +1,22 @@
-"""Atomic, resumable training checkpoints (model, optimizer, dropout RNG) with tf.train.CheckpointManager."""
+"""Atomic, resumable training checkpoints (model, optimizer, dropout RNG): tf.train.CheckpointManager on
+TensorFlow, `ArrayCheckpointManager` on JAX."""
 
+import contextlib
 import glob
 import os
 import shutil
 
 import keras
-import tensorflow as tf
+
+from keras_bert.training.array_checkpoint_manager import ArrayCheckpointManager, checkpoint_paths, write_index
 
 
 class ResumableCheckpoint(keras.callbacks.Callback):
     """Saves the whole training state at every epoch end; `restore()` resumes from the newest.
 
     The state is every model variable (weights and the dropout layers' RNG state)
-    and every optimizer variable (step counter, moments, loss scale), written with `tf.train.CheckpointManager`. TensorFlow writes a
+    and every optimizer variable (step counter, moments, loss scale), written with `tf.train.CheckpointManager`
+    (on JAX, whose variables are no `tf.Variable`s: `ArrayCheckpointManager`, NumPy files). Both write a
     checkpoint's files first and only then rewrites the small `checkpoint` index
     file by atomic rename, so a checkpoint cut off mid-write (kill, full disk) is
     never listed and the previous one stays the latest. `restore()` also
@@ -56,28 +60,40 @@ class ResumableCheckpoint(keras.callbacks.Callback):
     def _setup(self):
         if self._manager is not None:
             return
-        model = self._model
+        model = self.model
         if model.optimizer is None:
             raise ValueError("ResumableCheckpoint needs a compiled model (model.compile(optimizer=...)).")
-        if not model.optimizer.built:
-            with model.distribute_strategy.scope():
+        if not model.optimizer.built:  # (on JAX the run loop builds it in its distribution's scope)
+            strategy = getattr(model, "distribute_strategy", None)
+            with strategy.scope() if strategy is not None else contextlib.nullcontext():
                 model.optimizer.build(model.trainable_variables)
         # Keyed by position: variable paths carry process-wide counters (a second
         # optimizer is "adam_w_1", dropout RNGs "seed_generator_7") that differ between
-        # runs. The order is fixed by the architecture, and TensorFlow checks shapes.
-        self._checkpoint = tf.train.Checkpoint(
-            model=list(model.variables), optimizer=list(model.optimizer.variables))
+        # runs. The order is fixed by the architecture, and the shapes are checked.
         self._write_directory = (self.directory if self.is_chief
                                  else os.path.join(self.directory, f".scratch_{os.getpid()}"))
+        if keras.backend.backend() != "tensorflow":
+            self._checkpoint = self._manager = ArrayCheckpointManager(
+                list(model.variables) + list(model.optimizer.variables), self._write_directory,
+                max_to_keep=self.max_to_keep)
+            return
+        import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
+        self._checkpoint = tf.train.Checkpoint(
+            model=list(model.variables), optimizer=list(model.optimizer.variables))
         self._manager = tf.train.CheckpointManager(
             self._checkpoint, self._write_directory, max_to_keep=self.max_to_keep, checkpoint_name="ckpt")
 
     @property
     def step(self):
-        return int(self._model.optimizer.iterations.numpy())
+        return int(self.model.optimizer.iterations.numpy())  # (`model` syncs JAX's state)
 
     def checkpoints(self):
         """Paths of the complete checkpoints, oldest first (from the atomic `checkpoint` index)."""
+        if keras.backend.backend() != "tensorflow":
+            return checkpoint_paths(self.directory)
+        import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
         state = tf.train.get_checkpoint_state(self.directory)
         if state is None:
             return []
@@ -96,13 +112,19 @@ class ResumableCheckpoint(keras.callbacks.Callback):
         if self.is_chief:
             # Leftovers of writes that were cut off; they are never listed, just clutter.
             for stale in glob.glob(os.path.join(self.directory, "*_temp*")):
-                shutil.rmtree(stale, ignore_errors=True)
+                if os.path.isdir(stale):
+                    shutil.rmtree(stale, ignore_errors=True)
+                else:
+                    os.remove(stale)
         errors = []
         for path in reversed(paths):
             try:
                 # expect_partial: values restored later (optimizer slots on the first step) or not
                 # at all (`save_counter` of tf.train.Checkpoint) are not warned about at exit.
-                self._checkpoint.read(path).assert_existing_objects_matched().expect_partial()
+                if isinstance(self._checkpoint, ArrayCheckpointManager):
+                    self._checkpoint.read(path)
+                else:
+                    self._checkpoint.read(path).assert_existing_objects_matched().expect_partial()
             except Exception as e:  # pylint: disable=broad-except  # corrupt files raise many kinds
                 errors.append(f"{os.path.basename(path)}: {type(e).__name__}: {str(e)[:300]}")
                 print(f"Checkpoint {path} is unreadable ({type(e).__name__}); trying an older one.")
@@ -137,15 +159,7 @@ class ResumableCheckpoint(keras.callbacks.Callback):
             for path in set(paths) - set(kept):
                 for file in glob.glob(path + ".*"):
                     os.remove(file)
-            index = os.path.join(self.directory, "checkpoint")
-            if kept:  # the index CheckpointManager writes (text proto), replaced atomically
-                lines = [f'model_checkpoint_path: "{os.path.basename(kept[-1])}"']
-                lines += [f'all_model_checkpoint_paths: "{os.path.basename(p)}"' for p in kept]
-                with open(index + ".tmp", "w", encoding="utf-8") as f:
-                    f.write("\n".join(lines) + "\n")
-                os.replace(index + ".tmp", index)
-            else:
-                os.remove(index)
+            write_index(self.directory, kept)  # the index CheckpointManager writes, replaced atomically
             self._manager = None  # its list of checkpoints is stale
             self._setup()
         self.last_saved_step = int(kept[-1].rsplit("-", 1)[-1]) if kept else 0

@@ -19,8 +19,9 @@ class RunConfig:
     Args:
         output_dir: the run folder (checkpoints, logs, the trained model); None: nothing is
             written and nothing resumes.
-        strategy: a `tf.distribute.Strategy` or a `get_strategy` name ("auto", "cpu",
-            "mirrored", "multi_worker_mirrored", "tpu"); None: "auto".
+        strategy: a `tf.distribute.Strategy`, a `JaxStrategy` or a `get_strategy` name ("auto",
+            "default"; TensorFlow: "cpu", "mirrored", "multi_worker", "tpu"; JAX: "data_parallel",
+            "model_parallel"); None: "auto".
         mixed_precision: "off", "bf16" or "fp16".
         jit_compile: "auto", "on" or "off" (XLA).
         seed: seed of new weights, dropout and the data order.

@@ -11,6 +11,7 @@ from keras_bert.compat import model_without_strategy
 
 from keras_bert.training.divergence_guard import DivergenceGuard, check_mode, skip_nonfinite_updates
 from keras_bert.training.gradient_accumulation import accumulate_gradients
+from keras_bert.training.jax_strategy import JaxStrategy
 from keras_bert.training.precision import resolve_jit_compile, set_mixed_precision
 from keras_bert.training.resumable_checkpoint import ResumableCheckpoint
 from keras_bert.training.step_limit import StepLimit
@@ -50,11 +51,24 @@ def compile_model(model, strategy, optimizer, jit_compile="auto", gradient_accum
     """
     with strategy.scope():
         if check_mode(on_nonfinite) == "skip":
+            if isinstance(strategy, JaxStrategy):
+                raise ValueError("--on_nonfinite skip is TensorFlow's (its update step is tf.cond); on JAX use "
+                                 "--on_nonfinite stop (the default), or set KERAS_BACKEND=tensorflow.")
             skip_nonfinite_updates(optimizer)
+        if isinstance(strategy, JaxStrategy):  # a metric made before holds one device's variables: made again here
+            compile_kwargs.update({key: keras.tree.map_structure(_made_in_scope, compile_kwargs[key])
+                                   for key in ("metrics", "weighted_metrics") if compile_kwargs.get(key)})
         model.compile(optimizer=optimizer, jit_compile=resolve_jit_compile(jit_compile, strategy),
                       **compile_kwargs)
+        if isinstance(strategy, JaxStrategy):  # its slots take the weights' layouts (model_parallel)
+            model.optimizer.build(model.trainable_variables)
     accumulate_gradients(model, gradient_accumulation_steps)
     return model
+
+
+def _made_in_scope(metric):
+    """A new, empty copy of a Keras metric object (its variables made in the current distribution's scope)."""
+    return type(metric).from_config(metric.get_config()) if isinstance(metric, keras.metrics.Metric) else metric
 
 
 def resume(folder, model, chief, keep_checkpoints, total_steps, **checkpoint_kwargs):
@@ -123,7 +137,8 @@ def fit_from(model, strategy, dataset, start_step, total_steps, steps_per_epoch,
         # function must end there themselves, as pretraining's do). 150 fits: 0 crashes.
         if isinstance(dataset, tf.data.Dataset):
             dataset = dataset.take(total_steps - start_step)
-        with strategy.scope(), model_without_strategy(model), _keras_mwms_workaround(model, strategy):
+        keras_own = contextlib.nullcontext() if isinstance(strategy, JaxStrategy) else model_without_strategy(model)
+        with strategy.scope(), keras_own, _keras_mwms_workaround(model, strategy):
             history = model.fit(dataset, initial_epoch=initial_epoch, epochs=epochs,
                                 steps_per_epoch=steps_per_epoch, shuffle=False,
                                 callbacks=[StepLimit(total_steps), guard] + list(callbacks),

@@ -1,12 +1,14 @@
-"""Picks the tf.distribute strategy: TPU, several workers, several GPUs, or one device."""
+"""Picks the strategy: on TensorFlow a tf.distribute one (TPU, several workers, several GPUs, one device),
+on JAX a keras.distribution (`jax_strategy`)."""
 
 import json
 import os
 
-import tensorflow as tf
+import keras
 
 from keras_bert.compat import in_multi_worker_mode
-from keras_bert.choices import STRATEGIES  # noqa: F401  (re-exported)
+from keras_bert.choices import JAX_STRATEGIES, STRATEGIES, TF_STRATEGIES
+from keras_bert.training.jax_strategy import JaxStrategy, jax_strategy
 
 
 def _tf_config_workers():
@@ -30,6 +32,8 @@ def _tpu_resolver(tpu):
     if tpu is None and not (os.environ.get("TPU_NAME") or os.environ.get("COLAB_TPU_ADDR")
                             or os.path.exists("/dev/accel0") or os.path.exists("/dev/vfio/0")):
         return None
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     try:
         resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=tpu or "")
         tf.config.experimental_connect_to_cluster(resolver)
@@ -40,6 +44,8 @@ def _tpu_resolver(tpu):
 
 
 def _mirrored(devices):
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     if devices:
         return tf.distribute.MirroredStrategy(devices=list(devices))
     gpus = tf.config.list_logical_devices("GPU")
@@ -50,22 +56,28 @@ def _mirrored(devices):
     return tf.distribute.MirroredStrategy([d.name for d in tf.config.list_logical_devices("CPU")])
 
 
-def get_strategy(name="auto", devices=None, tpu=None):
-    """Returns a `tf.distribute.Strategy`; build, compile and fit the model in its `scope()`.
+def get_strategy(name="auto", devices=None, tpu=None, model_parallel_size=None):
+    """Returns a `tf.distribute.Strategy` (TensorFlow) or a `JaxStrategy` (JAX); build, compile and fit
+    the model in its `scope()`.
 
-    `"auto"` picks, in order: a TPU if a TPU resolver finds one; MultiWorkerMirrored
+    `"auto"` picks, on TensorFlow, in order: a TPU if a TPU resolver finds one; MultiWorkerMirrored
     when `TF_CONFIG` names several workers; Mirrored over several GPUs; else the
-    default (one device) strategy.
+    default (one device) strategy. On JAX: `data_parallel` over every device when there are several,
+    else one device. It prints one line saying what it picked.
 
     MultiWorkerMirroredStrategy must be created when the program starts, before
     other TensorFlow ops run.
 
     Args:
-        name: "auto", "cpu" (OneDevice on the CPU), "default" (TF's default strategy),
-            "mirrored" (all local GPUs, else all logical CPU devices), "multi_worker"
-            (from `TF_CONFIG`) or "tpu".
-        devices: explicit device list for "mirrored".
+        name: "auto", "default" (one device: TF's default strategy, or JAX with no distribution);
+            TensorFlow: "cpu" (OneDevice on the CPU), "mirrored" (all local GPUs, else all logical CPU
+            devices), "multi_worker" (from `TF_CONFIG`) or "tpu"; JAX: "data_parallel" (a
+            `keras.distribution.DataParallel` over every device) or "model_parallel" (`ModelParallel`
+            sharding the kernels, `jax_strategy.LAYOUT_RULES`). Several JAX processes join through
+            `keras.distribution.initialize` when `KERAS_DISTRIBUTION_NUM_PROCESSES` is over 1.
+        devices: explicit device list for "mirrored" (TensorFlow names) or the JAX strategies (JAX devices).
         tpu: TPU name or address for "tpu"/"auto" (default: from the environment).
+        model_parallel_size: devices on "model_parallel"'s model axis (default: one process's).
 
     Example:
         >>> strategy = get_strategy("auto")
@@ -74,15 +86,26 @@ def get_strategy(name="auto", devices=None, tpu=None):
     """
     if name not in STRATEGIES:
         raise ValueError(f"Unknown strategy {name!r}; expected one of {STRATEGIES}.")
+    backend = keras.backend.backend()
+    if backend == "jax":
+        if name in TF_STRATEGIES:
+            raise ValueError(f"--strategy {name} is tf.distribute's (KERAS_BACKEND=tensorflow); on JAX use "
+                             f"--strategy data_parallel (or model_parallel, auto), or set KERAS_BACKEND=tensorflow.")
+        strategy = jax_strategy(name, devices, model_parallel_size)
+        if name == "auto":
+            print(f"Strategy (auto): {strategy}.")
+        return strategy
+    if name in JAX_STRATEGIES:
+        raise ValueError(f"--strategy {name} is keras.distribution's (KERAS_BACKEND=jax); on {backend} use "
+                         "--strategy mirrored (one host's devices), multi_worker (TF_CONFIG), tpu or auto, or "
+                         "set KERAS_BACKEND=jax.")
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     if name == "auto":
-        resolver = _tpu_resolver(tpu)
-        if resolver is not None:
-            return tf.distribute.TPUStrategy(resolver)
-        if _tf_config_workers() > 1:
-            return tf.distribute.MultiWorkerMirroredStrategy()
-        if len(tf.config.list_logical_devices("GPU")) > 1:
-            return _mirrored(devices)
-        return tf.distribute.get_strategy()
+        strategy = _auto_tf_strategy(devices, tpu)
+        print(f"Strategy (auto): {type(strategy).__name__} over {strategy.num_replicas_in_sync} "
+              "replica(s) (TensorFlow, tf.distribute).")
+        return strategy
     if name == "default":
         return tf.distribute.get_strategy()
     if name == "cpu":
@@ -104,8 +127,23 @@ def get_strategy(name="auto", devices=None, tpu=None):
     return tf.distribute.TPUStrategy(resolver)
 
 
+def _auto_tf_strategy(devices, tpu):
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
+    resolver = _tpu_resolver(tpu)
+    if resolver is not None:
+        return tf.distribute.TPUStrategy(resolver)
+    if _tf_config_workers() > 1:
+        return tf.distribute.MultiWorkerMirroredStrategy()
+    if len(tf.config.list_logical_devices("GPU")) > 1:
+        return _mirrored(devices)
+    return tf.distribute.get_strategy()
+
+
 def is_chief(strategy):
-    """True on the worker that writes checkpoints, logs and the final model."""
+    """True on the worker (TensorFlow) or process (JAX) that writes checkpoints, logs and the final model."""
+    if isinstance(strategy, JaxStrategy):
+        return strategy.is_chief
     resolver = getattr(strategy, "cluster_resolver", None)
     if resolver is None or not in_multi_worker_mode(strategy):
         return True
