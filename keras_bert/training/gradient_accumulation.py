@@ -93,22 +93,23 @@ def _train_step(model, steps, data):
     # Keras's TensorFlow `train_step` (keras/src/backend/tensorflow/trainer.py), once per
     # micro-batch, through the same private touchpoints it uses (keras_bert/compat.py).
     variables = model.trainable_variables
-    if steps == 1:
-        gradients = _gradients(model, variables, *keras.utils.unpack_x_y_sample_weight(data))
-    else:
-        micro, count = _micro_batches(keras.utils.unpack_x_y_sample_weight(data), steps)
-        weight = 1.0 / tf.cast(count, tf.float32)
+    if steps == 1:  # the logs are what the model's `compute_metrics` returns, as in Keras's step
+        gradients, logs = _gradients(model, variables, *keras.utils.unpack_x_y_sample_weight(data))
+        apply_summed_gradients(model.optimizer, gradients, variables)
+        return logs
+    micro, count = _micro_batches(keras.utils.unpack_x_y_sample_weight(data), steps)
+    weight = 1.0 / tf.cast(count, tf.float32)
 
-        def body(index, sums):
-            x, y, sample_weight = tf.nest.map_structure(
-                lambda t: None if t is None else t[index], micro)
-            gradients = _gradients(model, variables, x, y, sample_weight)
-            return index + 1, [s + tf.cast(tf.convert_to_tensor(g), s.dtype) * weight
-                               for s, g in zip(sums, gradients)]
+    def body(index, sums):
+        x, y, sample_weight = tf.nest.map_structure(
+            lambda t: None if t is None else t[index], micro)
+        gradients, _ = _gradients(model, variables, x, y, sample_weight)
+        return index + 1, [s + tf.cast(tf.convert_to_tensor(g), s.dtype) * weight
+                           for s, g in zip(sums, gradients)]
 
-        zeros = [tf.zeros(v.shape, v.dtype) for v in variables]
-        _, gradients = tf.while_loop(lambda index, _: index < count, body, (tf.constant(0), zeros),
-                                     parallel_iterations=1)
+    zeros = [tf.zeros(v.shape, v.dtype) for v in variables]
+    _, gradients = tf.while_loop(lambda index, _: index < count, body, (tf.constant(0), zeros),
+                                 parallel_iterations=1)
     apply_summed_gradients(model.optimizer, gradients, variables)
     return model.get_metrics_result()
 
@@ -121,5 +122,4 @@ def _gradients(model, variables, x, y, sample_weight):
                    tf.shape(tf.nest.flatten(x)[0])[0])
         loss = model.optimizer.scale_loss(loss)
     gradients = tape.gradient(loss, variables)
-    model.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
-    return gradients
+    return gradients, model.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
