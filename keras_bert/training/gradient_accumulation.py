@@ -1,4 +1,5 @@
-"""Gradient accumulation: one optimizer step from K micro-batches of each batch, run one after another."""
+"""The run loop's train step: gradient accumulation (one optimizer step from K micro-batches of
+each batch, run one after another), gradients summed over the replicas before they are clipped."""
 
 import keras
 import tensorflow as tf
@@ -27,6 +28,10 @@ def accumulate_gradients(model, steps):
     warmup and decay would run K times too fast), and under MirroredStrategy its `ops.cond`
     holds the cross-replica merge of the update step (see tests/training/test_gradient_accumulation.py).
 
+    With `steps` 1 too, the step is this one, not Keras's: the optimizer sees dense gradients
+    summed over the replicas (`apply_summed_gradients`), so a run on several replicas or
+    workers takes one device's steps.
+
     Args:
         model: a compiled Keras model (TensorFlow or JAX backend); its `train_step` is replaced.
         steps: micro-batches per batch (1: no accumulation).
@@ -42,10 +47,37 @@ def accumulate_gradients(model, steps):
     if getattr(model.optimizer, "gradient_accumulation_steps", None):
         raise ValueError("The optimizer accumulates gradients itself (gradient_accumulation_steps="
                          f"{model.optimizer.gradient_accumulation_steps}); use one of the two.")
-    if steps > 1 and keras.backend.backend() == "jax":
-        model.train_step = lambda state, data: _jax_train_step(model, steps, state, data)
-    elif steps > 1:
-        model.train_step = lambda data: _train_step(model, steps, data)
+    if keras.backend.backend() == "jax":  # Keras's own step sums a data-parallel batch's gradients before clipping
+        if steps > 1:
+            model.train_step = lambda state, data: _jax_train_step(model, steps, state, data)
+        return
+    model.train_step = lambda data: _train_step(model, steps, data)
+
+
+def apply_summed_gradients(optimizer, gradients, variables):
+    """One optimizer step on the dense sum of the replicas' `gradients`, as on one device.
+
+    Keras 3.15's TensorFlow optimizer clips (`global_clipnorm`, BERT's 1.0) each replica's
+    gradients, its share of the batch, before it sums them across replicas; and it takes the
+    norm of an embedding's `IndexedSlices` gradient over its rows unsummed (a token seen twice
+    counts twice). Measured on 2 replicas (2 workers or 2 logical CPUs), 40 steps of tiny
+    pretraining: per-step losses 2.3e-3 (relative) from one device's; 9e-5 with the sum
+    clipped; 2.7e-7 (round-off) with dense gradients too. So the gradients are made dense and
+    summed first; replica 0 passes the sum on and the others zeros (times the sum, so a
+    non-finite gradient shows on every replica): Keras clips the sum on replica 0 and its own
+    all-reduce adds exact zeros. The cost: a second all-reduce per step. Keras's optimizer
+    applies only in a replica context (its `maybe_merge_call`s), so its one all-reduce cannot
+    be moved before its clipping from outside.
+    """
+    gradients = [None if g is None else tf.convert_to_tensor(g) for g in gradients]
+    context = tf.distribute.get_replica_context()
+    if context is not None and context.num_replicas_in_sync > 1:
+        present = [i for i, g in enumerate(gradients) if g is not None]
+        summed = context.all_reduce(tf.distribute.ReduceOp.SUM, [gradients[i] for i in present])
+        first = tf.equal(context.replica_id_in_sync_group, 0)
+        for i, gradient in zip(present, summed):
+            gradients[i] = gradient * tf.cast(first, gradient.dtype)
+    optimizer.apply_gradients(zip(gradients, variables))
 
 
 def _micro_batches(data, steps):
@@ -64,28 +96,25 @@ def _micro_batches(data, steps):
 def _train_step(model, steps, data):
     # Keras's TensorFlow `train_step` (keras/src/backend/tensorflow/trainer.py), once per
     # micro-batch, through the same private touchpoints it uses (keras_bert/compat.py).
-    micro, count = _micro_batches(keras.utils.unpack_x_y_sample_weight(data), steps)
     variables = model.trainable_variables
+    if steps == 1:  # the logs are what the model's `compute_metrics` returns, as in Keras's step
+        gradients, logs = _gradients(model, variables, *keras.utils.unpack_x_y_sample_weight(data))
+        apply_summed_gradients(model.optimizer, gradients, variables)
+        return logs
+    micro, count = _micro_batches(keras.utils.unpack_x_y_sample_weight(data), steps)
     weight = 1.0 / tf.cast(count, tf.float32)
 
     def body(index, sums):
         x, y, sample_weight = tf.nest.map_structure(
             lambda t: None if t is None else t[index], micro)
-        with tf.GradientTape() as tape:
-            y_pred = model(x, training=True)
-            loss = compute_training_loss(model, x, y, y_pred, sample_weight)
-            track_loss(model, loss * tf.distribute.get_strategy().num_replicas_in_sync,
-                       tf.shape(tf.nest.flatten(x)[0])[0])
-            loss = model.optimizer.scale_loss(loss)
-        gradients = tape.gradient(loss, variables)
-        model.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
+        gradients, _ = _gradients(model, variables, x, y, sample_weight)
         return index + 1, [s + tf.cast(tf.convert_to_tensor(g), s.dtype) * weight
                            for s, g in zip(sums, gradients)]
 
     zeros = [tf.zeros(v.shape, v.dtype) for v in variables]
     _, gradients = tf.while_loop(lambda index, _: index < count, body, (tf.constant(0), zeros),
                                  parallel_iterations=1)
-    model.optimizer.apply_gradients(zip(gradients, variables))
+    apply_summed_gradients(model.optimizer, gradients, variables)
     return model.get_metrics_result()
 
 
@@ -121,3 +150,14 @@ def _jax_train_step(model, steps, state, data):
     (gradients, non_trainable, metrics_variables), logs = body(count - 1, carry)
     trainable, optimizer_variables = model.optimizer.stateless_apply(optimizer_variables, gradients, trainable)
     return logs, (trainable, non_trainable, optimizer_variables, metrics_variables)
+
+
+def _gradients(model, variables, x, y, sample_weight):
+    with tf.GradientTape() as tape:
+        y_pred = model(x, training=True)
+        loss = compute_training_loss(model, x, y, y_pred, sample_weight)
+        track_loss(model, loss * tf.distribute.get_strategy().num_replicas_in_sync,
+                   tf.shape(tf.nest.flatten(x)[0])[0])
+        loss = model.optimizer.scale_loss(loss)
+    gradients = tape.gradient(loss, variables)
+    return gradients, model.compute_metrics(x, y, y_pred, sample_weight=sample_weight)

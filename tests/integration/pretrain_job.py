@@ -7,6 +7,7 @@ logical_cpus (split the CPU into that many logical devices first), stop_after (e
 the process early at that step, as if interrupted), sigkill_at (the process kills itself
 with SIGKILL after that step), accumulation (micro-batches per batch), weight_decay,
 phase2_seq_length / phase2_predictions / phase2_fraction (a second phase), debug.
+Each process writes summary_PID.json (its per-step losses) and weights_PID.npz (the final weights).
 `run_job` runs the same job in the calling process.
 """
 
@@ -32,6 +33,10 @@ def main(argv):
                "losses": [[r["step"], r["loss"]] for r in rows]}
     with open(os.path.join(output_dir, f"summary_{os.getpid()}.json"), "w") as f:
         json.dump(summary, f)
+    import numpy as np
+
+    np.savez(os.path.join(output_dir, f"weights_{os.getpid()}.npz"),
+             *[np.asarray(w) for w in result["model"].weights])
     print("DONE", json.dumps({k: summary[k] for k in ("start_step", "step")}), flush=True)
 
 

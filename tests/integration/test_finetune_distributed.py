@@ -4,7 +4,9 @@ one-device run's weights and scores, also when it accumulates 2 micro-batches pe
 A tiny keras_bert checkpoint (1 layer, hidden 32, dropout off, the real uncased vocab)
 classifies lines of two Shakespeare plays; global batch 8 (4 per worker, 2 per micro-batch),
 4 steps. Each worker gets half of every global batch (the batches equal the one-device
-run's); the replicas' summed gradients differ from one device's only by round-off.
+run's); the replicas' summed gradients differ from one device's only by round-off (measured: the
+weights 6e-9 apart, per-step losses 3e-7 relative, over 12 steps). `tools/finetune.py` logs no
+per-step loss; tests/integration/test_distributed.py compares those for pretraining.
 """
 
 import csv
@@ -76,7 +78,7 @@ def test_multi_worker_fine_tuning_matches_one_device(task, tmp_path):
     single = keras.saving.load_model(tmp_path / "single" / "model.keras")
     chief = keras.saving.load_model(tmp_path / "worker0" / "model.keras")
     for a, b in zip(chief.weights, single.weights):
-        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-6, err_msg=b.path)
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6, err_msg=b.path)
     expected = json.loads((tmp_path / "single" / "metrics.json").read_text())
     for index in range(2):
         metrics = json.loads((tmp_path / f"worker{index}" / "metrics.json").read_text())
