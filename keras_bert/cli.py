@@ -94,9 +94,8 @@ def add_run_flags(parser, accumulation_help):
     from keras_bert.choices import JIT_MODES, PRECISIONS, STRATEGIES  # pylint: disable=import-outside-toplevel
 
     parser.add_argument("--strategy", default="auto", choices=STRATEGIES,
-                        help="TensorFlow: cpu, mirrored, multi_worker (TF_CONFIG), tpu; JAX (KERAS_BACKEND=jax): "
-                             "data_parallel, model_parallel (keras.distribution; several hosts: "
-                             "KERAS_DISTRIBUTION_*); auto picks per backend; default: one device")
+                        help="TensorFlow: cpu, mirrored, multi_worker (TF_CONFIG), tpu; JAX: data_parallel, "
+                             "model_parallel (several hosts: KERAS_DISTRIBUTION_*); auto picks per backend")
     parser.add_argument("--mixed_precision", choices=sorted(PRECISIONS), default="off")
     parser.add_argument("--jit_compile", choices=JIT_MODES, default="auto")
     parser.add_argument("--seed", type=int, default=0)

@@ -48,8 +48,7 @@ def pretraining_input(files, tokenizer, **dataset_kwargs):
 
 
 def shards_input(directory, **reader_kwargs):
-    """The `train_input` for `run_pretraining` from `write_shards`' shards, read by `ShardReader`:
-    each input pipeline reads its own shards; batch `i` depends on `i` only (a resume's skip).
+    """`run_pretraining`'s `train_input` from `write_shards`' shards (`ShardReader`; batch `i` depends on `i` only).
 
     Args:
         directory: the shards folder (`tools/write_shards.py`).
@@ -59,7 +58,6 @@ def shards_input(directory, **reader_kwargs):
         >>> train_input = shards_input("shards/", max_predictions_per_seq=20, seed=0)
     """
     import tensorflow as tf
-
     from keras_bert.data.shard_reader import ShardReader
 
     ShardReader(directory, 1, **reader_kwargs)  # a bad folder or argument fails here, in one line
