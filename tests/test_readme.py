@@ -90,7 +90,7 @@ PLAN = {
         "parse", "full size: BERT-base, batch 256, 100,000 steps; tests/tools/test_pretrain_shards.py runs "
                  "--shards for 2 steps"),
     "python tools/benchmark.py pipeline --shards": (
-        "parse", "a benchmark that rewrites docs/BENCHMARKS.md; docs/scale_data.md gives its numbers"),
+        "parse", "a benchmark that rewrites docs/BENCHMARKS.md; docs/scale.md gives its numbers"),
     "docker run": ("skip", "needs docker and the tensorflow/serving image; savedmodels/README.md and "
                            "tests/export/test_serving_check.py cover TF Serving's load path"),
     "curl": ("request", "needs a running model server"),
