@@ -215,4 +215,4 @@ def test_export_refuses_a_saved_label_with_a_newline_in_one_line(tiny_checkpoint
     keras_bert.build_classifier(encoder, 2, task_config={"labels": ["neg", "pos\nitive"]}).save(model)
     result = run_tool("export", model, "--formats", "mediapipe", "--base_dir", tmp_path / "out", timeout=300)
     assert result.returncode == 2, result.stderr[-3000:]
-    assert_one_line_error(result.stderr, "'pos\\nitive'", "control character", "--labels")
+    assert_one_line_error(result.stderr, "'pos\\nitive'", "control character", "model.keras")
