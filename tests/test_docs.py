@@ -9,7 +9,7 @@ from tests.conftest import ROOT
 DESIGN = os.path.join(ROOT, "docs", "DESIGN.md")
 # Text files of the repository that may cite a path (code, docs, configuration, CI).
 TEXT_ENDINGS = (".py", ".md", ".cfg", ".toml", ".ini", ".sh", ".yml", ".yaml", ".config", ".txt")
-SKIPPED_DIRS = {".git", "__pycache__", "runs", "build", "dist"}
+SKIPPED_DIRS = {".venv", ".git", "__pycache__", "runs", "build", "dist"}
 
 
 def repository_text_files():
