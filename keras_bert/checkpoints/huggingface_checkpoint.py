@@ -214,7 +214,7 @@ def _labels(id2label, config_file, label2id=None):
 def huggingface_task(model):
     """(head, task, task_config) to write `model` (a `BertTaskModel`) as a Hugging Face `BertFor...`
     folder, or a one-line error naming a head that no HF architecture holds."""
-    from keras_bert.checkpoints.weight_map import task_head
+    from keras_bert.models.model_operations import task_head
 
     head = task_head(model)
     if head is None or not head.carries(model.task):  # what each head class declares

@@ -6,12 +6,13 @@ import zipfile
 import keras
 
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents, write_json
-from keras_bert.checkpoints.weight_map import find_encoder, model_weights, task_head
+from keras_bert.checkpoints.weight_map import model_weights
 from keras_bert.config import BertConfig, read_json
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
 from keras_bert.models.families import FAMILIES, build_family_encoder, family_of
-from keras_bert.models.heads import upgrade
+from keras_bert.models.heads import HEADS
+from keras_bert.models.model_operations import find_encoder, task_head
 from keras_bert.text.text_config import find_text_config
 
 CONFIG_NAME = "keras_bert_config.json"
@@ -25,8 +26,7 @@ def load_keras_file(path, compile=True):  # pylint: disable=redefined-builtin
     """The model in a `.keras` file, whole (task head, text contract, task options), in any process.
 
     `compile=False` skips the saved optimizer, loss and metrics (`keras.saving.load_model`'s).
-    A task model saved before heads were classes comes back with its head (`keras_bert.models.upgrade`),
-    uncompiled.
+    A task model saved by a pre-release keras_bert, before heads were classes, is refused, saying how to re-save it.
     """
     import keras_bert  # pylint: disable=import-outside-toplevel
 
@@ -36,9 +36,8 @@ def load_keras_file(path, compile=True):  # pylint: disable=redefined-builtin
         raise ValueError(f"{path} is corrupt or truncated: a .keras file is a zip archive and "
                          "this one is not readable as one. Save it again.")
     keras_bert.register_serializables()  # Keras finds the classes the file names only once registered
-    # A task model saved before heads were classes comes back upgraded (`keras_bert.models.upgrade`:
-    # the same weights, task and options, with its TaskHead), uncompiled.
-    model = upgrade(keras.saving.load_model(path, compile=compile, safe_mode=True))
+    model = keras.saving.load_model(path, compile=compile, safe_mode=True)
+    _refuse_pre_release_head(model, path)
     try:
         find_encoder(model)
     except ValueError:  # a .keras file of another kind: named, before anything reads it further
@@ -46,6 +45,21 @@ def load_keras_file(path, compile=True):  # pylint: disable=redefined-builtin
                          "file saved from a keras_bert model (build_encoder, build_classifier, tools/finetune.py "
                          "...).") from None
     return model.check_labels(path) if isinstance(model, BertTaskModel) else model  # its label names fit its head
+
+
+def _refuse_pre_release_head(model, path):
+    """One line for a task model whose head is still a plain layer named as a head class (a Dense "classifier",
+    a SentencePooling "embeddings"): what keras_bert wrote before heads were classes, in its first days."""
+    names = {head.NAME for head in HEADS}
+    old = isinstance(model, BertTaskModel) and model.head is None and next(
+        (layer for layer in model.layers if layer.name in names and type(layer).__name__ in ("Dense", "SentencePooling")),
+        None)
+    if old:
+        raise ValueError(
+            f"{path} holds a task model ({model.task!r}) saved by a pre-release keras_bert, before heads were classes (its head is "
+            f"a plain {type(old).__name__} {old.name!r}), which this version no longer reads: load it once with keras_bert "
+            "at commit 65252d4 or earlier (its load_keras_file upgrades it) and model.save() it again, or convert the "
+            "model again from its Hugging Face folder.")
 
 
 def read_keras_checkpoint(path):

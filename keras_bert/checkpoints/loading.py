@@ -3,7 +3,6 @@
 import os
 import warnings
 
-import keras
 
 from keras_bert.choices import CHECKPOINT_MODELS as MODELS
 from keras_bert.checkpoints import (google_checkpoint, hub_handle, huggingface_checkpoint, keras_checkpoint,
@@ -15,7 +14,6 @@ from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
 from keras_bert.models.builders import build_embedder
 from keras_bert.models.families import build_family_encoder
-from keras_bert.models.heads import upgrade
 
 _FORMATS_HELP = (
     "Expected one of: (a) a Google TF1 checkpoint directory (bert_config.json, "
@@ -172,30 +170,6 @@ def model_from_contents(contents, model="encoder", dtype=None):
     assign_weights(result if has_heads else encoder, contents)  # warns itself if one of the heads is missing
     encoder.text_config = contents.text_config  # the pretrainer's is its encoder's
     return result
-
-
-def with_dtype(model, dtype):
-    """`model` rebuilt under the Keras dtype policy `dtype` (e.g. "mixed_bfloat16": variables stay
-    float32, matmuls run in bfloat16) holding its weights, head, task options and text contract.
-
-    Example:
-        >>> served = with_dtype(classifier, "mixed_bfloat16")  # doctest: +SKIP
-    """
-    upgraded = upgrade(model)  # a task model saved before heads were classes: the same with its head
-    if isinstance(upgraded, BertTaskModel) and upgraded.head is not None:
-        rebuilt = upgraded.with_dtype(dtype)  # the head rebuilds from its own config
-    else:
-        rebuilt = model_from_contents(keras_checkpoint.model_contents(model, f"the Keras model {model.name!r}"),
-                                      "auto", dtype)
-    shapes = [tuple(tensor.shape) for tensor in keras.tree.flatten(model.output)]
-    if [w.shape for w in rebuilt.weights] != [w.shape for w in model.weights] or \
-            [tuple(tensor.shape) for tensor in keras.tree.flatten(rebuilt.output)] != shapes:
-        raise ValueError(
-            f"Model {model.name!r} cannot be rebuilt in {dtype}: only a keras_bert builder's model (encoder, "
-            f"pretrainer, build_classifier, ...) can, and this one has {len(model.weights)} weights and outputs "
-            f"{shapes} where the rebuild has {len(rebuilt.weights)} (a head assembled by hand?). Build it under "
-            f"that dtype policy yourself (dtype={dtype!r}), or export it in float32 (--precision fp32).")
-    return rebuilt
 
 
 def _embedder(encoder, contents):

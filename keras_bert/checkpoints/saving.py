@@ -15,12 +15,13 @@ from keras_bert.checkpoints.keras_hub_checkpoint import write_keras_hub_checkpoi
 from keras_bert.checkpoints.sentence_transformers_checkpoint import FORMAT as ST_FORMAT
 from keras_bert.checkpoints.sentence_transformers_checkpoint import write_sentence_transformers_checkpoint
 from keras_bert.checkpoints.vocab_file import check_vocab, copy_vocab
-from keras_bert.checkpoints.weight_map import find_encoder, model_weights, task_head
+from keras_bert.checkpoints.weight_map import model_weights
 from keras_bert.errors import make_dir
 from keras_bert.models.bert_pretrainer import BertPretrainer
 from keras_bert.models.bert_task_model import BertTaskModel
 from keras_bert.models.embedder_head import EmbedderHead
 from keras_bert.models.families import ENCODER_CLASSES, family_of
+from keras_bert.models.model_operations import find_encoder, task_head
 
 # What any format's writer puts in a folder: an earlier checkpoint's files are removed before
 # writing, so the folder never loads an old model (nor pairs the new one with an old vocab.txt).

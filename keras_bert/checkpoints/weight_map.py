@@ -14,9 +14,8 @@ from keras_bert.models.bert_encoder import BLOCK_PARTS, BertEncoder, block_varia
 from keras_bert.models.bert_encoder import dense_variables as _dense
 from keras_bert.models.bert_encoder import layer_norm_variables as _layer_norm
 from keras_bert.models.bert_pretrainer import BertPretrainer
-from keras_bert.models.bert_task_model import BertTaskModel
-from keras_bert.models.families import ENCODER_CLASSES, family_of
-from keras_bert.models.heads import upgrade
+from keras_bert.models.families import family_of
+from keras_bert.models.model_operations import find_encoder, task_head
 
 # Optional parts: a source may lack them (the model then keeps fresh weights).
 POOLER, MLM, NSP = "bert/pooler/", "cls/predictions/", "cls/seq_relationship/"
@@ -28,34 +27,9 @@ _PART_NAMES = {POOLER: "pooler", MLM: "masked-LM head (cls/predictions)",
 _TRAINING_STATE = ("adam_m", "adam_v", "global_step", "Momentum", "beta1_power", "beta2_power")
 
 
-def find_encoder(model):
-    """The `BertEncoder` inside `model`: the model itself, its `.encoder` (a pretrainer or a
-    `BertTaskModel`), or, for a model a user assembled around one, the one among its layers."""
-    if isinstance(model, ENCODER_CLASSES):  # any family's encoder
-        return model
-    if isinstance(model, (BertPretrainer, BertTaskModel)):
-        return model.encoder
-    for layer in getattr(model, "layers", []):
-        if isinstance(layer, keras.Model):
-            try:
-                return find_encoder(layer)
-            except ValueError:
-                pass
-    raise ValueError(
-        f"{type(model).__name__} {getattr(model, 'name', '')!r} contains no BertEncoder; "
-        "pass a model built by keras_bert (build_encoder, build_pretrainer, build_classifier, ...).")
-
-
-def task_head(model):
-    """The `TaskHead` of a `BertTaskModel` (one saved before heads were classes: its upgraded head),
-    or None for any other model (an encoder, a pretrainer, a head assembled by hand)."""
-    return upgrade(model).head if isinstance(model, BertTaskModel) else None
-
-
 def model_variables(model):
     """List of (Google name, Keras variable, transposed) for an encoder, a pretrainer or a task
-    model (its head: `TaskHead.google_variables`; a model saved before heads were classes reads
-    through its upgrade, `keras_bert.models.upgrade`).
+    model (its head: `TaskHead.google_variables`).
 
     `transposed` is True where Google stores the transpose of the Keras variable.
     """

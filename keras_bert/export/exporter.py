@@ -50,7 +50,7 @@ def find_text_config(model, path=None):
 
 def default_seq_length(model):
     """128, or the model's longest input where that is shorter (a tiny model of 64; RoBERTa's 66 rows: 64)."""
-    from keras_bert.checkpoints.weight_map import find_encoder  # pylint: disable=import-outside-toplevel
+    from keras_bert.models.model_operations import find_encoder  # pylint: disable=import-outside-toplevel
 
     limit = getattr(getattr(find_encoder(model), "config", None), "max_sequence_length", None)
     return min(128, int(limit)) if limit else 128

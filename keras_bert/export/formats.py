@@ -78,7 +78,7 @@ def _hub(model, path, job):
 
 
 def _check_hub(model, job):
-    from keras_bert.checkpoints.weight_map import find_encoder  # pylint: disable=import-outside-toplevel
+    from keras_bert.models.model_operations import find_encoder  # pylint: disable=import-outside-toplevel
     from keras_bert.models.bert_encoder import BertEncoder  # pylint: disable=import-outside-toplevel
     from keras_bert.models.families import family_of  # pylint: disable=import-outside-toplevel
 

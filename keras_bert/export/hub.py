@@ -209,7 +209,7 @@ def export_tfhub(model, export_dir, tokenizer=None, seq_length=128, overwrite=Fa
         >>> encoder = keras_bert.load_checkpoint(minilm_dir, model="encoder")  # doctest: +SKIP
         >>> report = export_tfhub(encoder, "/tmp/minilm_hub", tokenizer)  # doctest: +SKIP
     """
-    from keras_bert.checkpoints.weight_map import find_encoder  # pylint: disable=import-outside-toplevel
+    from keras_bert.models.model_operations import find_encoder  # pylint: disable=import-outside-toplevel
 
     from keras_bert.models.families import bind_pair_layout  # pylint: disable=import-outside-toplevel
 

@@ -15,7 +15,7 @@ import os
 
 import tensorflow as tf
 
-from keras_bert.checkpoints.weight_map import find_encoder
+from keras_bert.models.model_operations import find_encoder
 from keras_bert.compat import tf2onnx_bounded_memory
 from keras_bert.export import onnx_text, verify
 from keras_bert.export.onnx_ops import TOLERANCE, OnnxConversionError, check_ops  # noqa: F401 (re-exported)

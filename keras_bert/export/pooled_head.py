@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from keras_bert.checkpoints.weight_map import task_head
+from keras_bert.models.model_operations import task_head
 from keras_bert.export.serving_checks import ID_INPUTS
 
 

@@ -16,7 +16,7 @@ def model_in_precision(model, precision):
         raise ValueError(f"precision must be one of {EXPORT_PRECISIONS}, got {precision!r}.")
     if precision == "fp32":
         return model
-    from keras_bert.checkpoints.loading import with_dtype  # pylint: disable=import-outside-toplevel
+    from keras_bert.models.model_operations import with_dtype  # pylint: disable=import-outside-toplevel
 
     return with_dtype(model, PRECISIONS[precision])
 

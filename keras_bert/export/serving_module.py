@@ -2,7 +2,7 @@
 
 import tensorflow as tf
 
-from keras_bert.checkpoints.weight_map import find_encoder
+from keras_bert.models.model_operations import find_encoder
 from keras_bert.export.pooled_head import as_float32, pooled_head_call
 from keras_bert.export.serving_checks import ID_INPUTS, check_model, checked_ids, checked_seq_length
 from keras_bert.models.families import bind_pair_layout

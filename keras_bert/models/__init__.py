@@ -13,7 +13,7 @@ from keras_bert.models.builders import (
     build_token_classifier,
 )
 from keras_bert.models.embedder_head import EmbedderHead
-from keras_bert.models.heads import HEADS, upgrade
+from keras_bert.models.heads import HEADS
 from keras_bert.models.multiple_choice_head import MultipleChoiceHead
 from keras_bert.models.sequence_head import SequenceHead
 from keras_bert.models.span_head import SpanHead

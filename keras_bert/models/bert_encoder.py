@@ -112,6 +112,13 @@ class EncoderState:
                 "name": self.name, "trainable": self.trainable, "packed": self.packed,
                 "text_config": self.text_config.to_dict() if self.text_config else None}
 
+    def with_dtype(self, dtype):
+        """This encoder rebuilt under the dtype policy `dtype` (e.g. "mixed_bfloat16"), holding its weights
+        and text contract."""
+        model = type(self)(self.config, dtype=dtype, name=self.name, packed=self.packed, text_config=self.text_config)
+        model.set_weights(self.get_weights())
+        return model
+
     def save_assets(self, dir_path):
         if self.text_config is not None:
             from keras_bert.text.tokenizer_kinds import contract_files  # imports no TensorFlow

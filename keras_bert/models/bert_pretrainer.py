@@ -135,10 +135,14 @@ class BertPretrainer(EncoderTextConfig, keras.Model):
 
     def with_packing(self, packed):
         """This model with `packed` inputs (or without): a new `BertPretrainer`, same weights."""
-        if packed == self.packed:
-            return self
-        model = BertPretrainer(self.config, dtype=self.layer_dtype, name=self.name, packed=packed,
-                               next_sentence=self.next_sentence)
+        return self if packed == self.packed else self._rebuilt(packed, self.layer_dtype)
+
+    def with_dtype(self, dtype):
+        """This model rebuilt under the dtype policy `dtype` (e.g. "mixed_bfloat16"), same weights and text contract."""
+        return self._rebuilt(self.packed, dtype)
+
+    def _rebuilt(self, packed, dtype):
+        model = BertPretrainer(self.config, dtype=dtype, name=self.name, packed=packed, next_sentence=self.next_sentence)
         model.set_weights(self.get_weights())
         model.text_config = self.text_config
         return model

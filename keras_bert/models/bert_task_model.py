@@ -76,8 +76,7 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
 
     @property
     def head(self):
-        """The `TaskHead` layer, or None (a head assembled by hand, or a file saved before heads were
-        classes: `keras_bert.models.heads.upgrade` turns that one into a model with its head)."""
+        """The `TaskHead` layer, or None (a head assembled by hand)."""
         return next((layer for layer in self.layers if isinstance(layer, TaskHead)), None)
 
     def check_labels(self, source):

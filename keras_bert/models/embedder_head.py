@@ -52,7 +52,3 @@ class EmbedderHead(TaskHead):
 
     def embedding_options(self):
         return {"pooling": self.pooling, "normalize": self.normalize}
-
-    @classmethod
-    def from_legacy(cls, model, layer):
-        return cls(layer.modes, layer.normalize), []

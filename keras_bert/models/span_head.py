@@ -44,8 +44,3 @@ class SpanHead(TaskHead):
     @classmethod
     def from_weights(cls, weights, dropout_rate=None, initializer_range=0.02, dtype=None, **options):
         return cls(initializer_range=initializer_range, dtype=dtype)
-
-    @classmethod
-    def from_legacy(cls, model, layer):
-        stddev = getattr(layer.kernel_initializer, "stddev", 0.02)  # a builder's TruncatedNormal
-        return cls(initializer_range=stddev, dtype=layer.dtype_policy), [layer]

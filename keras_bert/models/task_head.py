@@ -35,7 +35,7 @@ class TaskHead(BertLayer):
     HF_TASK = None  # the task a folder transformers wrote with this head loads as (SequenceHead: by problem_type)
     HF_LABELS = True  # config.json's id2label names the outputs
     MODEL_NAME = "bert_task_model"  # the model's name when built from a checkpoint that names none
-    NAME = "head"  # the layer's name (a head saved before heads were classes: its Keras layer's name)
+    NAME = "head"  # the layer's name
 
     def __init__(self, num_outputs, dropout_rate=None, initializer_range=0.02, **kwargs):
         kwargs.setdefault("name", self.NAME)
@@ -105,15 +105,6 @@ class TaskHead(BertLayer):
     def hf_options(cls, hf_config):
         """The head's own constructor options a Hugging Face config.json gives (here: none)."""
         return {}
-
-    @classmethod
-    def from_legacy(cls, model, layer):
-        """The head of `model`, a functional model saved before heads were classes whose head is the
-        Dense `layer` (named as this head); its dropout is the layer named "head_dropout", if any."""
-        dropout = next((l.rate for l in model.layers if l.name == "head_dropout"), None)
-        stddev = getattr(layer.kernel_initializer, "stddev", 0.02)  # a builder's TruncatedNormal
-        head = cls(layer.units, dropout, stddev, dtype=layer.dtype_policy, name=layer.name)
-        return head, [layer]
 
     @classmethod
     def hf_task(cls, hf_config, config_file):

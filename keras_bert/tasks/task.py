@@ -159,7 +159,7 @@ class Task(Serving):
             raise ValueError(f"Model {model.name!r} carries no text contract (vocab); it was not "
                              "saved by keras_bert's fine-tuning.")
         options = cls.options_of(model.task_config, f"Model {model.name!r}").replace(batch_size=batch_size)
-        from keras_bert.checkpoints.weight_map import find_encoder  # pylint: disable=import-outside-toplevel
+        from keras_bert.models.model_operations import find_encoder  # pylint: disable=import-outside-toplevel
         from keras_bert.models.families import bind_pair_layout  # pylint: disable=import-outside-toplevel
 
         return cls.from_options(bind_pair_layout(model.text_config.tokenizer(), find_encoder(model).config), options)
@@ -211,7 +211,7 @@ def freeze_pooler(model):
     warn that its gradients do not exist. Done here, not in the builders: the encoder a task
     builds on is its own, while a builder's caller may share theirs with a classifier. An encoder
     without BERT's pooler (ModernBERT's `head` also feeds the per-token heads) has none to freeze."""
-    from keras_bert.checkpoints.weight_map import find_encoder
+    from keras_bert.models.model_operations import find_encoder
 
     for layer in find_encoder(model).layers:
         if layer.name == "pooler":

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from keras_bert import load_checkpoint, save_checkpoint
-from keras_bert.checkpoints.weight_map import find_encoder
+from keras_bert.models.model_operations import find_encoder
 
 from tests.checkpoints.conftest import randomize
 from tests.checkpoints.test_roberta_checkpoint import ELECTRA, IDS, MASK, TOLERANCE, max_difference, ours, reference

@@ -87,3 +87,20 @@ def test_truncated_dot_keras_file(hf_model_dir, tmp_path):
         f.write(data[: len(data) // 2])
     with pytest.raises(ValueError, match="corrupt or truncated"):
         load_checkpoint(path)
+
+
+def test_a_task_model_from_before_heads_were_classes_is_refused_in_one_line(tmp_path):
+    """What pre-release keras_bert wrote (its head a plain Dense named as a head class) is refused, not upgraded."""
+    from keras_bert import BertConfig, BertTaskModel, build_encoder  # pylint: disable=import-outside-toplevel
+    from keras_bert.models.bert_encoder import encoder_inputs  # pylint: disable=import-outside-toplevel
+
+    encoder = build_encoder(BertConfig(vocab_size=30, hidden_size=8, num_layers=1, num_heads=2, intermediate_size=16,
+                                       max_position_embeddings=16))
+    ids = encoder_inputs()
+    old = BertTaskModel(ids, keras.layers.Dense(2, name="classifier")(encoder(ids)["pooled_output"]),
+                        task="classification")
+    old.save(tmp_path / "old.keras")
+    with pytest.raises(ValueError, match=r"old\.keras holds a task model \('classification'\) saved by a pre-release "
+                       r"keras_bert.*plain Dense 'classifier'.*model\.save\(\) it again") as refused:
+        load_checkpoint(str(tmp_path / "old.keras"))
+    assert "\n" not in str(refused.value)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from keras_bert import load_checkpoint, save_checkpoint
-from keras_bert.checkpoints.weight_map import find_encoder
+from keras_bert.models.model_operations import find_encoder
 from keras_bert.models import BertPretrainer, BertTaskModel
 from keras_bert.models.families import FAMILIES, family_for_model_type, family_of
 from keras_bert.models.modernbert import ModernBertConfig, ModernBertEncoder

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from keras_bert import load_checkpoint, save_checkpoint
-from keras_bert.checkpoints.weight_map import find_encoder
+from keras_bert.models.model_operations import find_encoder
 from keras_bert.models import BertEncoder, BertPretrainer, BertTaskModel
 
 from tests.checkpoints.conftest import randomize

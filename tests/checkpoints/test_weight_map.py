@@ -2,14 +2,13 @@
 
 import warnings
 
-import keras
 import numpy as np
 import pytest
 
-from keras_bert import BertConfig, build_classifier, build_pretrainer
+from keras_bert import BertConfig, build_pretrainer
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
 from keras_bert.checkpoints.weight_map import (
-    BLOCK_PARTS, assign_weights, find_encoder, is_training_state, model_variables, model_weights)
+    BLOCK_PARTS, assign_weights, is_training_state, model_variables, model_weights)
 
 CONFIG = BertConfig(vocab_size=30, hidden_size=8, num_layers=2, num_heads=2, intermediate_size=16,
                     max_position_embeddings=16)
@@ -18,15 +17,6 @@ CONFIG = BertConfig(vocab_size=30, hidden_size=8, num_layers=2, num_heads=2, int
 @pytest.fixture(scope="module")
 def pretrainer():
     return build_pretrainer(CONFIG)
-
-
-def test_find_encoder_in_every_model_kind(pretrainer):
-    assert find_encoder(pretrainer) is pretrainer.encoder
-    assert find_encoder(pretrainer.encoder) is pretrainer.encoder
-    classifier = build_classifier(pretrainer.encoder, num_classes=2)
-    assert find_encoder(classifier) is pretrainer.encoder
-    with pytest.raises(ValueError, match="'plain' contains no BertEncoder; pass a model built by keras_bert"):
-        find_encoder(keras.Sequential([keras.layers.Dense(2)], name="plain"))
 
 
 def test_every_variable_has_one_google_name(pretrainer):

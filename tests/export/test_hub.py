@@ -11,7 +11,7 @@ import pytest
 import tensorflow as tf
 
 import keras_bert
-from keras_bert.checkpoints.weight_map import find_encoder
+from keras_bert.models.model_operations import find_encoder
 from keras_bert.export import export_model
 from keras_bert.export.hub import export_tfhub
 from keras_bert.text.preprocessor import Preprocessor

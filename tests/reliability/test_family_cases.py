@@ -147,7 +147,7 @@ def test_distilbert_question_answering_on_text_pairs_equals_transformers(tmp_pat
     transformers = pytest.importorskip("transformers")
     torch = pytest.importorskip("torch")
 
-    from keras_bert.checkpoints.weight_map import find_encoder
+    from keras_bert.models.model_operations import find_encoder
     from keras_bert.models.families import bind_pair_layout
     from keras_bert.text.preprocessor import Preprocessor
 
