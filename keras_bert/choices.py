@@ -19,11 +19,7 @@ OPTIMIZERS = ("adamw", "lamb")
 INPUT_FORMATS = ("auto", "bert", "plain")
 # keras_bert.text
 NORMALIZATIONS = ("reference", "fast")
-# keras_bert.checkpoints
-CHECKPOINT_FORMATS = ("google", "huggingface", "keras", "keras_hub")
-SENTENCE_TRANSFORMERS_FORMAT = "sentence_transformers"  # a sentence embedder's folder, not a BERT checkpoint
-CHECKPOINT_FORMAT_ALIASES = {"tf1": "google", "hf": "huggingface", "safetensors": "huggingface",
-                             "keras-hub": "keras_hub", "st": SENTENCE_TRANSFORMERS_FORMAT}
+# keras_bert.checkpoints (its formats: the records of keras_bert/checkpoints/checkpoint_formats.py)
 CHECKPOINT_MODELS = ("encoder", "pretrainer", "auto", "embedding")
 # Hugging Face's config.json `problem_type` of each task on a sequence head, as each task class declares it
 # (`Task.HF_PROBLEM_TYPE`; tests/models/test_sequence_head.py keeps the two equal): a model built without its task class

@@ -28,8 +28,8 @@ import tempfile
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
-from keras_bert.choices import CHECKPOINT_FORMATS as FORMATS, CHECKPOINT_MODELS as MODELS  # noqa: E402
-from keras_bert.choices import CHECKPOINT_FORMAT_ALIASES as ALIASES, SENTENCE_TRANSFORMERS_FORMAT as ST  # noqa: E402
+from keras_bert.checkpoints.checkpoint_formats import ALIASES, FORMATS, SENTENCE_TRANSFORMERS as ST  # noqa: E402
+from keras_bert.choices import CHECKPOINT_MODELS as MODELS  # noqa: E402
 from keras_bert.cli import ArgumentParser, default_checkpoint, run_tool  # noqa: E402
 
 

@@ -3,11 +3,11 @@
 import os
 import warnings
 
-
 from keras_bert.choices import CHECKPOINT_MODELS as MODELS
 from keras_bert.checkpoints import (google_checkpoint, hub_handle, huggingface_checkpoint, keras_checkpoint,
                                    keras_hub_checkpoint, sentence_transformers_checkpoint)
 from keras_bert.checkpoints.checkpoint_contents import check_text_length
+from keras_bert.checkpoints.checkpoint_formats import RECORDS, SENTENCE_TRANSFORMERS
 from keras_bert.checkpoints.vocab_file import check_vocab
 from keras_bert.checkpoints.weight_map import MLM, NSP, assign_weights
 from keras_bert.models.bert_pretrainer import BertPretrainer
@@ -55,7 +55,7 @@ def detect_format(path):
     if {keras_hub_checkpoint.CONFIG_NAME, keras_hub_checkpoint.WEIGHTS_NAME} <= files:  # ours: encoder.weights.h5
         return "keras_hub"
     if sentence_transformers_checkpoint.MODULES_NAME in files:
-        return sentence_transformers_checkpoint.FORMAT
+        return SENTENCE_TRANSFORMERS
     if {huggingface_checkpoint.WEIGHTS_NAME, huggingface_checkpoint.INDEX_NAME} & files:
         return "huggingface"
     if google_checkpoint.CONFIG_NAME in files or any(f.endswith(".index") for f in files):
@@ -65,15 +65,6 @@ def detect_format(path):
     raise ValueError(
         f"{path} is not a BERT checkpoint in a known format; it contains "
         f"{sorted(files)[:12] or 'no files'}. {_FORMATS_HELP}")
-
-
-_READERS = {
-    "google": google_checkpoint.read_google_checkpoint,
-    "huggingface": huggingface_checkpoint.read_huggingface_checkpoint,
-    "keras": keras_checkpoint.read_keras_checkpoint,
-    "keras_hub": keras_hub_checkpoint.read_keras_hub_checkpoint,
-    sentence_transformers_checkpoint.FORMAT: sentence_transformers_checkpoint.read_sentence_transformers_checkpoint,
-}
 
 
 def load_checkpoint(path, model=None, dtype=None):
@@ -135,7 +126,7 @@ def read_checkpoint(path):
     later (e.g. inside a distribution strategy's scope: `model_from_contents`).
     """
     path, origin = hub_handle.resolve(path)  # a released checkpoint by name: its folder in the Hub cache
-    contents = _READERS[detect_format(path)](path)
+    contents = RECORDS[detect_format(path)].read(path)  # the format's record reads it
     if origin and contents.text_config is not None:  # provenance, saved with the text contract
         contents.text_config = contents.text_config.replace(origin=origin)
     rows = contents.weights.get("bert/embeddings/word_embeddings")

@@ -13,12 +13,10 @@ import os
 from keras_bert.checkpoints.checkpoint_contents import write_json
 from keras_bert.checkpoints.huggingface_checkpoint import read_huggingface_checkpoint, write_huggingface_checkpoint
 from keras_bert.checkpoints.weight_map import model_weights
-from keras_bert.choices import SENTENCE_TRANSFORMERS_FORMAT
 from keras_bert.config import read_json
 from keras_bert.models.model_operations import find_encoder, task_head
 
 MODULES_NAME = "modules.json"
-FORMAT = SENTENCE_TRANSFORMERS_FORMAT
 ST_CONFIG_NAME = "sentence_bert_config.json"
 _MODULE = "sentence_transformers.models."
 # Legacy boolean keys of 1_Pooling/config.json -> pooling mode, in sentence-transformers' order.
