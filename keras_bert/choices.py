@@ -28,6 +28,3 @@ CHECKPOINT_MODELS = ("encoder", "pretrainer", "auto", "embedding")
 HF_PROBLEM_TYPES = {"classification": "single_label_classification",
                     "pair_classification": "single_label_classification",
                     "regression": "regression", "multi_label": "multi_label_classification"}
-# keras_bert.export
-EXPORT_FORMATS = ("savedmodel", "tflite", "onnx", "hub", "mediapipe")
-DEFAULT_EXPORT_FORMATS = ("savedmodel", "tflite", "onnx")  # "hub", "mediapipe" on request

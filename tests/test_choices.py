@@ -18,7 +18,6 @@ def test_the_choices_file_imports_nothing():
 
 
 def test_aliases_and_defaults_name_real_choices():
-    assert set(choices.DEFAULT_EXPORT_FORMATS) <= set(choices.EXPORT_FORMATS)
     assert set(choices.EXPORT_PRECISIONS) <= set(choices.PRECISIONS)
 
 

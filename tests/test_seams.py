@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 import keras_bert
-from keras_bert.choices import CHECKPOINT_MODELS, EXPORT_FORMATS
+from keras_bert.choices import CHECKPOINT_MODELS
 
 PACKAGE = os.path.dirname(keras_bert.__file__)
 ROOT = os.path.dirname(PACKAGE)
@@ -78,12 +78,6 @@ def test_the_switch_check_finds_a_comparison_and_a_table(tmp_path):
             return {"pretrainer": 1, "x": 2}
     """))
     assert [hit.split(":")[0] for hit in name_switches(str(path), kind_names())] == ["5", "7", "9"]
-
-
-def test_the_format_records_are_the_tools_choices():
-    from keras_bert.export.formats import FORMAT_RECORDS
-
-    assert tuple(record.name for record in FORMAT_RECORDS) == EXPORT_FORMATS
 
 
 TOY_FORMAT = '''

@@ -39,7 +39,8 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
-from keras_bert.choices import DEFAULT_EXPORT_FORMATS, EXPORT_FORMATS as FORMATS, EXPORT_PRECISIONS  # noqa: E402
+from keras_bert.choices import EXPORT_PRECISIONS  # noqa: E402
+from keras_bert.export.formats import DEFAULT_FORMATS, FORMATS  # noqa: E402
 from keras_bert.cli import ArgumentParser, default_checkpoint, make_dir, positive_int, run_tool  # noqa: E402
 
 
@@ -54,9 +55,9 @@ def parse_args(argv):
                         "the checkpoint's, or the one saved next to the .keras file)")
     parser.add_argument("--name", help="model name under savedmodels/ (default: the model's file name)")
     parser.add_argument("--version", type=positive_int, help="integer version (default: one more than the highest)")
-    parser.add_argument("--formats", default=",".join(DEFAULT_EXPORT_FORMATS),
+    parser.add_argument("--formats", default=",".join(DEFAULT_FORMATS),
                         help=f"comma-separated subset of {','.join(FORMATS)} "
-                        f"(default: {','.join(DEFAULT_EXPORT_FORMATS)})")
+                        f"(default: {','.join(DEFAULT_FORMATS)})")
     parser.add_argument("--seq_length", type=positive_int,
                         help="packed length of the raw-text signatures; longer text is truncated "
                         "(default: the text contract's max_seq_length, e.g. the fine-tuning length, else 128 "

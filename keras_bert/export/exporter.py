@@ -4,12 +4,10 @@ import os
 import re
 import shutil
 
-from keras_bert.choices import DEFAULT_EXPORT_FORMATS as DEFAULT_FORMATS
-from keras_bert.choices import EXPORT_FORMATS as FORMATS  # noqa: F401 (re-exported: the tool's names)
 from keras_bert.errors import make_dir
 from keras_bert.export import formats as format_registry
 from keras_bert.export import verify
-from keras_bert.export.formats import ExportJob
+from keras_bert.export.formats import DEFAULT_FORMATS, FORMATS, ExportJob  # noqa: F401 (FORMATS re-exported)
 from keras_bert.export.serving_config import write_models_config
 from keras_bert.tasks.model_serving import serving_for
 

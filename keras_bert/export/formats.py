@@ -1,7 +1,8 @@
 """The export formats: one record each (name, folder, writer, checker, what it needs), in one tuple.
 
 `export_model` iterates `FORMAT_RECORDS`; adding a format (OpenVINO, Core ML, ...) is one module with its
-writer and one record here (and its name in `keras_bert.choices.EXPORT_FORMATS`, the tool's `--formats`).
+writer and one record here. Importing this module loads no TensorFlow (each writer imports its module when
+called), so `tools/export.py --formats` lists the records' names (`FORMATS`) fast.
 A writer takes `(model, path, job)`: `job` is an `ExportJob` (tokenizer, seq_length, task options,
 sample texts, precision) and it returns a `verify.ExportReport` without raising on a failed check.
 """
@@ -33,6 +34,7 @@ class ExportFormat:
         check: `(model, job) -> None`, raising a one-line error before any format is written; or None.
         needs_tokenizer: the format packs the vocabulary (refused without one).
         takes_precision: `job.precision` applies to it (the others are float32).
+        default: written when no formats are named (`DEFAULT_FORMATS`); else on request.
     """
 
     name: str
@@ -41,6 +43,7 @@ class ExportFormat:
     check: Optional[Callable] = None
     needs_tokenizer: bool = False
     takes_precision: bool = False
+    default: bool = True
 
     @property
     def served(self):
@@ -108,9 +111,11 @@ FORMAT_RECORDS = (
     ExportFormat("savedmodel", "", _saved_model, takes_precision=True),
     ExportFormat("tflite", "tflite", _tflite),
     ExportFormat("onnx", "onnx", _onnx),
-    ExportFormat("hub", "hub", _hub, check=_check_hub),
-    ExportFormat("mediapipe", "mediapipe", _mediapipe, check=_check_mediapipe, needs_tokenizer=True),
+    ExportFormat("hub", "hub", _hub, check=_check_hub, default=False),
+    ExportFormat("mediapipe", "mediapipe", _mediapipe, check=_check_mediapipe, needs_tokenizer=True, default=False),
 )
+FORMATS = tuple(record.name for record in FORMAT_RECORDS)  # the tool's --formats choices
+DEFAULT_FORMATS = tuple(record.name for record in FORMAT_RECORDS if record.default)
 
 
 def format_records():

@@ -1,15 +1,23 @@
-"""export/formats.py: one record per export format, named as the tool's --formats choices."""
+"""export/formats.py: one record per export format, whose names are the tool's --formats choices."""
+
+import os
+import subprocess
+import sys
 
 import pytest
 
-from keras_bert.choices import EXPORT_FORMATS
 from keras_bert.export import formats
-from keras_bert.export.formats import FORMAT_RECORDS, ExportFormat, ExportJob, format_records
+from keras_bert.export.formats import DEFAULT_FORMATS, FORMAT_RECORDS, ExportFormat, ExportJob, format_records
 
 
 def test_the_records_are_the_export_choices_in_order_with_distinct_folders():
+    code = ("import sys; from keras_bert.export.formats import FORMATS; "
+            "print('tensorflow' in sys.modules, 'keras' in sys.modules, *FORMATS)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, KERAS_BERT_LAZY_IMPORT="1")).stdout  # what tools/export.py --help lists
+    assert out.split() == ["False", "False", "savedmodel", "tflite", "onnx", "hub", "mediapipe"]
+    assert DEFAULT_FORMATS == ("savedmodel", "tflite", "onnx")  # hub and mediapipe on request
     records = format_records()
-    assert tuple(records) == EXPORT_FORMATS
     assert len({record.folder for record in FORMAT_RECORDS}) == len(FORMAT_RECORDS)
     assert [name for name, record in records.items() if record.served] == ["savedmodel"]
     assert [name for name, record in records.items() if record.takes_precision] == ["savedmodel"]
