@@ -11,3 +11,4 @@ from keras_bert.models.modernbert.modernbert_weights import (
     to_canonical,
     to_huggingface,
 )
+from keras_bert.models.modernbert.modernbert_family import MODERNBERT
