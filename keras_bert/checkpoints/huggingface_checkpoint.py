@@ -1,15 +1,15 @@
-"""Hugging Face folders of every BERT-shaped family: config.json + model.safetensors (never pickles).
+"""Hugging Face folders of every family: config.json + model.safetensors (never pickles).
 
-config.json's `model_type` picks the family (`keras_bert.models.families.FAMILIES`: BERT, RoBERTa,
-XLM-R); its record maps the folder's weight names onto the canonical (Google) names
-(`huggingface_names`). Accepted: with or without the base model's prefix (`BertModel` saves none,
+config.json's `model_type` picks the family (`keras_bert.models.families.FAMILIES`); its converter
+(`ModelFamily.converter`: a table of its weight names) maps the folder's names onto the canonical names
+(`huggingface_names`) and back. Accepted: with or without the base model's prefix (`BertModel` saves none,
 `BertForPreTraining` `bert.`), with or without the pretraining heads, old `gamma`/`beta` LayerNorm
 names, sharded `model.safetensors.index.json` folders.
 
 Fine-tuned heads travel both ways: each head class (`keras_bert.models.HEADS`) declares the HF
 architecture that holds the same layers and its weight names (`SequenceHead`:
 `BertForSequenceClassification`, `classifier.*`; `SpanHead`: `BertForQuestionAnswering`, `qa_outputs.*`);
-the family names the class (`RobertaForSequenceClassification`) and renames what it names otherwise.
+the family's converter names the class (`RobertaForSequenceClassification`) and what it names otherwise.
 """
 
 import json
