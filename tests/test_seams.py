@@ -65,6 +65,14 @@ def test_checkpoints_name_no_task_and_no_model_kind():
     assert switches_in("checkpoints") == []
 
 
+def test_models_training_and_layers_name_no_family_and_no_model_kind():
+    """The family seam: a family is its record and converter (models/), asked, never named below tasks/."""
+    allowed = ("layout in ('bert', 'bert_one_type')",  # the packer's pair layouts (text/packer.py), not families
+               "problem_type != 'regression'")  # Hugging Face's problem_type, not the task
+    assert [hit for part in ("layers", "training", "models") for hit in switches_in(part)
+            if not hit.endswith(allowed)] == []
+
+
 def test_the_switch_check_finds_a_comparison_and_a_table(tmp_path):
     path = tmp_path / "switchy.py"
     path.write_text(textwrap.dedent("""

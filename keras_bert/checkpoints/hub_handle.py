@@ -277,9 +277,9 @@ def _fetch_keras_hub(handle):
         config = get_file(handle, "config.json")
         with open(config, encoding="utf-8") as f:
             backbone = str(json.load(f).get("registered_name", "")).split(">")[-1]
-        family = next((f for f in FAMILIES.values() if f.keras_hub_layout and f.keras_hub_backbone == backbone), None)
+        family = next((f for f in FAMILIES.values() if f.keras_hub and f.keras_hub.backbone == backbone), None)
         if family is None:
-            known = sorted(f.keras_hub_backbone for f in FAMILIES.values() if f.keras_hub_layout)
+            known = sorted(f.keras_hub.backbone for f in FAMILIES.values() if f.keras_hub)
             raise HubError(f"{handle} is a keras-hub {backbone or 'preset without a backbone'}; keras_bert reads "
                            f"keras-hub presets of {', '.join(known)}.")
         for name in ("model.weights.h5", "tokenizer.json", "metadata.json",

@@ -1,15 +1,15 @@
-"""Hugging Face folders of every BERT-shaped family: config.json + model.safetensors (never pickles).
+"""Hugging Face folders of every family: config.json + model.safetensors (never pickles).
 
-config.json's `model_type` picks the family (`keras_bert.models.families.FAMILIES`: BERT, RoBERTa,
-XLM-R); its record maps the folder's weight names onto the canonical (Google) names
-(`huggingface_names`). Accepted: with or without the base model's prefix (`BertModel` saves none,
+config.json's `model_type` picks the family (`keras_bert.models.families.FAMILIES`); its converter
+(`ModelFamily.converter`: a table of its weight names) maps the folder's names onto the canonical names
+(`huggingface_names`) and back. Accepted: with or without the base model's prefix (`BertModel` saves none,
 `BertForPreTraining` `bert.`), with or without the pretraining heads, old `gamma`/`beta` LayerNorm
 names, sharded `model.safetensors.index.json` folders.
 
 Fine-tuned heads travel both ways: each head class (`keras_bert.models.HEADS`) declares the HF
 architecture that holds the same layers and its weight names (`SequenceHead`:
 `BertForSequenceClassification`, `classifier.*`; `SpanHead`: `BertForQuestionAnswering`, `qa_outputs.*`);
-the family names the class (`RobertaForSequenceClassification`) and renames what it names otherwise.
+the family's converter names the class (`RobertaForSequenceClassification`) and what it names otherwise.
 """
 
 import json
@@ -32,9 +32,7 @@ CONFIG_NAME = "config.json"
 WEIGHTS_NAME = "model.safetensors"
 INDEX_NAME = "model.safetensors.index.json"
 _LAYOUT = "a Hugging Face folder must contain config.json and model.safetensors (vocab.txt optional)"
-_TOKEN_TYPES, _POSITIONS = "bert/embeddings/token_type_embeddings", "bert/embeddings/position_embeddings"
 TASK_KEY = "keras_bert_task"  # config.json: {"task", "task_config"} (column names, threshold...) as saved
-_IGNORED = ("embeddings.position_ids", "cls.predictions.decoder.weight")  # buffers / tied copies (BERT's names)
 PICKLE_SNIPPET = (
     "    import torch, safetensors.torch\n"
     "    state = torch.load('pytorch_model.bin', map_location='cpu', weights_only=True)\n"
@@ -121,31 +119,29 @@ def read_huggingface_checkpoint(path):
             "keras_bert implements BERT's 'absolute' position embeddings only.")
     config = family.config_from_huggingface(raw_config, config_file)
     check_task_fields(raw_config, config_file, TASK_KEY)
-    suffix = next(filter(None, (family.architecture_suffix(a) for a in raw_config.get("architectures") or ())), None)
+    converter = family.converter
+    suffix = next(filter(None, (converter.architecture_suffix(a) for a in raw_config.get("architectures") or ())), None)
     if suffix and hf_head(["Bert" + suffix]):
-        family.architecture(suffix)  # refuses a head this family's class holds otherwise
-    unheld = family.hf_class_prefix + suffix if suffix in family.unsupported else None  # its encoder loads
+        converter.architecture(suffix)  # refuses a head this family's class holds otherwise
+    unheld = converter.class_prefix + suffix if suffix in converter.unsupported else None  # its encoder loads
     source = f"Hugging Face checkpoint {files[0] if len(files) == 1 else directory}"
-    raw_tensors = _read_tensors(files)
-    tensors = {family.to_bert_name(name, suffix): value for name, value in raw_tensors.items()}
+    tensors = _read_tensors(files)
     weights, source_names = {}, {}
-    for hf_name in sorted(raw_tensors, key=lambda n: n.endswith("decoder.bias")):  # prefer cls.predictions.bias
-        name = family.to_bert_name(hf_name, suffix)
-        if name.endswith(_IGNORED) or tensors[name].dtype.kind in "iub":  # buffers, not weights
+    for hf_name in sorted(tensors, key=lambda n: n.endswith("decoder.bias")):  # prefer cls.predictions.bias
+        if hf_name in (converter.tied_decoder, "position_ids") or tensors[hf_name].dtype.kind in "iub":  # tied, buffers
             continue
-        goog, transposed = canonical_name(hf_name, family, suffix)
+        goog, transposed = canonical_name(hf_name, family, suffix) or (hf_name, False)  # unknown: kept, named
         if goog in weights:
             continue
-        value = np.asarray(tensors[name], np.float32)
+        value = np.asarray(tensors[hf_name], np.float32)
         weights[goog] = np.ascontiguousarray(value.T) if transposed else value
         source_names[goog] = (hf_name, transposed)
-    if not family.token_types:  # one zero row: what the family adds for every token (nothing)
-        weights.setdefault(_TOKEN_TYPES, np.zeros((1, config.embedding_width), np.float32))
-    decoder = next((n for n in tensors if n.endswith("cls.predictions.decoder.weight")), None)
+    weights = converter.read_weights(weights, config)
     table = weights.get("bert/embeddings/word_embeddings")
-    if decoder and table is not None and not np.array_equal(tensors[decoder].astype("float32"), table):
+    decoder = tensors.get(converter.tied_decoder)
+    if decoder is not None and table is not None and not np.array_equal(decoder.astype("float32"), table):
         warnings.warn(
-            f"{source}: {family.from_bert_name(decoder, suffix)} differs from the word embeddings; keras_bert "
+            f"{source}: {converter.tied_decoder} differs from the word embeddings; keras_bert "
             "ties the MLM projection to the word embeddings (as BERT does), so the untied decoder is ignored.",
             UserWarning, stacklevel=2)
     text_config = find_text_config(directory)
@@ -246,24 +242,19 @@ def write_huggingface_checkpoint(directory, config, weights, head=None, task=Non
 
     os.makedirs(directory, exist_ok=True)
     family = family_of(config)
+    converter = family.converter
     has_heads = any(name.startswith("cls/") for name in weights)
     suffix = head.HF_ARCHITECTURE[len("Bert"):] if head is not None else (
-        family.pretraining_suffix if has_heads else "Model")
-    architecture = family.architecture(suffix)
-    if not family.token_types:  # its one row is added to every position: folded into the positions, exactly
-        weights = dict(weights, **{_POSITIONS: weights[_POSITIONS] + weights[_TOKEN_TYPES][0]})
+        converter.pretraining_suffix if has_heads else "Model")
+    architecture = converter.architecture(suffix)
     tensors = {}
-    for name, value in weights.items():
+    for name, value in converter.write_weights(weights, config).items():
         if head is not None and not head.reads_pooler and name.startswith("bert/pooler/"):
             continue  # add_pooling_layer=False in HF
-        hf_name, transposed = family_hf_name(name, family, suffix)
-        if hf_name is None:  # not in this class's file (ModernBertModel's: no prediction head)
+        hf_name = family_hf_name(name, family, suffix)
+        if hf_name is None:  # not in this class's file (ELECTRA's pooler, DistilBERT's token types, ...)
             continue
-        if not family.pooler and hf_name.startswith(family.hf_prefix + ".pooler."):
-            continue  # the family has no pooler (ELECTRA)
-        if not family.token_types and name == _TOKEN_TYPES:
-            continue
-        tensors[hf_name] = np.ascontiguousarray(value.T if transposed else value, dtype=np.float32)
+        tensors[hf_name[0]] = np.ascontiguousarray(value.T if hf_name[1] else value, dtype=np.float32)
     hf_config = family.huggingface_config(config, architecture)
     if head is not None:
         hf_config.update(_task_config(head, task, task_config or {}))

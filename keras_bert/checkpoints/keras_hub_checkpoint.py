@@ -4,8 +4,8 @@ The folder is written and read by keras-hub itself (the family's backbone and to
 `BertBackbone` / `BertTokenizer`, `RobertaBackbone` / `RobertaTokenizer`, `XLMRobertaBackbone` /
 `XLMRobertaTokenizer`: `.save_to_preset` and `.from_preset`), so it is exactly what keras-hub defines;
 weights travel through Google's names (`weight_map.py`), placed by the family's layout
-(`keras_hub_layouts.py`). keras-hub's BERT always computes the tanh GELU, uses LayerNorm epsilon 1e-12
-and one dropout rate for everything: a preset reads back as `hidden_act="gelu_tanh"`, and writing an
+(`ModelFamily.keras_hub`, `models/keras_hub_layouts.py`). keras-hub's BERT always computes the tanh GELU,
+uses LayerNorm epsilon 1e-12 and one dropout rate for everything: a preset reads back as `hidden_act="gelu_tanh"`, and writing an
 erf-GELU model says how far keras-hub's numbers will be from it.
 """
 
@@ -17,7 +17,6 @@ import keras
 import numpy as np
 
 from keras_bert.checkpoints.checkpoint_contents import CheckpointContents
-from keras_bert.checkpoints.keras_hub_layouts import LAYOUTS, google_shape, weight_sizes
 from keras_bert.checkpoints.weight_map import model_weights
 from keras_bert.config import read_json
 from keras_bert.models.families import FAMILIES, family_of
@@ -28,6 +27,7 @@ WEIGHTS_NAME = "model.weights.h5"
 TOKENIZER_NAME = "tokenizer.json"
 ASSETS = os.path.join("assets", "tokenizer")
 VOCAB_ASSET = os.path.join(ASSETS, "vocabulary.txt")
+_BLOCKS = "layers/transformer_encoder"  # the h5 group of the first block (`_1`, `_2`... the others)
 # keras-hub's tokenizers' asset files, by tokenizer kind (BertTokenizer, RobertaTokenizer, XLMRobertaTokenizer).
 TOKENIZER_ASSETS = {"wordpiece": ("vocabulary.txt",), "byte_bpe": ("vocabulary.json", "merges.txt"),
                 "sentencepiece": ("vocabulary.spm",)}
@@ -57,14 +57,37 @@ def _erf_gelu_notice(encoder, backbone, source):
         "4.4e-3). The weights are copied unchanged.", UserWarning, stacklevel=3)
 
 
+def google_shape(name, value, hidden):
+    """keras-hub stores attention Dense layers per head (EinsumDense); Google flattens them."""
+    if name.endswith("/bias"):
+        return value.reshape(-1)
+    if "/attention/self/" in name:
+        return value.reshape(hidden, -1)  # (hidden, heads, head_dim) -> (hidden, hidden)
+    if "/attention/output/dense/" in name:
+        return value.reshape(-1, hidden)  # (heads, head_dim, hidden) -> (hidden, hidden)
+    return value
+
+
+def weight_sizes(layout, shapes):
+    """`{config key: size}` that a weights file's `{h5 path: shape}` implies in `layout`."""
+    sizes = {key: shapes[path][axis] for key, (path, axis) in layout.sizes.items() if path in shapes}
+    blocks = {name.split("/")[1] for name in shapes if name.startswith(_BLOCKS)}
+    if blocks:
+        sizes["num_layers"] = len(blocks)
+    intermediate = shapes.get(_BLOCKS + "/_feedforward_intermediate_dense/vars/0")
+    if intermediate is not None:
+        sizes["intermediate_dim"] = intermediate[1]
+    return sizes
+
+
 def _family_layout(config, source):
     """The family of `config` and its keras-hub layout; one line for a family keras-hub presets do not hold."""
     family = family_of(config)
-    if not family.keras_hub_layout:
-        known = sorted(f.keras_hub_backbone for f in FAMILIES.values() if f.keras_hub_layout)
+    if family.keras_hub is None:
+        known = sorted(f.keras_hub.backbone for f in FAMILIES.values() if f.keras_hub)
         raise ValueError(f"{source} is a {family.name!r} model; keras_bert writes keras-hub presets of "
                          f"{', '.join(known)} only. Save it as 'huggingface' or 'keras'.")
-    return family, LAYOUTS[family.keras_hub_layout]
+    return family, family.keras_hub
 
 
 # keras-hub's tokenizer class arguments for a text contract, by its kind (BertTokenizer, RobertaTokenizer,
@@ -80,7 +103,7 @@ _TOKENIZER_ARGUMENTS = {
 def write_keras_hub_checkpoint(path, encoder, text_config=None, vocab_file=None):
     """Writes a keras-hub preset folder that keras-hub's backbone and tokenizer `.from_preset` load.
 
-    The backbone and tokenizer classes are the family's (`ModelFamily.keras_hub_backbone`: `BertBackbone`,
+    The backbone and tokenizer classes are the family's (`ModelFamily.keras_hub`: `BertBackbone`,
     `RobertaBackbone`, `XLMRobertaBackbone`); a family without one is refused in one line.
 
     Args:
@@ -102,14 +125,14 @@ def write_keras_hub_checkpoint(path, encoder, text_config=None, vocab_file=None)
     family, layout = _family_layout(config, source)
     if config.embedding_width != config.hidden_size:  # ELECTRA-small's embeddings_project: no backbone holds it
         raise ValueError(f"{source} has embedding_size={config.embedding_size} != hidden_size={config.hidden_size}; "
-                         f"keras-hub's {family.keras_hub_backbone} cannot hold it. Save it as 'huggingface' or 'keras'.")
+                         f"keras-hub's {layout.backbone} cannot hold it. Save it as 'huggingface' or 'keras'.")
     layout.check(config, source)
     if config.layer_norm_eps != layout.layer_norm_eps:
-        warnings.warn(f"{source} uses layer_norm_eps={config.layer_norm_eps}; keras-hub's {family.keras_hub_backbone} "
+        warnings.warn(f"{source} uses layer_norm_eps={config.layer_norm_eps}; keras-hub's {layout.backbone} "
                       f"fixes it at {layout.layer_norm_eps}, so its outputs will differ slightly.",
                       UserWarning, stacklevel=3)
     keras_hub = _keras_hub()
-    backbone = getattr(keras_hub.models, family.keras_hub_backbone)(**layout.backbone_kwargs(config))
+    backbone = getattr(keras_hub.models, layout.backbone)(**layout.backbone_kwargs(config))
     weights = layout.from_canonical(model_weights(encoder), config, source)
     for name, variable in layout.variables(backbone):
         variable.assign(weights[name].reshape(variable.shape))
@@ -118,7 +141,7 @@ def write_keras_hub_checkpoint(path, encoder, text_config=None, vocab_file=None)
     os.makedirs(path, exist_ok=True)
     backbone.save_to_preset(path)
     if text_config is not None:
-        tokenizer_class = getattr(keras_hub.models, family.keras_hub_tokenizer)
+        tokenizer_class = getattr(keras_hub.models, layout.tokenizer)
         tokenizer_class(**_TOKENIZER_ARGUMENTS[text_config.kind](text_config)).save_to_preset(path)
     return path
 
@@ -175,9 +198,9 @@ def _preset_family(config_file, preset):
     """The family whose keras-hub backbone the preset's config.json names; one line naming the known ones."""
     class_name = preset.get("registered_name", "") if isinstance(preset, dict) else ""
     for family in FAMILIES.values():
-        if family.keras_hub_layout and class_name == "keras_hub>" + family.keras_hub_backbone:
+        if family.keras_hub and class_name == "keras_hub>" + family.keras_hub.backbone:
             return family
-    known = sorted((f"keras_hub>{f.keras_hub_backbone}" for f in FAMILIES.values() if f.keras_hub_layout),
+    known = sorted((f"keras_hub>{f.keras_hub.backbone}" for f in FAMILIES.values() if f.keras_hub),
                    reverse=True)
     raise ValueError(f"{config_file} describes a {class_name or 'non-keras-hub'} model; keras_bert "
                      f"reads keras-hub presets of {', '.join(known)} only.")
@@ -202,9 +225,9 @@ def read_keras_hub_checkpoint(path):
     config_file = os.path.join(path, CONFIG_NAME)
     preset = read_json(config_file, "a keras-hub preset config")
     family = _preset_family(config_file, preset)
-    layout = LAYOUTS[family.keras_hub_layout]
+    layout = family.keras_hub
     _check_weights_match(config_file, preset.get("config") or {}, os.path.join(path, WEIGHTS_NAME), layout)
-    backbone = getattr(keras_hub.models, family.keras_hub_backbone).from_preset(path)
+    backbone = getattr(keras_hub.models, layout.backbone).from_preset(path)
     config = layout.config(backbone, family, config_file)
     weights = {name: google_shape(name, keras.ops.convert_to_numpy(variable), config.hidden_size)
                for name, variable in layout.variables(backbone)}

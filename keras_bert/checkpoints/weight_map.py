@@ -83,7 +83,7 @@ def assign_weights(model, contents):
     source has variables this model does not use.
     """
     entries = model_variables(model)
-    pooler = family_of(find_encoder(model).config).pooler_prefix  # what a base model's file may lack
+    pooler = family_of(find_encoder(model).config).converter.pooler_prefix  # what a base model's file may lack
     missing, updates = [], []
     for name, variable, transposed in entries:
         if name not in contents.weights:
@@ -116,9 +116,9 @@ def assign_weights(model, contents):
             raise ValueError(
                 f"{contents.source} has part of the {_PART_NAMES.get(part, 'pooler')} but lacks "
                 f"{[contents.source_name(m) for m in partial]}; the checkpoint is incomplete.")
-        family = family_of(contents.config)
-        if part == pooler and not (family.pooler and family.base_pooler):  # the family's base model has none
-            warnings.warn(f"{contents.source}: a {family.architecture('Model')} has no pooler, so keras_bert's "
+        converter = family_of(contents.config).converter
+        if part == pooler and not converter.base_pooler:  # the family's base model has none
+            warnings.warn(f"{contents.source}: a {converter.architecture('Model')} has no pooler, so keras_bert's "
                           "pooled_output is untrained (a fine-tuned head trains it); use sequence_output, its "
                           "last_hidden_state.", UserWarning, stacklevel=3)
             continue

@@ -32,8 +32,7 @@ class FamilyDefaults:
         fields = {"family": self.name}
         if self.next_sentence == "off":
             fields["type_vocab_size"] = 1
-        if family.hf_config_fields:
-            fields.update(family.hf_config_fields(dict(config.to_huggingface_dict(), pad_token_id=pad_id)))
+        fields.update(family.converter.config_fields_of(dict(config.to_huggingface_dict(), pad_token_id=pad_id)))
         offset = fields.get("position_offset", config.position_offset) - config.position_offset
         return config.replace(max_position_embeddings=config.max_position_embeddings + offset, **fields)
 

@@ -32,16 +32,18 @@ def test_model_types_pick_their_family_and_others_are_named_in_one_line():
 
 
 def test_roberta_names_map_onto_bert_names_and_back():
-    pairs = {"roberta.encoder.layer.0.attention.self.query.weight": "bert.encoder.layer.0.attention.self.query.weight",
-             "lm_head.layer_norm.weight": "cls.predictions.transform.LayerNorm.weight",
-             "lm_head.bias": "cls.predictions.bias", "classifier.weight": "classifier.weight"}
-    for theirs, bert in pairs.items():
-        assert ROBERTA.to_bert_name(theirs) == bert and ROBERTA.from_bert_name(bert) == theirs
+    converter = ROBERTA.converter  # BERT's table under `roberta.`, its lm_head's names
+    pairs = {"roberta.encoder.layer.0.attention.self.query.weight":
+             ("bert/encoder/layer_0/attention/self/query/kernel", True),
+             "lm_head.layer_norm.weight": ("cls/predictions/transform/LayerNorm/gamma", False),
+             "lm_head.bias": ("cls/predictions/output_bias", False)}
+    for theirs, canonical in pairs.items():
+        assert converter.canonical_name(theirs) == canonical and converter.hf_name(canonical[0]) == (theirs, canonical[1])
     head = "ForSequenceClassification"  # classifier.dense + tanh is BERT's pooler; out_proj its classifier
-    assert ROBERTA.to_bert_name("classifier.dense.bias", head) == "bert.pooler.dense.bias"
-    assert ROBERTA.from_bert_name("classifier.weight", head) == "classifier.out_proj.weight"
-    assert ROBERTA.architecture(head) == "RobertaForSequenceClassification"
-    assert ROBERTA.architecture_suffix("XLMRobertaModel") is None
+    assert converter.canonical_name("classifier.dense.bias", head) == ("bert/pooler/dense/bias", False)
+    assert converter.hf_name("output_weights", head) == ("classifier.out_proj.weight", False)
+    assert converter.architecture(head) == "RobertaForSequenceClassification"
+    assert converter.architecture_suffix("XLMRobertaModel") is None
 
 
 def test_the_encoder_names_each_of_its_weights_once():

@@ -1,9 +1,8 @@
-"""keras_bert.models.modernbert: the ModernBERT family (config, encoder, Hugging Face weight names)."""
+"""keras_bert.models.modernbert: the ModernBERT family (config, encoder, weight names, converter, record)."""
 
 from keras_bert.models.modernbert.modernbert_config import MODEL_TYPES as HF_MODEL_TYPES, ModernBertConfig
 from keras_bert.models.modernbert.modernbert_encoder import ModernBertEncoder, encoder_from_huggingface
 from keras_bert.models.modernbert.modernbert_weights import (
-    ARCHITECTURES,
     HF_PREFIX,
     encoder_tensors,
     encoder_variable_names,
@@ -11,3 +10,4 @@ from keras_bert.models.modernbert.modernbert_weights import (
     to_canonical,
     to_huggingface,
 )
+from keras_bert.models.modernbert.modernbert_family import MODERNBERT

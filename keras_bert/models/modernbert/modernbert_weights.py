@@ -10,15 +10,6 @@ classifiers apply to the pooled vector; keras_bert keeps it in the encoder as it
 import numpy as np
 
 HF_PREFIX = "model."
-# keras_bert head kind -> the Hugging Face architecture holding that head.
-ARCHITECTURES = {
-    "encoder": "ModernBertModel",
-    "masked_lm": "ModernBertForMaskedLM",
-    "sequence": "ModernBertForSequenceClassification",
-    "token": "ModernBertForTokenClassification",
-    "span": "ModernBertForQuestionAnswering",
-    "multiple_choice": "ModernBertForMultipleChoice",
-}
 HEAD_PREFIXES = ("head.", "decoder.", "classifier.")  # outside `model.` in Hugging Face's files
 POOLER_PREFIX = "head."  # the encoder's weights a base ModernBertModel file does not hold
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from keras_bert.models.modernbert import (
-    ARCHITECTURES, ModernBertEncoder, encoder_from_huggingface, encoder_tensors, load_encoder_weights,
+    MODERNBERT, ModernBertEncoder, encoder_from_huggingface, encoder_tensors, load_encoder_weights,
     to_canonical, to_huggingface)
 from tests.layers.layer_checks import to_numpy
 from tests.models.modernbert.tiny_modernbert import hf_outputs, padded_batch, save_seeded
@@ -15,7 +15,9 @@ def test_names_map_both_ways():
     assert to_canonical("model.layers.2.mlp.Wi.weight") == "layers.2.mlp.Wi.weight"
     assert to_huggingface("layers.2.mlp.Wi.weight") == "model.layers.2.mlp.Wi.weight"
     assert to_huggingface("head.dense.weight") == to_canonical("head.dense.weight") == "head.dense.weight"
-    assert ARCHITECTURES["masked_lm"] == "ModernBertForMaskedLM" and ARCHITECTURES["encoder"] == "ModernBertModel"
+    converter = MODERNBERT.converter  # its HF classes, named by its converter
+    assert converter.architecture("ForMaskedLM") == "ModernBertForMaskedLM" and converter.architecture("Model") == (
+        "ModernBertModel")
 
 
 def test_sequence_classification_is_the_pooled_output_and_a_classifier(tmp_path):

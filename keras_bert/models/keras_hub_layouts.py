@@ -1,11 +1,11 @@
-"""keras-hub backbones' weight layouts: where each canonical (Google) weight sits in a keras-hub backbone.
+"""keras-hub presets of the BERT-shaped families: where each canonical (Google) weight sits in a backbone.
 
-A family record names its keras-hub backbone class and layout (`ModelFamily.keras_hub_backbone`,
-`keras_hub_layout`); `LAYOUTS` holds one `KerasHubLayout` per layout:
+A family with a keras-hub preset names its `KerasHubLayout` (`ModelFamily.keras_hub`): the backbone and
+tokenizer classes, one line per weight (the blocks: one rule a layer), the config both ways. Two layouts:
 
-- "segment_embedding" (`BertBackbone`): token, segment and position embeddings, a pooler; tanh GELU,
+- `BERT_PRESET` (`BertBackbone`): token, segment and position embeddings, a pooler; tanh GELU,
   LayerNorm epsilon 1e-12.
-- "token_and_position" (`RobertaBackbone`, `XLMRobertaBackbone`): token and position embeddings only, the
+- `ROBERTA_PRESET`, `XLM_ROBERTA_PRESET` (`RobertaBackbone`, `XLMRobertaBackbone`): token and position embeddings only, the
   positions from row 0 (Hugging Face's start after `padding_idx + 1`), no pooler; exact GELU, epsilon 1e-5.
   The one token type row a Hugging Face RoBERTa adds to every token is folded into the position rows on
   writing (exact, up to float32 rounding) and reads back as a zero row.
@@ -21,7 +21,6 @@ from keras_bert.models.bert_encoder import block_variables
 
 POSITIONS, TOKEN_TYPES = "bert/embeddings/position_embeddings", "bert/embeddings/token_type_embeddings"
 _POOLER = "bert/pooler/"
-_BLOCKS = "layers/transformer_encoder"  # the h5 group of the first block (`_1`, `_2`... the others)
 
 
 def _block_entries(backbone):
@@ -56,17 +55,6 @@ def _roberta_variables(backbone):
             (POSITIONS, embeddings.position_embedding.position_embeddings),
             ("bert/embeddings/LayerNorm/gamma", norm.gamma), ("bert/embeddings/LayerNorm/beta", norm.beta),
             *_block_entries(backbone)]
-
-
-def google_shape(name, value, hidden):
-    """keras-hub stores attention Dense layers per head (EinsumDense); Google flattens them."""
-    if name.endswith("/bias"):
-        return value.reshape(-1)
-    if "/attention/self/" in name:
-        return value.reshape(hidden, -1)  # (hidden, heads, head_dim) -> (hidden, hidden)
-    if "/attention/output/dense/" in name:
-        return value.reshape(-1, hidden)  # (heads, head_dim, hidden) -> (hidden, hidden)
-    return value
 
 
 def _roberta_kwargs(config):
@@ -140,6 +128,7 @@ class KerasHubLayout:
     """One keras-hub backbone layout.
 
     Args:
+        backbone, tokenizer: keras-hub's class names (`BertBackbone`, `BertTokenizer`).
         variables: backbone -> [(Google name, variable)] (attention kernels per head; `google_shape` flattens).
         backbone_kwargs: config -> the backbone class's constructor arguments.
         config: (backbone, family, config file) -> the model's config.
@@ -150,6 +139,8 @@ class KerasHubLayout:
         sizes: config.json key -> the model.weights.h5 path whose shape gives it (`(path, axis)`).
     """
 
+    backbone: str
+    tokenizer: str
     variables: object
     backbone_kwargs: object
     config: object
@@ -162,29 +153,17 @@ class KerasHubLayout:
 
 
 _EMBEDDING = "layers/token_and_position_embedding/"
-LAYOUTS = {
-    "segment_embedding": KerasHubLayout(
-        _bert_variables, _bert_kwargs, _bert_config, _bert_check, 1e-12, "gelu_tanh",
-        sizes={"vocabulary_size": ("layers/reversible_embedding/vars/0", 0),
-               "hidden_dim": ("layers/reversible_embedding/vars/0", 1),
-               "max_sequence_length": ("layers/position_embedding/vars/0", 0),
-               "num_segments": ("layers/embedding/vars/0", 0)}),
-    "token_and_position": KerasHubLayout(
-        _roberta_variables, _roberta_kwargs, _roberta_config, _roberta_check, 1e-5, "gelu",
-        to_canonical=_roberta_read, from_canonical=_roberta_write,
-        sizes={"vocabulary_size": (_EMBEDDING + "token_embedding/vars/0", 0),
-               "hidden_dim": (_EMBEDDING + "token_embedding/vars/0", 1),
-               "max_sequence_length": (_EMBEDDING + "position_embedding/vars/0", 0)}),
-}
-
-
-def weight_sizes(layout, shapes):
-    """`{config key: size}` that a weights file's `{h5 path: shape}` implies in `layout`."""
-    sizes = {key: shapes[path][axis] for key, (path, axis) in layout.sizes.items() if path in shapes}
-    blocks = {name.split("/")[1] for name in shapes if name.startswith(_BLOCKS)}
-    if blocks:
-        sizes["num_layers"] = len(blocks)
-    intermediate = shapes.get(_BLOCKS + "/_feedforward_intermediate_dense/vars/0")
-    if intermediate is not None:
-        sizes["intermediate_dim"] = intermediate[1]
-    return sizes
+BERT_PRESET = KerasHubLayout(
+    "BertBackbone", "BertTokenizer", _bert_variables, _bert_kwargs, _bert_config, _bert_check, 1e-12, "gelu_tanh",
+    sizes={"vocabulary_size": ("layers/reversible_embedding/vars/0", 0),
+           "hidden_dim": ("layers/reversible_embedding/vars/0", 1),
+           "max_sequence_length": ("layers/position_embedding/vars/0", 0),
+           "num_segments": ("layers/embedding/vars/0", 0)})
+ROBERTA_PRESET = KerasHubLayout(
+    "RobertaBackbone", "RobertaTokenizer", _roberta_variables, _roberta_kwargs, _roberta_config, _roberta_check,
+    1e-5, "gelu", to_canonical=_roberta_read, from_canonical=_roberta_write,
+    sizes={"vocabulary_size": (_EMBEDDING + "token_embedding/vars/0", 0),
+           "hidden_dim": (_EMBEDDING + "token_embedding/vars/0", 1),
+           "max_sequence_length": (_EMBEDDING + "position_embedding/vars/0", 0)})
+XLM_ROBERTA_PRESET = dataclasses.replace(ROBERTA_PRESET, backbone="XLMRobertaBackbone",
+                                         tokenizer="XLMRobertaTokenizer")
