@@ -36,9 +36,11 @@ class Interrupted(Exception):
     """A run cut off after a step, before any save of that step (as SIGKILL would)."""
 
 
-def finetune(output_dir, strategy, accumulation, interrupt_at=None, losses=None):
-    """Fine-tunes 8 steps (2 epochs of a reshuffled, seeded dataset), a checkpoint every 2 steps;
-    `interrupt_at`: raises `Interrupted` after that step. Returns `(per-step losses, weights, start step)`."""
+def finetune(output_dir, strategy, accumulation, after_step=None, losses=None, jit_compile="auto"):
+    """Fine-tunes a tiny classifier 8 steps (2 epochs of a seeded, reshuffled dataset), a checkpoint every 2
+    steps; `after_step(step)` is called after each step (e.g. to cut the run off there); `losses` collects the
+    per-step losses. Returns `(per-step losses, weights, start step)`. Also run on TensorFlow, under 2 workers
+    (tests.integration.pretrain_job)."""
     import keras
     import tensorflow as tf
 
@@ -57,14 +59,14 @@ def finetune(output_dir, strategy, accumulation, interrupt_at=None, losses=None)
         return keras_bert.build_classifier(keras_bert.build_encoder(keras_bert.BertConfig(**TINY)), 2)
 
     run = RunConfig(output_dir=output_dir, strategy=strategy, verbose=0, gradient_accumulation_steps=accumulation,
-                    checkpoint_every_steps=2)
+                    checkpoint_every_steps=2, jit_compile=jit_compile)
     losses = [] if losses is None else losses
     callback = keras.callbacks.LambdaCallback()
 
     def step_end(batch, logs):
         losses.append(float(logs["loss"]))
-        if int(callback.model.optimizer.iterations.numpy()) == interrupt_at:
-            raise Interrupted()
+        if after_step:
+            after_step(int(callback.model.optimizer.iterations.numpy()))
 
     callback.on_train_batch_end = step_end
     model, history = run_finetuning(build, dataset, epochs=2, learning_rate=1e-3, run=run, callbacks=[callback],
@@ -72,11 +74,18 @@ def finetune(output_dir, strategy, accumulation, interrupt_at=None, losses=None)
     return losses, model.weights, history.start_step
 
 
+def _interrupt_at(step):
+    def after_step(done):
+        if done == step:
+            raise Interrupted()
+    return after_step
+
+
 def finetune_resumed(output_dir, strategy, accumulation):
     """`finetune` cut off after step 5 (its last checkpoint: step 4), then run again (model and data made anew)."""
     cut = []
     try:
-        finetune(output_dir, strategy, accumulation, interrupt_at=5, losses=cut)
+        finetune(output_dir, strategy, accumulation, after_step=_interrupt_at(5), losses=cut)
     except Interrupted:
         pass
     losses, weights, start_step = finetune(output_dir, strategy, accumulation)
