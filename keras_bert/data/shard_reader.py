@@ -147,6 +147,35 @@ def read_index(directory):
     return index
 
 
+def shard_settings(directory, given):
+    """What the shards fix for a run that reads them: `seq_length`, `pack_sequences` and `next_sentence`
+    ("on"/"off"), as written. Refused in one line naming the flag: a folder that is no shards folder
+    (`--shards`), a value in `given` (flags by name; None or False: not given) that contradicts them, and
+    what the shards already hold (their corpus and text contract: files, vocab, build_vocab, cased,
+    input_format, phase2_seq_length).
+
+    Example:
+        >>> shard_settings("shards/", {"seq_length": None})["seq_length"]
+        128
+    """
+    clash = [f"--{flag}" for flag in ("files", "vocab", "build_vocab", "cased", "phase2_seq_length", "input_format")
+             if given.get(flag)]
+    if clash:
+        raise ValueError(f"--shards {directory} holds the tokenized corpus and its text contract: drop "
+                         f"{', '.join(clash)} (tools/write_shards.py takes them)")
+    try:
+        index = read_index(directory)
+    except ValueError as error:
+        raise ValueError(f"--shards: {error}") from None
+    settings = {"seq_length": index["seq_length"], "pack_sequences": index["pack_sequences"],
+                "next_sentence": "on" if index["next_sentence"] else "off"}
+    for flag, value in settings.items():
+        if given.get(flag) not in (None, False, value):
+            raise ValueError(f"--{flag} {given[flag]} contradicts --shards {directory} (written with {value}); "
+                             "drop it or write the shards again")
+    return settings
+
+
 def _open(directory, spec):
     """A read-only memory map of one stored array."""
     return np.memmap(os.path.join(directory, spec["file"]), dtype=spec["dtype"], mode="r",

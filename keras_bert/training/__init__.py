@@ -8,7 +8,8 @@ from keras_bert.lazy import lazy_exports
 
 _EXPORTS = {
     'keras_bert.training.array_checkpoint_manager': ('ArrayCheckpointManager',),
-    'keras_bert.training.family_defaults': ('FamilyDefaults', 'pretraining_defaults'),
+    'keras_bert.training.family_defaults': ('FamilyDefaults', 'objective_defaults', 'pretraining_config',
+                                           'pretraining_defaults'),
     'keras_bert.training.finetuning': ('run_finetuning',),
     'keras_bert.training.gradient_accumulation': ('accumulate_gradients',),
     'keras_bert.training.jax_strategy': ('JaxStrategy', 'LAYOUT_RULES'),

@@ -7,9 +7,18 @@ implies (RoBERTa's positions after `pad_token_id + 1`), or its own config class 
 """
 
 import dataclasses
+import math
 
 from keras_bert.config import BertConfig
 from keras_bert.models.families import FAMILIES
+
+# The model pretrained from scratch when no config, preset or checkpoint is given: 2 layers, hidden 128 (Google's
+# BERT-Tiny shape). tools/pretrain.py's demo trains it at sequence length 32 (its sentences are short; on 2 busy
+# cores a step of 32 such sequences took 0.2-0.4 s, one of 64 x 64 0.8-0.9 s, for the same held-out accuracy per
+# token: 0.12 after 600 vs 400) with a vocab learned from the corpus.
+SCRATCH_SHAPE = dict(hidden_size=128, num_layers=2, num_heads=2, intermediate_size=512,
+                     max_position_embeddings=128, hidden_act="gelu")
+DEFAULT_PREDICTIONS = 10  # masked positions per sequence without a family or a count given
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,3 +53,72 @@ def pretraining_defaults(name, flag="--family"):
         raise ValueError(f"{flag} {name!r}: pretraining from scratch knows the families {', '.join(known)}.")
     family = FAMILIES[name]
     return FamilyDefaults(name, family.tokenizer, "on" if family.next_sentence else "off", family.mask_rate)
+
+
+def objective_defaults(family, flags):
+    """The pretraining objective with what is not given filled in (`tools/pretrain.py`'s flags).
+
+    `family`'s (a `FamilyDefaults`, or None) next-sentence objective and masking rate; masked positions enough
+    for that rate, at least `DEFAULT_PREDICTIONS` (ModernBERT's 30 % of 64 tokens needs 20); with a second
+    phase, its share of the steps (default 0.1) and its positions in the same share of its longer sequences.
+
+    Args:
+        family: a `FamilyDefaults`, or None.
+        flags: the run's settings by name (others are ignored): `seq_length`, and None or 0 where not given:
+            `next_sentence`, `masked_lm_prob`, `max_predictions_per_seq`, `phase2_seq_length`,
+            `phase2_fraction`, `phase2_max_predictions_per_seq`.
+
+    Returns:
+        a dict of those six, given or filled in.
+
+    Example:
+        >>> objective_defaults(pretraining_defaults("modernbert"), {"seq_length": 64})["max_predictions_per_seq"]
+        20
+    """
+    seq_length, phase2_seq_length = flags["seq_length"], flags.get("phase2_seq_length") or 0
+    next_sentence, masked_lm_prob = flags.get("next_sentence"), flags.get("masked_lm_prob")
+    max_predictions_per_seq, phase2_fraction = flags.get("max_predictions_per_seq"), flags.get("phase2_fraction")
+    phase2_max_predictions_per_seq = flags.get("phase2_max_predictions_per_seq")
+    if family is not None:
+        next_sentence = next_sentence or family.next_sentence
+        masked_lm_prob = masked_lm_prob or family.mask_rate
+    needed = math.ceil(seq_length * masked_lm_prob) if family is not None else 0
+    max_predictions_per_seq = max_predictions_per_seq or max(DEFAULT_PREDICTIONS, needed)
+    if phase2_seq_length:
+        phase2_fraction = phase2_fraction or 0.1
+        phase2_max_predictions_per_seq = phase2_max_predictions_per_seq or max(
+            1, round(phase2_seq_length * max_predictions_per_seq / seq_length))
+    return dict(next_sentence=next_sentence, masked_lm_prob=masked_lm_prob,
+                max_predictions_per_seq=max_predictions_per_seq, phase2_seq_length=phase2_seq_length,
+                phase2_fraction=phase2_fraction, phase2_max_predictions_per_seq=phase2_max_predictions_per_seq)
+
+
+def pretraining_config(config, family=None, *, vocab_size, pad_id, phases, global_batch_size, built_vocab=False,
+                       mixed_precision="off", **scratch_fields):
+    """The config to pretrain, checked against every phase (one line each: positions, the batch's memory).
+
+    Args:
+        config: a `BertConfig` (a preset's or a file's), or None: `SCRATCH_SHAPE` at `vocab_size`, with
+            `scratch_fields` (e.g. `dropout_rate=0.0`).
+        family: a `FamilyDefaults` (None: BERT): the config becomes its model (`FamilyDefaults.config`).
+        vocab_size, pad_id: the run's vocabulary (`built_vocab`: one built for the run, which the model follows).
+        phases: `(seq_length, max_predictions_per_seq)` of each phase (a `seq_length` of 0: no such phase).
+        global_batch_size, mixed_precision: the run's.
+
+    Example:
+        >>> pretraining_config(None, vocab_size=4000, pad_id=0, phases=[(32, 10)], global_batch_size=32).hidden_size
+        128
+    """
+    from keras_bert.training.memory_estimate import check_batch_memory  # pylint: disable=import-outside-toplevel
+    from keras_bert.training.second_phase import check_position_embeddings  # pylint: disable=import-outside-toplevel
+
+    if config is None:
+        config = BertConfig(vocab_size=vocab_size, **dict(SCRATCH_SHAPE, **scratch_fields))
+    if built_vocab:
+        config = dataclasses.replace(config, vocab_size=vocab_size)
+    config = family.config(config, pad_id) if family else config  # RoBERTa: positions after pad + 1
+    phases = [(seq_length, predictions) for seq_length, predictions in phases if seq_length]
+    check_position_embeddings([seq_length for seq_length, _ in phases], config.max_position_embeddings)
+    for seq_length, predictions in phases:
+        check_batch_memory(config, global_batch_size, seq_length, predictions, mixed_precision)
+    return config

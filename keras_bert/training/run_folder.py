@@ -3,9 +3,8 @@
 import json
 import os
 
-import tensorflow as tf
-
 from keras_bert.errors import make_dir
+from keras_bert.training.array_checkpoint_manager import checkpoint_paths
 
 RUN_CONFIG = "run_config.json"
 
@@ -68,7 +67,8 @@ class RunFolder:
     def check(self):
         """Raises ValueError if the folder belongs to another run; prints changed settings."""
         make_dir(self.path, "output_dir (--output_dir)")
-        has_checkpoints = tf.train.latest_checkpoint(self.checkpoint_dir) is not None
+        # The `checkpoint` index both backends' managers write (TensorFlow's files, JAX's .npz).
+        has_checkpoints = bool(checkpoint_paths(self.checkpoint_dir))
         if not has_checkpoints:
             return  # nothing to mix up: a new run, or one killed before its first checkpoint
         if not os.path.exists(self.config_path):

@@ -7,7 +7,7 @@ import os
 import keras
 import tensorflow as tf
 
-from keras_bert.compat import model_without_strategy
+from keras_bert.compat import build_for_fit, model_without_strategy
 
 from keras_bert.training.divergence_guard import DivergenceGuard, check_mode, skip_nonfinite_updates
 from keras_bert.training.gradient_accumulation import accumulate_gradients
@@ -139,6 +139,11 @@ def fit_from(model, strategy, dataset, start_step, total_steps, steps_per_epoch,
             dataset = dataset.take(total_steps - start_step)
         keras_own = contextlib.nullcontext() if isinstance(strategy, JaxStrategy) else model_without_strategy(model)
         with strategy.scope(), keras_own, _keras_mwms_workaround(model, strategy):
+            if isinstance(strategy, JaxStrategy) and isinstance(dataset, tf.data.Dataset):
+                # Built from the batches' spec, not from a batch of a throwaway iterator (compat.build_for_fit):
+                # that one shifts a reshuffling dataset's order by how far it prefetched.
+                build_for_fit(model, keras.tree.map_structure(
+                    lambda spec: keras.KerasTensor(tuple(spec.shape), spec.dtype.name), dataset.element_spec))
             history = model.fit(dataset, initial_epoch=initial_epoch, epochs=epochs,
                                 steps_per_epoch=steps_per_epoch, shuffle=False,
                                 callbacks=[StepLimit(total_steps), guard] + list(callbacks),

@@ -6,8 +6,10 @@ strategy, input_mode, dropout, hidden, layers, seed, vocab, seq_length, predicti
 logical_cpus (split the CPU into that many logical devices first), stop_after (end
 the process early at that step, as if interrupted), sigkill_at (the process kills itself
 with SIGKILL after that step), accumulation (micro-batches per batch), weight_decay,
-phase2_seq_length / phase2_predictions / phase2_fraction (a second phase), debug.
-Each process writes summary_PID.json (its per-step losses) and weights_PID.npz (the final weights).
+phase2_seq_length / phase2_predictions / phase2_fraction (a second phase), debug, pretrain (false: skip it),
+finetune ({} or {"sigkill_at": step}: then fine-tune `tests.training.jax_runs.finetune`'s tiny classifier).
+Each process writes summary_PID.json (its per-step losses) and weights_PID.npz (the final weights); the
+fine-tuning job finetune_summary_PID.json and finetune_weights_PID.npz.
 `run_job` runs the same job in the calling process.
 """
 
@@ -27,24 +29,41 @@ def main(argv):
         cpu = tf.config.list_physical_devices("CPU")[0]
         tf.config.set_logical_device_configuration(
             cpu, [tf.config.LogicalDeviceConfiguration()] * options["logical_cpus"])
-    result = run_job(output_dir, options)
-    rows = [r for r in result["rows"] if r["kind"] == "train"]
-    summary = {"start_step": result["start_step"], "step": result["step"],
-               "losses": [[r["step"], r["loss"]] for r in rows]}
-    with open(os.path.join(output_dir, f"summary_{os.getpid()}.json"), "w") as f:
-        json.dump(summary, f)
+    from keras_bert.training import get_strategy
+
+    strategy = get_strategy(options.get("strategy", "default"))  # first: MWMS must come early
+    if options.get("pretrain", True):
+        result = run_job(output_dir, options, strategy=strategy)
+        rows = [r for r in result["rows"] if r["kind"] == "train"]
+        summary = {"start_step": result["start_step"], "step": result["step"],
+                   "losses": [[r["step"], r["loss"]] for r in rows]}
+        _write(output_dir, "", summary, result["model"].weights)
+        print("DONE", json.dumps({k: summary[k] for k in ("start_step", "step")}), flush=True)
+    if "finetune" in options:  # then the fine-tuning job of tests.training.jax_runs, in output_dir/finetune
+        from tests.training.jax_runs import finetune
+
+        kill = options["finetune"].get("sigkill_at")
+        losses, weights, start_step = finetune(
+            os.path.join(output_dir, "finetune"), strategy, options.get("accumulation", 1),
+            after_step=lambda step: step == kill and os.kill(os.getpid(), signal.SIGKILL),
+            jit_compile=options.get("jit_compile", "auto"))
+        _write(output_dir, "finetune_", {"start_step": start_step, "losses": losses}, weights)
+        print("FINETUNED", json.dumps({"start_step": start_step, "steps": len(losses)}), flush=True)
+
+
+def _write(output_dir, prefix, summary, weights):
     import numpy as np
 
-    np.savez(os.path.join(output_dir, f"weights_{os.getpid()}.npz"),
-             *[np.asarray(w) for w in result["model"].weights])
-    print("DONE", json.dumps({k: summary[k] for k in ("start_step", "step")}), flush=True)
+    with open(os.path.join(output_dir, f"{prefix}summary_{os.getpid()}.json"), "w") as f:
+        json.dump(summary, f)
+    np.savez(os.path.join(output_dir, f"{prefix}weights_{os.getpid()}.npz"), *[np.asarray(w) for w in weights])
 
 
-def run_job(output_dir, options, callbacks=()):
+def run_job(output_dir, options, callbacks=(), strategy=None):
     """The job of `main`, in this process; returns `run_pretraining`'s result."""
     from keras_bert.training import RunConfig, SecondPhase, StepLimit, get_strategy, run_pretraining
 
-    strategy = get_strategy(options.get("strategy", "default"))  # first: MWMS must come early
+    strategy = strategy or get_strategy(options.get("strategy", "default"))  # first: MWMS must come early
     if options.get("debug"):
         import keras
 

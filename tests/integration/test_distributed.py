@@ -1,7 +1,8 @@
 """The same pretraining run on one device, MirroredStrategy over 2 logical CPUs and
 MultiWorkerMirroredStrategy with 2 worker processes on localhost gives the same loss curve and
 final weights, with and without gradient accumulation (2 micro-batches per replica's batch of 4);
-the multi-worker run has one worker killed (SIGKILL) mid-epoch and both restarted, and resumes.
+the multi-worker run has one worker killed (SIGKILL) mid-epoch and both restarted, and resumes; then a fine-tuning
+run under the 2 workers, killed and restarted the same way, ends with the one-device fine-tuning's weights.
 
 Global batch 8 everywhere; the distributed runs use `input_mode="split"`, so each global
 batch is the single-device run's batch cut in two (one half per replica). Dropout is off.
@@ -52,10 +53,10 @@ def _finish(process):
     return output
 
 
-def _curves(output_dir):
+def _curves(output_dir, prefix=""):
     curves = []
     for name in sorted(os.listdir(output_dir)):
-        if name.startswith("summary_"):
+        if name.startswith(prefix + "summary_"):
             with open(os.path.join(output_dir, name)) as f:
                 curves.append(np.array(json.load(f)["losses"]))
     return curves
@@ -71,29 +72,29 @@ def _free_ports(n):
     return ports
 
 
-def _workers(output_dir, options, kill_at=None):
-    """2 workers on localhost; with `kill_at`, worker 1 kills itself (SIGKILL) after that step and
-    worker 0, stuck in the next step's all-reduce, is killed too."""
+def _workers(output_dir, options, kill=None):
+    """2 workers on localhost; returns their outputs. With `kill` (options for worker 1, e.g. `{"sigkill_at": 13}`),
+    worker 1 kills itself (SIGKILL) after that step and worker 0, stuck in the next step's all-reduce, is killed
+    too."""
     ports = _free_ports(2)
     workers = []
     for index in range(2):
         tf_config = {"cluster": {"worker": [f"127.0.0.1:{p}" for p in ports]},
                      "task": {"type": "worker", "index": index}}
-        workers.append(_start(output_dir, dict(options, **({"sigkill_at": kill_at} if kill_at and index else {})),
+        workers.append(_start(output_dir, dict(options, **(kill if kill and index else {})),
                               env={"TF_CONFIG": json.dumps(tf_config)}))
-    if kill_at:
-        workers[1].communicate(timeout=600)
+    if kill:
+        output, _ = workers[1].communicate(timeout=600)
         assert workers[1].returncode == -9, "worker 1 was to kill itself"
         workers[0].kill()
-        workers[0].communicate()
-        return []
+        return [workers[0].communicate()[0], output]
     return [_finish(worker) for worker in workers]
 
 
 @pytest.fixture(scope="module")
 def runs(minilm_dir, tmp_path_factory):
     root = tmp_path_factory.mktemp("distributed")
-    single = _start(root / "single", _options(minilm_dir, strategy="default"))
+    single = _start(root / "single", _options(minilm_dir, strategy="default", finetune={}))
     _finish(single)
     mirrored = _start(root / "mirrored", _options(minilm_dir, strategy="mirrored", logical_cpus=2))
     _finish(mirrored)
@@ -101,16 +102,22 @@ def runs(minilm_dir, tmp_path_factory):
                          _options(minilm_dir, strategy="mirrored", logical_cpus=2, accumulation=2))
     _finish(accumulated)
     options = _options(minilm_dir, strategy="multi_worker", accumulation=2)
-    _workers(root / "multi_worker", options, kill_at=13)
-    outputs = _workers(root / "multi_worker", options)
-    return {"resumed": outputs, **{name: (_curves(root / name), _weights(root / name))
-                                   for name in ("single", "mirrored", "mirrored_accumulated", "multi_worker")}}
+    _workers(root / "multi_worker", options, kill={"sigkill_at": 13})
+    # Restarted: pretraining resumes and ends; the fine-tuning after it is killed after its step 5 (worker 1),
+    # and both are restarted again to resume it (tests.training.jax_runs.finetune, 2 epochs of 4 steps).
+    outputs = _workers(root / "multi_worker", dict(options, finetune={}), kill={"finetune": {"sigkill_at": 5}})
+    finetuned = _workers(root / "multi_worker", dict(options, pretrain=False, finetune={}))
+    return {"resumed": outputs, "finetuned": finetuned,
+            **{name: (_curves(root / name), _weights(root / name))
+               for name in ("single", "mirrored", "mirrored_accumulated", "multi_worker")},
+            **{f"{name} fine-tuning": (_curves(root / name, "finetune_"), _weights(root / name, "finetune_"))
+               for name in ("single", "multi_worker")}}
 
 
-def _weights(output_dir):
+def _weights(output_dir, prefix=""):
     weights = []
     for name in sorted(os.listdir(output_dir)):
-        if name.startswith("weights_"):
+        if name.startswith(prefix + "weights_"):
             with np.load(os.path.join(output_dir, name)) as f:
                 weights.append([f[key] for key in f.files])
     return weights
@@ -153,6 +160,23 @@ def test_mirrored_and_multi_worker_match_one_device(runs):
     for a, b in zip(*weights):
         np.testing.assert_array_equal(a, b)
     assert single[-1, 1] < single[0, 1]  # and it trains
+
+
+@pytest.mark.slow
+def test_multi_worker_fine_tuning_killed_and_restarted_ends_with_one_devices_weights(runs):
+    """Fine-tuning (a tiny classifier, 8 steps, 2 micro-batches per worker) under 2 workers, worker 1 killed
+    after step 5 and both restarted: it resumes from the step-4 checkpoint and ends with the one-device run's
+    per-step losses and weights."""
+    ((single,), (single_weights,)) = runs["single fine-tuning"]
+    for output in runs["finetuned"]:
+        assert "Resuming fine-tuning from step 4 of 8 (epoch 2 of 2)." in output
+        assert 'FINETUNED {"start_step": 4, "steps": 4}' in output
+    curves, weights = runs["multi_worker fine-tuning"]
+    assert len(single) == 8 and len(curves) == len(weights) == 2
+    for curve, final in zip(curves, weights):
+        np.testing.assert_allclose(curve, single[4:], rtol=1e-6)
+        for a, b in zip(final, single_weights):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.slow

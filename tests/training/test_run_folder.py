@@ -32,3 +32,16 @@ def test_identity_is_checked_and_settings_may_change(tmp_path, capsys):
     (tmp_path / "run_config.json").unlink()
     with pytest.raises(ValueError, match="run_config.json is missing"):
         folder.check()
+
+
+def test_a_jax_runs_numpy_checkpoints_count_as_checkpoints(tmp_path):
+    """ArrayCheckpointManager's .npz files (JAX) are listed by the same index: the identity is checked."""
+    import keras
+
+    from keras_bert.training import ArrayCheckpointManager
+
+    folder = RunFolder(tmp_path, {"hidden_size": 16}, {})
+    folder.write()
+    ArrayCheckpointManager([keras.Variable(1.0)], folder.checkpoint_dir).save(1)
+    with pytest.raises(ValueError, match=r"different model \(hidden_size: 16 there vs 32 now\)"):
+        RunFolder(tmp_path, {"hidden_size": 32}, {}).check()
