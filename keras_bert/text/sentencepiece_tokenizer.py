@@ -72,8 +72,11 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
         return tf.where(spm_ids == 0, self.unk_id, spm_ids + 1)
 
     @strings_or_string
-    def tokenize(self, texts):
-        """Text to ids: `[batch]` strings -> int32 `[batch, (pieces)]`; scalar -> `[(pieces)]`."""
+    def tokenize(self, texts, max_pieces=None):
+        """Text to ids: `[batch]` strings -> int32 `[batch, (pieces)]`; scalar -> `[(pieces)]`.
+        `max_pieces` (the interface's: only the first ids are wanted) changes nothing: the `sentencepiece`
+        library segments the whole text, linear in its length (1 MB in ~0.4 s, a fifth of Hugging Face's)."""
+        del max_pieces
         return tf.ragged.map_flat_values(self._fairseq, self._sp.tokenize(_valid(texts)))
 
     @strings_or_string
