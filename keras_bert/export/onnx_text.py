@@ -95,9 +95,13 @@ def export_onnx_text(model, path, tokenizer, seq_length=128, options=None, opset
     module = ServingModule(model, tokenizer, seq_length=seq_length, runtime_checks=False, string_outputs=False,
                            options=options)
 
+    one_type = getattr(module.tokenizer, "pair_layout", "bert") == "bert_one_type"  # DistilBERT: B typed 0
+
     def from_tokenizer(tokenizer_ids, tokenizer_type_ids):
         inputs = trim_and_batch(tokenizer_ids, tokenizer_type_ids, module.seq_length,
                                 pad=module.serving.pads_text_to_seq_length)
+        if one_type:  # the op types B 1 (trim_and_batch reads it); the family has one row (`bind_pair_layout`)
+            inputs["input_type_ids"] = tf.zeros_like(inputs["input_type_ids"])
         return dict(module.answer_from_ids(inputs), **inputs)
 
     spec = [tf.TensorSpec([None], tf.int64, name="tokenizer_ids"),

@@ -76,8 +76,11 @@ def fast_tokenizer(tokenizer):
     """The TFLite-convertible twin of `tokenizer` (`normalization="fast"`, same vocabulary)."""
     if tokenizer.normalization == "fast":
         return tokenizer
-    return Tokenizer(tokenizer.vocab_path, lower_case=tokenizer.lower_case, normalization="fast",
+    twin = Tokenizer(tokenizer.vocab_path, lower_case=tokenizer.lower_case, normalization="fast",
                      max_chars_per_word=tokenizer.max_chars_per_word)
+    # Pairs packed as the model's family reads them (`bind_pair_layout`): DistilBERT types B 0, not 1.
+    twin.pair_layout = getattr(tokenizer, "pair_layout", "bert")
+    return twin
 
 
 class _TextModule(tf.Module):

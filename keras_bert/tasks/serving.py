@@ -78,8 +78,9 @@ class Serving:
 
     @classmethod
     def tokenize(cls, module, texts):
-        """`[batch]` strings -> int32 ragged `[batch, (pieces)]`, in the serving graph."""
-        return module.tokenizer.tokenize(texts)
+        """`[batch]` strings -> int32 ragged `[batch, (pieces)]`, in the serving graph: the first `seq_length`
+        pieces of each (what the packer keeps), so one long request costs about what `seq_length` pieces cost."""
+        return module.tokenizer.tokenize(texts, max_pieces=module.seq_length)
 
     @classmethod
     def text_signatures(cls, module, task_config):

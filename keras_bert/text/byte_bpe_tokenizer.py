@@ -5,7 +5,8 @@ import os
 import tensorflow as tf
 
 from keras_bert.text.byte_bpe_files import literal_ids, read_merges, read_vocab_json, special_ids
-from keras_bert.text.byte_level import bpe_merge, bytes_to_unicode, pretokenize, special_pattern
+from keras_bert.text.byte_level import (bpe_merge, bytes_to_unicode, longest_from_byte, pretokenize, special_pattern,
+                                        words_in_reach)
 from keras_bert.text.offsets import bytes_to_chars
 from keras_bert.text.string_inputs import id_rows_or_row, strings_or_string
 from keras_bert.text.token_list import TokenList, TokenListLookups
@@ -65,6 +66,7 @@ class ByteBpeTokenizer(TokenListLookups, tf.Module):
         literal = set(literal_ids(vocab, merges, ids.values()))
         self._literal = literal
         self._specials = special_pattern([vocab[i] for i in sorted(literal)])
+        self._longest_from = tf.constant(longest_from_byte(vocab, literal), tf.int64)
         self._token_bytes = tf.constant([len(t.encode("utf-8")) if i in literal else len(t)
                                          for i, t in enumerate(vocab)], tf.int64)
         self._lead = tf.constant([len(t) - len(t.lstrip(_SPACE)) for t in vocab], tf.int64)
@@ -75,7 +77,8 @@ class ByteBpeTokenizer(TokenListLookups, tf.Module):
         self.merges_asset = tf.saved_model.Asset(self.merges_file)
         # Traced once: the merge loop runs ~as many steps as the longest word has bytes, which
         # eagerly costs ~100x the graph's time.
-        self._words = tf.function(self._words_eager, input_signature=[tf.TensorSpec([None], tf.string)])
+        self._words = tf.function(self._words_eager, input_signature=[tf.TensorSpec([None], tf.string),
+                                                                      tf.TensorSpec([], tf.int64)])
 
     @property
     def continues_word(self):
@@ -88,14 +91,22 @@ class ByteBpeTokenizer(TokenListLookups, tf.Module):
         return self._token_list.tokens[self.mask_id]
 
     @strings_or_string
-    def tokenize(self, texts):
-        """Text to ids: `[batch]` strings -> int32 `[batch, (tokens)]`; scalar -> `[(tokens)]`."""
-        return self.tokenize_words(texts).merge_dims(1, 2)
+    def tokenize(self, texts, max_pieces=None):
+        """Text to ids: `[batch]` strings -> int32 `[batch, (tokens)]`; scalar -> `[(tokens)]`.
+
+        Args:
+            texts: `tf.string` tensor (or Python str / list of str) of rank 0 or 1.
+            max_pieces: only each text's first `max_pieces` ids are wanted (a `Preprocessor` asks for its
+                `seq_length`): the rest is not merged (`byte_level.words_in_reach`), so a long request
+                costs about what `max_pieces` tokens cost. The first `max_pieces` ids equal the whole text's;
+                later ones may be missing or differ (a cut word).
+        """
+        return self._words(texts, _limit(max_pieces))[0].merge_dims(1, 2)
 
     @strings_or_string
     def tokenize_words(self, texts):
         """Text to ids grouped by pre-tokenizer word: `[batch]` -> int32 `[batch, (words), (tokens)]`."""
-        return self._words(texts)[0]
+        return self._words(texts, _limit(None))[0]
 
     @strings_or_string
     def tokenize_with_offsets(self, texts):
@@ -106,7 +117,7 @@ class ByteBpeTokenizer(TokenListLookups, tf.Module):
             starts and ends of the same shape; RoBERTa's trimmed spans (a byte of a multi-byte
             character spans that whole character, as in Hugging Face).
         """
-        ids, texts, word_starts = self._words(texts)
+        ids, texts, word_starts = self._words(texts, _limit(None))
         token_bytes = tf.gather(self._token_bytes, ids.flat_values)  # [T]
         words = ids.values  # [W, (t)]
         before = tf.cumsum(token_bytes, exclusive=True)  # [T] bytes of all earlier tokens
@@ -123,12 +134,17 @@ class ByteBpeTokenizer(TokenListLookups, tf.Module):
             ends = tf.where((trail > 0) & (ends >= trail), tf.maximum(ends - trail, starts), ends)
         return ids, ids.with_flat_values(starts), ids.with_flat_values(ends)
 
-    def _words_eager(self, texts):
-        """`[b]` -> (ids `[b, (w), (t)]`, the valid UTF-8 texts, word byte starts `[b, (w)]`)."""
+    def _words_eager(self, texts, max_pieces):
+        """`[b]` -> (ids `[b, (w), (t)]`, the valid UTF-8 texts, word byte starts `[b, (w)]`): the words
+        that can give each text's first `max_pieces` tokens (`words_in_reach`)."""
         texts = tf.strings.unicode_transcode(texts, "UTF-8", "UTF-8", errors="replace",
                                              replacement_char=0xFFFD)  # as a Python str holds it
-        words, starts, _ = pretokenize(texts, self._specials)  # [b, (w)]
+        words, starts, _ = pretokenize(texts, self._specials, max_pieces)  # [b, (w)]
         special = tf.strings.regex_full_match(words.flat_values, self._specials)  # [W]
+        keep, cut = words_in_reach(words, special, max_pieces, self._longest_from)
+        keep = words.with_flat_values(keep)
+        words, starts = (tf.ragged.boolean_mask(x, keep) for x in (words.with_flat_values(cut), starts))
+        special = tf.boolean_mask(special, keep.flat_values)
         plain = tf.boolean_mask(words.flat_values, ~special)
         raw = tf.strings.bytes_split(plain)  # [W', (bytes)]
         codes = tf.reshape(tf.io.decode_raw(raw.flat_values, tf.uint8), [-1])  # [B] one per byte (none: [0])
@@ -154,6 +170,13 @@ class ByteBpeTokenizer(TokenListLookups, tf.Module):
             tf.gather(self._tokens, ids), axis=1), "UTF-8")  # [b, (c)]
         byte_strings = self._char_byte.lookup(chars.flat_values)
         return tf.strings.reduce_join(chars.with_flat_values(byte_strings), axis=1)
+
+
+def _limit(max_pieces):
+    """`max_pieces` as `_words` takes it: a scalar int64 (2**40: all of every text)."""
+    if max_pieces is not None and int(max_pieces) < 1:
+        raise ValueError(f"max_pieces must be >= 1 (or None: all of each text), got {max_pieces}.")
+    return tf.constant(2**40 if max_pieces is None else int(max_pieces), tf.int64)
 
 
 def _table(keys, values, default, value_dtype=tf.int64):

@@ -27,7 +27,7 @@ def special_pattern(specials):
     return "|".join(re.escape(token) for token in sorted(specials, key=len, reverse=True))
 
 
-def pretokenize(texts, specials=None):
+def pretokenize(texts, specials=None, max_words=None):
     """GPT-2 / RoBERTa's ByteLevel pre-tokenizer split: `[b]` valid UTF-8 -> words `[b, (w)]`, with
     byte starts and ends `[b, (w)]` in the text.
 
@@ -37,6 +37,9 @@ def pretokenize(texts, specials=None):
     GPT-2's pattern splits every chunk. NUL is split as `\\x01` (RE2 stops at NUL) and kept as NUL.
     `specials` (a `special_pattern`): literal special tokens are words of their own, matched before
     the rest as Hugging Face matches added tokens (the text on either side is split on its own).
+    `max_words` (a scalar tensor): only each text's chunks before its `max_words`-th are split (a chunk
+    gives a word at least), so the words start as the whole text's and the rest of a long text costs
+    one regex pass.
     """
     safe = tf.strings.regex_replace(texts, r"\x00", "\x01")  # same bytes, same character class
     cut_at = f"{specials}|{_RUN}" if specials else _RUN
@@ -53,20 +56,72 @@ def pretokenize(texts, specials=None):
     starts = tf.where(tf.concat([[False], gives[:-1]], 0), tf.concat([[0], cut[:-1]], 0), starts)
     keep = cut > starts
     starts, ends, row = (tf.boolean_mask(x, keep) for x in (starts, cut, row))
-    chunks = tf.strings.substr(tf.gather(safe, row), starts, ends - starts)  # [C]
+    if max_words is not None:  # a chunk's place in its text: rows are sorted
+        keep = tf.range(tf.size(row, tf.int64)) - tf.searchsorted(row, row, out_type=tf.int64) < max_words
+        starts, ends, row = (tf.boolean_mask(x, keep) for x in (starts, ends, row))
+    chunks = byte_ranges(safe, row, starts, ends)  # [C]
     word = f"{specials}|{_WORD}" if specials else _WORD
     _, word_starts, word_ends = text.regex_split_with_offsets(chunks, word, word)  # [C, (w)]
     word_chunk = word_starts.value_rowids()
     shift = tf.gather(starts, word_chunk)
     word_starts, word_ends = word_starts.flat_values + shift, word_ends.flat_values + shift
     word_text = tf.gather(row, word_chunk)
-    words = tf.strings.substr(tf.gather(texts, word_text), word_starts, word_ends - word_starts)
+    words = byte_ranges(texts, word_text, word_starts, word_ends)
     nrows = tf.shape(texts, out_type=tf.int64)[0]
 
     def by_text(values):
         return tf.RaggedTensor.from_value_rowids(values, word_text, nrows=nrows)
 
     return by_text(words), by_text(word_starts), by_text(word_ends)
+
+
+def byte_ranges(texts, rows, starts, ends):
+    """The bytes `[starts, ends)` of `texts[rows]` (`[N]` each) as `[N]` strings, in memory linear in the texts
+    (`substr` of gathered texts copies a whole text per range: 1 MB of text took 20 GB)."""
+    text_bytes = tf.strings.bytes_split(texts)  # [b, (bytes)]
+    offset = tf.gather(text_bytes.row_starts(), rows)
+    index = tf.ragged.range(offset + starts, offset + ends)  # [N, (bytes)]
+    return tf.strings.reduce_join(tf.gather(text_bytes.flat_values, index), axis=1)
+
+
+def longest_from_byte(tokens, literal):
+    """Per byte (256): the most bytes a token starting with it holds (1 where none does). `tokens`: byte-level
+    strings; `literal`: ids of special and added tokens (words of their own, one token each)."""
+    longest = [1] * 256
+    byte_of = {char: byte for byte, char in enumerate(bytes_to_unicode())}
+    for i, token in enumerate(tokens):
+        byte = byte_of.get(token[:1]) if i not in literal else None  # a token of other characters: never made
+        if byte is not None:
+            longest[byte] = max(longest[byte], len(token))
+    return longest
+
+
+def words_in_reach(words, special, max_pieces, longest_from):
+    """The words that can give one of their text's first `max_pieces` tokens, each cut to the bytes those
+    tokens can span: `words` `[b, (w)]`, `special` `[W]` -> `(keep [W], cut words [W])`.
+
+    A word's tokens each start at one of its bytes and hold at most `longest_from[byte]` bytes
+    (`longest_from_byte`), so a word of n bytes gives at least 1 + ceil((n - first) / rest) tokens (`first`:
+    its first byte's longest, `rest`: its other bytes' longest), a special word one. A word after those that
+    already give `max_pieces` is not merged, nor a word's bytes past `first + (max_pieces - 1) * rest`. A
+    text whose tokens fit in `max_pieces` keeps every byte (the same ids); a longer one merges about
+    `max_pieces` tokens' bytes, whatever its length.
+    """
+    flat = words.flat_values
+    raw = tf.strings.bytes_split(flat)  # [W, (n)]
+    codes = tf.cast(tf.reshape(tf.io.decode_raw(raw.flat_values, tf.uint8), [-1]), tf.int32)  # [N]
+    longest = tf.gather(longest_from, codes)  # [N]
+    position = tf.range(tf.size(codes, tf.int64)) - tf.gather(raw.row_starts(), raw.value_rowids())
+    n = raw.row_lengths()  # [W]
+    first = tf.gather(tf.concat([longest, [1]], 0), tf.minimum(raw.row_starts(), tf.size(codes, tf.int64)))
+    rest = tf.math.unsorted_segment_max(tf.where(position > 0, longest, 1), raw.value_rowids(), tf.size(n))
+    rest = tf.maximum(rest, 1)  # a word of one byte (or none) has no rest
+    least = tf.where(special | (n <= first), tf.constant(1, tf.int64), 1 + (n - first + rest - 1) // rest)  # [W]
+    total = tf.cumsum(least)
+    row_base = tf.gather(tf.concat([[0], total], 0), tf.gather(words.row_starts(), words.value_rowids()))
+    keep = total - least - row_base < max_pieces  # tokens of the text's earlier words, at least
+    span = first + (max_pieces - 1) * rest
+    return keep, tf.where(special, flat, tf.strings.substr(flat, tf.zeros_like(span), span))
 
 
 # The most bytes of one word that are merged: the rest of a longer word (a bad PDF extraction: 100,000

@@ -57,7 +57,8 @@ class Preprocessor(tf.Module):
         if texts[0].shape.rank == 0:
             outputs = self(*[t[tf.newaxis] for t in texts])
             return {name: value[0] for name, value in outputs.items()}
-        return self.pack([self.tokenizer.tokenize(t) for t in texts])
+        # A segment keeps at most seq_length pieces: the tokenizer needs to find no more (a long text's cost).
+        return self.pack([self.tokenizer.tokenize(t, max_pieces=self.seq_length) for t in texts])
 
     def pack(self, segments):
         """Packs 1 or 2 ragged id tensors `[batch, (pieces)]` into encoder inputs.

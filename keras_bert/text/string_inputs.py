@@ -30,14 +30,14 @@ def as_strings(texts, name):
 
 def strings_or_string(method):
     """Checks a tokenize method's text (`as_strings`) and lets it, written for `[batch]` strings,
-    take a scalar too (the outputs then drop the batch dimension)."""
+    take a scalar too (the outputs then drop the batch dimension); further arguments pass through."""
     @functools.wraps(method)
-    def call(self, texts):
+    def call(self, texts, *args, **options):
         texts = as_strings(texts, type(self).__name__)
         if texts.shape.rank == 0:
-            outputs = method(self, texts[tf.newaxis])
+            outputs = method(self, texts[tf.newaxis], *args, **options)
             return tuple(t[0] for t in outputs) if isinstance(outputs, tuple) else outputs[0]
-        return method(self, texts)
+        return method(self, texts, *args, **options)
     return call
 
 

@@ -112,11 +112,14 @@ class Tokenizer(TokenListLookups, tf.Module):
                           max_chars_per_word=self.max_chars_per_word, origin=self.origin)
 
     @strings_or_string
-    def tokenize(self, texts):
+    def tokenize(self, texts, max_pieces=None):
         """Text to WordPiece ids: `[batch]` strings -> int32 `[batch, (pieces)]`; scalar -> `[(pieces)]`.
 
         Args:
             texts: `tf.string` tensor (or Python str / list of str) of rank 0 or 1.
+            max_pieces: only each text's first `max_pieces` ids are wanted (a `Preprocessor` asks for its
+                `seq_length`): words past the first `max_pieces` (each gives a piece at least) are not
+                looked up. The first `max_pieces` ids equal the whole text's; later ones may be missing.
         """
         if self.normalization == "fast":
             return self._wordpiece.tokenize(texts)  # [b, (p)]
@@ -128,7 +131,7 @@ class Tokenizer(TokenListLookups, tf.Module):
         plain_texts = tf.gather(texts, plain_index)
         if self.lower_case:
             plain_texts = tf.strings.lower(plain_texts)
-        words = self.tokenize_words(tf.gather(texts, other_index))  # [other, (w), (p)]
+        words = self._pieces_by_word(tf.gather(texts, other_index), max_pieces)  # [other, (w), (p)]
         pieces = tf.concat([
             self._plain_wordpiece.tokenize(plain_texts),  # [plain, (p)]
             join_rows(words.row_splits, words.values),  # [other, (p)]
@@ -143,8 +146,13 @@ class Tokenizer(TokenListLookups, tf.Module):
         Args:
             texts: `tf.string` tensor (or Python str / list of str) of rank 0 or 1.
         """
+        return self._pieces_by_word(texts)
+
+    def _pieces_by_word(self, texts, max_words=None):
+        """`tokenize_words` of each text's first `max_words` words (None: all)."""
         if self.normalization == "reference":
             words = self._words_reference(texts)  # [b, (w)]
+            words = words if max_words is None else words[:, :max_words]
             n_chars = tf.strings.length(words, unit="UTF8_CHAR")
             too_long = tf.ragged.map_flat_values(tf.greater, n_chars, self.max_chars_per_word)
             words = tf.ragged.map_flat_values(tf.where, too_long, "[UNK]", words)

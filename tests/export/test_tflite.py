@@ -76,6 +76,15 @@ def test_fast_twin_of_reference_tokenizer(tokenizer):
     assert cased.tokenize(tf.constant(["The Fox"])).to_list() == [[tokenizer.unk_id, tokenizer.unk_id]]
 
 
+def test_fast_twin_packs_pairs_as_the_family(tokenizer):
+    """Issue 44: a DistilBERT QA export's TFLite text model typed B 1 (a token_type gather error); the twin packs
+    pairs as `bind_pair_layout` bound the reference tokenizer."""
+    bound = keras_bert.Tokenizer(tokenizer.vocab_path)
+    bound.pair_layout = "bert_one_type"
+    assert fast_tokenizer(bound).pair_layout == "bert_one_type"
+    assert getattr(fast_tokenizer(keras_bert.Tokenizer(tokenizer.vocab_path)), "pair_layout", "bert") == "bert"
+
+
 def test_unrunnable_custom_op_is_caught_at_conversion():
     function = tf.function(lambda x: tf.strings.regex_replace(x, "a+", "b"),
                            input_signature=[tf.TensorSpec([None], tf.string)])

@@ -63,3 +63,13 @@ def test_a_lone_space_piece_starts_the_word_it_precedes(tokenizer):
     pieces = [[tokenizer.id_to_token(i) for i in word] for word in words]
     assert [word[0] for word in pieces] == ["\u2581", "\u2581"] and len(pieces) == 2
     assert "".join(pieces[0][1:]) == "«Paris»"
+
+
+def test_a_literal_special_token_is_its_id_as_in_transformers(tokenizer, trained, lines):
+    """Issue 44: `<mask>` in XLM-R text was segmented as text; transformers reads it (and <s> </s> <pad> <unk>)
+    as the special token, `<mask>` taking the whitespace before it, the text between segmented on its own."""
+    texts = ["the <mask> is", "the<mask>is", "a <s> b", "a</s>b", "x <pad> <unk>y", "  <mask>  x", "a\u3000<mask>",
+             "<mask><mask> </s>", "<mas k> <s", "a\x00<mask>b\x00c", "a\x01<mask>"]
+    texts += [f"{line} <mask>." for line in lines[:20]]
+    graph = tf.function(tokenizer.tokenize, input_signature=[tf.TensorSpec([None], tf.string)])
+    assert graph(tf.constant(texts)).to_list() == trained[1](texts, add_special_tokens=False)["input_ids"]

@@ -236,3 +236,13 @@ def test_bad_arguments(tiny_vocab):
         Tokenizer(tiny_vocab, normalization="nfkc")
     with pytest.raises(ValueError, match="max_chars_per_word"):
         Tokenizer(tiny_vocab, max_chars_per_word=0)
+
+
+def test_max_pieces_looks_up_only_the_words_in_reach(tokenizer, hf_uncased, hard_cases):
+    """Issue 44: a Preprocessor asks only for its seq_length pieces; words past them are not looked up, and
+    the first max_pieces ids equal BertTokenizerFast's (all of them where the text fits)."""
+    texts = hard_cases + ["naïve " * 400, "é" * 5000 + " x", "[MASK] " * 30]
+    got = tokenizer.tokenize(texts, max_pieces=12).to_list()
+    for text, ids, reference in zip(texts, got, hf_ids(hf_uncased, texts)):
+        assert ids[:12] == reference[:12] and (len(reference) > 12 or ids == reference), text
+    assert len(got[-3]) < 50  # 400 words in, the words past reach never looked up
