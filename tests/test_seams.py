@@ -100,7 +100,7 @@ from keras_bert.export.verify_reference import keras_outputs, sample_ids
 
 def write(model, path, job):
     module = ServingModule(model, job.tokenizer, seq_length=job.seq_length, options=job.options)
-    ids = sample_ids(module, job.sample_texts)
+    ids = sample_ids(module.serving, job.sample_texts)
     outputs = {name: np.asarray(value).tolist() for name, value in module.serve_ids(ids).items()}
     os.makedirs(path)
     with open(os.path.join(path, "outputs.json"), "w", encoding="utf-8") as f:
@@ -108,7 +108,7 @@ def write(model, path, job):
     with open(os.path.join(path, "outputs.json"), encoding="utf-8") as f:
         written = {name: np.asarray(value, np.float32) for name, value in json.load(f).items()}
     report = verify.ExportReport(path)
-    report.rows += verify.compare("toy", "serve_ids", keras_outputs(module, ids, tokens=False), written, 1e-5)
+    report.rows += verify.compare("toy", "serve_ids", keras_outputs(module.serving, ids, tokens=False), written, 1e-5)
     return report
 '''
 

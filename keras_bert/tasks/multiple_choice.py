@@ -6,6 +6,7 @@ import json
 import numpy as np
 
 from keras_bert.tasks.options import TaskOptions, option
+from keras_bert.tasks.serving import TaskServing
 from keras_bert.tasks.task import Task, collect
 
 DEFAULT_ENDINGS = ("ending0", "ending1", "ending2", "ending3")  # SWAG's columns
@@ -22,6 +23,33 @@ class MultipleChoiceOptions(TaskOptions):
 
     def check(self):
         self._set("endings", [str(column) for column in (self.endings or DEFAULT_ENDINGS)])
+
+
+class MultipleChoiceServing(TaskServing):
+    """A multiple-choice model's serving: ids are rows (`[CLS] context [SEP] ending [SEP]`, one logit each);
+    `choose` groups them."""
+
+    name = "multiple_choice"
+    Options = MultipleChoiceOptions
+
+    def serving_outputs(self, outputs):
+        return {"logits": outputs}  # (rows,): a question's softmax needs its rows, which `choose` groups
+
+    def text_signatures(self):
+        """`choose(context [b], endings [b, choices])`: `label` (the right ending's index),
+        `probabilities` and `logits` `[b, choices]`."""
+        import tensorflow as tf
+
+        def choose(context, endings):
+            shape = tf.shape(endings)  # (batch, choices)
+            contexts = tf.reshape(tf.tile(context[:, tf.newaxis], [1, shape[1]]), [-1])  # (batch * choices,)
+            rows = self.preprocessor.pack([self.tokenize(contexts), self.tokenize(tf.reshape(endings, [-1]))])
+            logits = tf.reshape(self.outputs_from_ids(rows)["logits"], shape)  # (batch, choices)
+            return {"label": tf.argmax(logits, axis=-1, output_type=tf.int32),
+                    "probabilities": tf.nn.softmax(logits, axis=-1), "logits": logits}
+
+        return {"choose": tf.function(choose, autograph=False, input_signature=[
+            tf.TensorSpec([None], tf.string, name="context"), tf.TensorSpec([None, None], tf.string, name="endings")])}
 
 
 class MultipleChoiceTask(Task):
@@ -44,6 +72,7 @@ class MultipleChoiceTask(Task):
 
     name = "multiple_choice"
     Options = MultipleChoiceOptions
+    serving = MultipleChoiceServing
 
     def examples(self, path):
         """`(contexts [n], endings [n][choices], labels int [n])` of a file, or a one-line error."""
@@ -92,28 +121,6 @@ class MultipleChoiceTask(Task):
         logits = model.predict(evaluation, verbose=0)  # (examples, choices)
         return {"accuracy": float(np.mean(logits.argmax(-1) == labels)), "chance": 1.0 / logits.shape[-1]}
 
-    # ----- Serving: ids are rows (`[CLS] context [SEP] ending [SEP]`, one logit each); `choose` groups them.
-
-    @classmethod
-    def serving_outputs(cls, outputs, task_config):
-        return {"logits": outputs}  # (rows,): a question's softmax needs its rows, which `choose` groups
-
-    @classmethod
-    def text_signatures(cls, module, task_config):
-        """`choose(context [b], endings [b, choices])`: `label` (the right ending's index),
-        `probabilities` and `logits` `[b, choices]`."""
-        import tensorflow as tf
-
-        def choose(context, endings):
-            shape = tf.shape(endings)  # (batch, choices)
-            contexts = tf.reshape(tf.tile(context[:, tf.newaxis], [1, shape[1]]), [-1])  # (batch * choices,)
-            rows = module.preprocessor.pack([module.tokenize(contexts), module.tokenize(tf.reshape(endings, [-1]))])
-            logits = tf.reshape(module.outputs_from_ids(rows)["logits"], shape)  # (batch, choices)
-            return {"label": tf.argmax(logits, axis=-1, output_type=tf.int32),
-                    "probabilities": tf.nn.softmax(logits, axis=-1), "logits": logits}
-
-        return {"choose": tf.function(choose, autograph=False, input_signature=[
-            tf.TensorSpec([None], tf.string, name="context"), tf.TensorSpec([None, None], tf.string, name="endings")])}
 
 
 def _ending_list(value, path, row):

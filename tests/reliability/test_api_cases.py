@@ -375,7 +375,7 @@ def test_pretrainer_top_k_tokens_of_a_vocab_with_a_bom(tmp_path):
     (tmp_path / "vocab.txt").write_text("\ufeff" + "\n".join(vocab) + "\n", encoding="utf-8")
     module = ServingModule(keras_bert.build_pretrainer(tiny_config()), keras_bert.Tokenizer(str(tmp_path / "vocab.txt")),
                            seq_length=16)
-    tokens = module.vocab_table.lookup(__import__("tensorflow").constant([0, 1, 999], "int64")).numpy()
+    tokens = module.serving.vocab_table.lookup(__import__("tensorflow").constant([0, 1, 999], "int64")).numpy()
     assert [t.decode() for t in tokens] == ["[PAD]", vocab[1], vocab[999]]
 
 
