@@ -10,7 +10,7 @@ from keras_bert.errors import make_dir
 from keras_bert.export import formats as format_registry
 from keras_bert.export import verify
 from keras_bert.export.formats import ExportJob
-from keras_bert.export.serving_config import write_models_config
+from keras_bert.export.models_config import write_models_config
 from keras_bert.tasks.registry import serving_for
 
 # The folder an export writes into before its files are renamed into place: <name>/.tmp-<version>.

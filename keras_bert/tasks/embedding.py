@@ -196,10 +196,11 @@ class EmbeddingTask(Task):
     def _scores(self, path):
         """The eval file's similarity scores (float `[n]`), or None when it has no `label` column
         (only the default, `score`, may be missing: a column the user named must be there)."""
-        from keras_bert.data.classification import _read_rows, read_text_rows
+        from keras_bert.data.classification import read_text_rows
+        from keras_bert.data.table_rows import read_table_rows
         from keras_bert.tasks.regression import _targets
 
-        columns = list(_read_rows(path, "auto")[0])
+        columns = list(read_table_rows(path)[0])
         if self.label and self.label not in columns and self.label != type(self).options()["label"][1]:
             raise ValueError(f"Column {self.label!r} (--label) not found in {path!r}; available columns: "
                              f"{columns}. Pass --label one of them, or leave it out (no Spearman score).")

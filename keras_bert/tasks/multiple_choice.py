@@ -76,9 +76,10 @@ class MultipleChoiceTask(Task):
 
     def examples(self, path):
         """`(contexts [n], endings [n][choices], labels int [n])` of a file, or a one-line error."""
-        from keras_bert.data.classification import _read_rows, read_text_rows
+        from keras_bert.data.classification import read_text_rows
+        from keras_bert.data.table_rows import read_table_rows
 
-        rows = _read_rows(path, "auto")
+        rows = read_table_rows(path)
         for flag, column in [("context", self.context), ("label", self.label)] + [("endings", e) for e in self.endings]:
             if column not in rows[0]:
                 raise ValueError(f"Column {column!r} (--{flag}) not found in {path!r}; available columns: "

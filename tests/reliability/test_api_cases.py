@@ -164,11 +164,11 @@ def save_into(path_of, format="keras"):
 def export_fill_mask(which):
     def call(tmp):
         import keras_bert
-        from keras_bert.export import mask_filling
+        from keras_bert.export import fill_mask_client
 
         if which == "query":
-            return mask_filling.query_fill_mask(str(tmp / "no_model"), [])
-        return mask_filling.export_and_query_fill_mask(keras_bert.build_encoder(tiny_config()), _tokenizer(),
+            return fill_mask_client.query_fill_mask(str(tmp / "no_model"), [])
+        return fill_mask_client.export_and_query_fill_mask(keras_bert.build_encoder(tiny_config()), _tokenizer(),
                                                     "demo", base_dir=str(tmp))
     return call
 

@@ -5,7 +5,7 @@ import pytest
 
 import keras_bert
 from keras_bert.export import ServingModule, export_and_query_fill_mask, fill_mask
-from keras_bert.export.serving_config import read_model_names
+from keras_bert.export.models_config import read_model_names
 from keras_bert.export.verify_reference import keras_outputs, text_to_ids
 from tests.export.helpers import randomize
 
