@@ -26,8 +26,8 @@ def test_row_names_the_rows_that_differ(tiny_classifier, tokenizer):
 def test_row_for_pairs_and_equal_texts(tiny_classifier, tokenizer):
     module = ServingModule(tiny_classifier, tokenizer, seq_length=32)
     segments = [["a b", "long " * 40], ["c", "x\u2026"]]
-    row = _reference_ids_row(module, "text_a+text_b", segments, fast_ids(module, segments))
+    row = _reference_ids_row(module.serving, "text_a+text_b", segments, fast_ids(module, segments))
     assert row.agreement == 0.5 and "differs on rows [1]" in row.note  # text_b's folding counts too
     same = [["The quick brown fox.", ""]]
-    assert _reference_ids_row(module, "text_a", same, fast_ids(module, same)).note.startswith(
+    assert _reference_ids_row(module.serving, "text_a", same, fast_ids(module, same)).note.startswith(
         "report only: equal on every row")
