@@ -84,7 +84,8 @@ class ServingModule(tf.Module):
         # find variable ..." (keras-team/keras#20095). The model is called via a closure.
         self.model_variables = list({id(value): value  # each tf.Variable once, unwrapped from its Keras 3 variable
                                      for value in (getattr(v, "value", v) for v in model.variables)}.values())
-        self.resources = serving.resources()  # e.g. fill-mask's vocabulary table
+        for name, resource in serving.resources().items():  # tracked under its own name: tokenizer, vocab_table
+            setattr(self, name, resource)
         ids_spec = {name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}
         self.serve_ids = tf.function(lambda inputs: serving.outputs_from_ids(inputs), autograph=False,
                                      input_signature=[ids_spec])

@@ -47,7 +47,7 @@ class MaskedLMServing(Serving):
                 default_value="[UNK]")
 
     def resources(self):
-        return [] if self.vocab_table is None else [self.vocab_table]
+        return dict(super().resources(), **({} if self.vocab_table is None else {"vocab_table": self.vocab_table}))
 
     def outputs_from_ids(self, inputs, by_length=False):
         import tensorflow as tf  # pylint: disable=import-outside-toplevel

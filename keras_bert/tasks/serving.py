@@ -98,8 +98,9 @@ class Serving:
     # ----- what the signatures run (traceable)
 
     def resources(self):
-        """The TF resources the signatures read (a SavedModel must track them): here none."""
-        return []
+        """`{name: trackable}`: what the signatures read that a SavedModel must track, under the names its
+        object graph keeps: the tokenizer (its vocabulary asset and lookup tables)."""
+        return {} if self.tokenizer is None else {"tokenizer": self.tokenizer}
 
     def outputs_from_ids(self, inputs, by_length=False):
         """The served outputs of id `inputs`; `by_length`: a text request, whose rows may run in groups

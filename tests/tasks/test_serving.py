@@ -26,7 +26,7 @@ def test_the_object_owns_its_state_and_the_hooks_default_to_plain():
     classifier = keras_bert.build_classifier(keras_bert.build_encoder(TINY), 2)
     serving = Serving(classifier, None, ModelCall(classifier, TINY, runtime_checks=False), seq_length=8, top_k=3)
     assert (serving.seq_length, serving.top_k, serving.labels, serving.preprocessor) == (8, 3, None, None)
-    assert serving.runtime_checks is False and serving.resources() == [] and serving.text_signatures() == {}
+    assert serving.runtime_checks is False and serving.resources() == {} and serving.text_signatures() == {}
     batch = encoder_batch()
     logits = classifier(batch, training=False)
     np.testing.assert_allclose(serving.outputs_from_ids(batch), logits, atol=1e-5)  # the model's own outputs
