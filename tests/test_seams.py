@@ -88,6 +88,70 @@ def test_the_switch_check_finds_a_comparison_and_a_table(tmp_path):
     assert [hit.split(":")[0] for hit in name_switches(str(path), kind_names())] == ["5", "7", "9"]
 
 
+def python_files(part):
+    for folder, _, files in os.walk(os.path.join(PACKAGE, part)):
+        for file in sorted(files):
+            if file.endswith(".py"):
+                yield os.path.join(folder, file)
+
+
+def module_parameters(path):
+    """`line: function` of every function in `path` with a parameter named `module` (export's ServingModule)."""
+    return [f"{node.lineno}: {node.name}" for node in ast.walk(ast.parse(open(path, encoding="utf-8").read()))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and "module" in [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]]
+
+
+def serving_writes(path):
+    """`line: code` of every attribute set on a serving object: `serving.x = ...`, `self.serving.x = ...`,
+    `setattr(serving, ...)`."""
+    def is_serving(node):
+        return (isinstance(node, ast.Name) and node.id == "serving") or (
+            isinstance(node, ast.Attribute) and node.attr == "serving")
+
+    found = []
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+        targets = (node.targets if isinstance(node, ast.Assign) else [node.target]
+                   if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+        if any(isinstance(t, ast.Attribute) and is_serving(t.value) for t in targets):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+                and node.args and is_serving(node.args[0])):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_serving_is_an_object_no_hook_takes_export_s_module_and_export_sets_nothing_on_it():
+    """A serving object owns its state: no function in tasks/ takes a `module`, nothing in export/ sets an
+    attribute on a serving object, and a ServingModule's serving object has exactly the attributes it was
+    built with."""
+    import keras_bert
+    from keras_bert.export import ServingModule
+    from keras_bert.export.serving_module import build_serving
+    from tests.models.tiny_bert import TINY
+
+    assert [f"{os.path.relpath(p, PACKAGE)}:{hit}" for p in python_files("tasks") for hit in module_parameters(p)] == []
+    assert [f"{os.path.relpath(p, PACKAGE)}:{hit}" for p in python_files("export") for hit in serving_writes(p)] == []
+    model = keras_bert.build_classifier(keras_bert.build_encoder(TINY), 2)
+    assert vars(ServingModule(model, seq_length=8).serving).keys() == vars(build_serving(model, seq_length=8)).keys()
+
+
+def test_the_serving_checks_find_a_module_parameter_and_a_write(tmp_path):
+    path = tmp_path / "leaky.py"
+    path.write_text(textwrap.dedent("""
+        def hook(cls, module, texts):
+            return module.tokenizer(texts)
+
+        class Wrapper:
+            def __init__(self, serving):
+                self.serving = serving
+                self.serving.mask_id = 4
+                setattr(serving, "vocab_table", None)
+    """))
+    assert module_parameters(str(path)) == ["2: hook"]
+    assert [hit.split(":")[0] for hit in serving_writes(str(path))] == ["8", "9"]
+
+
 TOY_FORMAT = '''
 """A toy export format: the served outputs of the sample ids, as JSON (one module, its writer)."""
 
@@ -102,7 +166,7 @@ from keras_bert.export.verify_reference import keras_outputs, sample_ids
 
 def write(model, path, job):
     module = ServingModule(model, job.tokenizer, seq_length=job.seq_length, options=job.options)
-    ids = sample_ids(module, job.sample_texts)
+    ids = sample_ids(module.serving, job.sample_texts)
     outputs = {name: np.asarray(value).tolist() for name, value in module.serve_ids(ids).items()}
     os.makedirs(path)
     with open(os.path.join(path, "outputs.json"), "w", encoding="utf-8") as f:
@@ -110,7 +174,7 @@ def write(model, path, job):
     with open(os.path.join(path, "outputs.json"), encoding="utf-8") as f:
         written = {name: np.asarray(value, np.float32) for name, value in json.load(f).items()}
     report = verify.ExportReport(path)
-    report.rows += verify.compare("toy", "serve_ids", keras_outputs(module, ids, tokens=False), written, 1e-5)
+    report.rows += verify.compare("toy", "serve_ids", keras_outputs(module.serving, ids, tokens=False), written, 1e-5)
     return report
 '''
 

@@ -11,6 +11,7 @@ import dataclasses
 import numpy as np
 
 from keras_bert.tasks.options import TaskOptions, option
+from keras_bert.tasks.serving import TaskServing
 from keras_bert.tasks.task import Task, collect
 
 LABELS = ["odd", "even"]  # output i
@@ -22,9 +23,25 @@ class LengthParityOptions(TaskOptions):
     text: str = option("sentence", "column of the text whose words are counted")
 
 
+class LengthParityServing(TaskServing):
+    name = "length_parity"
+    Options = LengthParityOptions
+
+    def text_signatures(self):
+        import tensorflow as tf
+
+        def parity(text):
+            probabilities = self.serve_text(text, tf.zeros([0], tf.string))["probabilities"]
+            top = tf.argmax(probabilities, axis=-1, output_type=tf.int32)
+            return {"parity": tf.gather(tf.constant(LABELS), top), "probabilities": probabilities}
+
+        return {"parity": tf.function(parity, input_signature=[tf.TensorSpec([None], tf.string, name="text")])}
+
+
 class LengthParityTask(Task):
     name = "length_parity"
     Options = LengthParityOptions
+    serving = LengthParityServing
 
     def read(self, path, training):
         import tensorflow as tf
@@ -48,17 +65,6 @@ class LengthParityTask(Task):
     def evaluate(self, model, evaluation, path):
         logits = model.predict(evaluation, verbose=0)
         return {"accuracy": float(np.mean(logits.argmax(-1) == collect(evaluation, 1)))}
-
-    @classmethod
-    def text_signatures(cls, module, task_config):
-        import tensorflow as tf
-
-        def parity(text):
-            probabilities = module.serve_text(text, tf.zeros([0], tf.string))["probabilities"]
-            top = tf.argmax(probabilities, axis=-1, output_type=tf.int32)
-            return {"parity": tf.gather(tf.constant(LABELS), top), "probabilities": probabilities}
-
-        return {"parity": tf.function(parity, input_signature=[tf.TensorSpec([None], tf.string, name="text")])}
 '''
 
 TOY_TRAIN = '''

@@ -17,6 +17,7 @@ _EXPORTS = {
     'keras_bert.data.squad_answers': ('squad_postprocess',),
     'keras_bert.data.squad_example': ('SquadExample',),
     'keras_bert.data.squad_metrics': ('f1_score', 'normalize_answer', 'squad_evaluate'),
+    'keras_bert.data.table_rows': ('read_table_rows',),
     'keras_bert.data.token_classification': ('read_conll', 'token_classification_dataset'),
 }
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

@@ -7,19 +7,13 @@ project's `Preprocessor`.
 """
 
 import contextlib
-import csv
-import json
-import os
 
 import numpy as np
 import tensorflow as tf
 
-from keras_bert.data.csv_rows import read_csv_rows
+from keras_bert.data.table_rows import read_table_rows
 from keras_bert.text.label_names import label_name, label_vocabulary_names
 from keras_bert.text.packer import trim_padding
-
-_FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl"}
-
 
 def classification_dataset(path, preprocessor, text_a="sentence", text_b=None, label="label",
                            labels=None, batch_size=32, shuffle=True, seed=0, format="auto",
@@ -83,7 +77,7 @@ def read_text_rows(path, text_a, text_b, label, format="auto", lines=None):  # p
         >>> texts, _, scores = read_text_rows("train.csv", "sentence", None, "score")
     """
     lines = [] if lines is None else lines
-    rows = _read_rows(path, format, lines)
+    rows = read_table_rows(path, format, lines)
     available = list(rows[0].keys())
     for argument, column in (("text_a", text_a), ("text_b", text_b), ("label", label)):
         if column is not None and column not in available:
@@ -161,49 +155,6 @@ def _length_grouped(dataset, preprocess, size, batch_size, group_batches, seed, 
     dataset = dataset.shuffle(group_batches, seed=seed + 1, reshuffle_each_iteration=True)
     batches = size // batch_size if drop_remainder else -(-size // batch_size)
     return dataset.apply(tf.data.experimental.assert_cardinality(batches))
-
-
-def _read_rows(path, format, lines=None):
-    """Returns the file's rows as a list of dicts (column name -> value); `lines` (a list) gets
-    each row's line number in the file."""
-    lines = [] if lines is None else lines
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"Classification file {path!r} does not exist.")
-    if format == "auto":
-        extension = os.path.splitext(path)[1].lower()
-        if extension not in _FORMATS:
-            raise ValueError(
-                f"Cannot tell the format of {path!r} from its extension {extension!r}; expected one "
-                f"of {sorted(_FORMATS)}. Pass format='csv', 'tsv' or 'jsonl'.")
-        format = _FORMATS[extension]
-    if format not in ("csv", "tsv", "jsonl"):
-        raise ValueError(f"Unknown format {format!r}; expected 'csv', 'tsv', 'jsonl' or 'auto'.")
-    with open(path, encoding="utf-8-sig", newline="") as f:  # -sig: drop a leading BOM (Excel)
-        if format == "jsonl":
-            rows = []
-            for line_number, line in enumerate(f, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise ValueError(f"Line {line_number} of {path!r} is not valid JSON ({e}); "
-                                     "expected one JSON object per line.") from None
-                if not isinstance(row, dict):
-                    raise ValueError(f"Line {line_number} of {path!r} holds a {type(row).__name__}; "
-                                     "expected a JSON object mapping column names to values.")
-                rows.append(row)
-                lines.append(line_number)
-        else:
-            # GLUE's TSVs contain bare quotes inside sentences: read TSV without quoting,
-            # as Google's run_classifier.py does.
-            rows, row_lines = (read_csv_rows(f) if format == "csv"
-                               else read_csv_rows(f, "\t", csv.QUOTE_NONE))
-            lines.extend(row_lines)
-    if not rows:
-        raise ValueError(f"{path!r} has no examples; expected a header row and at least one row "
-                         "of data (or at least one JSON line).")
-    return rows
 
 
 def _text(value, path, line, column, argument):

@@ -8,8 +8,8 @@ from keras_bert.errors import make_dir
 from keras_bert.export import formats as format_registry
 from keras_bert.export import verify
 from keras_bert.export.formats import DEFAULT_FORMATS, FORMATS, ExportJob  # noqa: F401 (FORMATS re-exported)
-from keras_bert.export.serving_config import write_models_config
-from keras_bert.tasks.model_serving import serving_for
+from keras_bert.export.models_config import write_models_config
+from keras_bert.tasks.registry import serving_for
 
 # The folder an export writes into before its files are renamed into place: <name>/.tmp-<version>.
 STAGING = re.compile(r"\.tmp-(\d+)")
@@ -149,7 +149,7 @@ def _remove_staging(staging):
 def _check_formats(model, records, job):
     """Each chosen format's refusals (one line each), before anything is written."""
     if job.options:  # the task options: one line naming an option the model's task does not take
-        serving_for(model).serving_config(model, job.options)
+        serving_for(model).checked_options(model, job.options)
     for record in records:
         if record.needs_tokenizer and job.tokenizer is None:
             raise ValueError(f"--formats {record.name} packs the vocabulary into the file: the model needs its "

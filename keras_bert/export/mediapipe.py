@@ -31,7 +31,7 @@ from keras_bert.export.mediapipe_check import MODEL_FILE, check_mediapipe, token
 from keras_bert.export.mediapipe_metadata import with_metadata
 from keras_bert.export.serving_module import ID_INPUTS, ServingModule
 from keras_bert.export.verify_reference import SAMPLE_TEXTS
-from keras_bert.tasks.model_serving import serving_for
+from keras_bert.tasks.registry import serving_for
 
 # Texts that show each difference (beside the sample texts and the caller's).
 PROBE_TEXTS = (
@@ -123,17 +123,17 @@ def export_mediapipe(model, output_dir, tokenizer, seq_length=128, overwrite=Fal
     output_dir = os.path.abspath(os.fspath(output_dir))
     files = {"model": os.path.join(output_dir, MODEL_FILE), "readme": os.path.join(output_dir, "README.md")}
     verify.prepare_output_dir(output_dir, files.values(), overwrite)
-    names = list(module.labels or range(_num_outputs(module, output))) if task == "classifier" else None
+    names = list(module.serving.labels or range(_num_outputs(module.serving, output))) if task == "classifier" else None
     check_mediapipe_labels(names)
-    content = _convert(module, output, module.seq_length)
+    content = _convert(module, output, module.serving.seq_length)
     content = with_metadata(content, task, output, tokenizer.vocab_path, [str(n) for n in names or []])
     with open(files["model"], "wb") as f:
         f.write(content)
     report = verify.ExportReport(output_dir, extra={"files": files, "sizes": {"model": len(content)}})
     if verify_export:
         texts = list(dict.fromkeys(sample_texts or SAMPLE_TEXTS + PROBE_TEXTS))
-        report.rows, report.extra["tokenizer"] = check_mediapipe(module, files["model"], task, output, texts)
-    write_readme(files["readme"], task, output, module, report.extra.get("tokenizer"))
+        report.rows, report.extra["tokenizer"] = check_mediapipe(module.serving, files["model"], task, output, texts)
+    write_readme(files["readme"], task, output, module.serving, report.extra.get("tokenizer"))
     report.extra["notes"] = ["MediaPipe tokenizes with its own BertTokenizer, not the reference (README.md):"]
     report.extra["notes"] += tokenizer_summary(report.extra.get("tokenizer"))
     if verify_export and raise_on_failure:
@@ -141,15 +141,15 @@ def export_mediapipe(model, output_dir, tokenizer, seq_length=128, overwrite=Fal
     return report
 
 
-def _num_outputs(module, output):
+def _num_outputs(serving, output):
     ids = {name: tf.zeros([1, 2], tf.int32) for name in ID_INPUTS}
-    return int(module.outputs_from_ids(ids)[output].shape[-1])
+    return int(serving.outputs_from_ids(ids)[output].shape[-1])
 
 
 def _convert(module, output, seq_length):
     """The model as TFLite, one output, int32 `[1, seq_length]` inputs (MediaPipe's static shapes)."""
     spec = {name: tf.TensorSpec([1, seq_length], tf.int32, name=name) for name in ID_INPUTS}
-    function = tf.function(lambda inputs: {output: module.outputs_from_ids(inputs)[output]},
+    function = tf.function(lambda inputs: {output: module.serving.outputs_from_ids(inputs)[output]},
                            autograph=False, input_signature=[spec]).get_concrete_function()
     converter = tf.lite.TFLiteConverter.from_concrete_functions([function], module)
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]  # MediaPipe runs builtins

@@ -87,7 +87,7 @@ def compare_tokenizers(tokenizer, seq_length, texts, got_ids):
     return {"texts": len(texts), "differ": len(rows), "examples": examples, "ids": want}
 
 
-def check_mediapipe(module, path, task, output, texts):
+def check_mediapipe(serving, path, task, output, texts):
     """Parity rows of MediaPipe's Task on `texts` against Keras, and the tokenizer comparison.
 
     The check: MediaPipe's outputs equal the Keras model's on the ids MediaPipe packed (1e-4).
@@ -96,15 +96,15 @@ def check_mediapipe(module, path, task, output, texts):
     """
     with tempfile.TemporaryDirectory(prefix="keras_bert_mediapipe_probe_") as tmp:
         probe = os.path.join(tmp, "probe.tflite")
-        write_probe(probe, module.tokenizer.vocab_path, module.seq_length)
+        write_probe(probe, serving.tokenizer.vocab_path, serving.seq_length)
         got, packed = run_mediapipe([(task, path), ("embedder", probe)], texts)
     got_ids = probe_ids(packed)
-    tokens = compare_tokenizers(module.tokenizer, module.seq_length, texts, got_ids)
+    tokens = compare_tokenizers(serving.tokenizer, serving.seq_length, texts, got_ids)
     name = "probabilities" if task == "classifier" else output
     signature = f"Text{task.title()}"
 
     def keras(ids):
-        return module.outputs_from_ids({n: tf.constant(ids[n]) for n in ID_INPUTS})[output].numpy()
+        return serving.outputs_from_ids({n: tf.constant(ids[n]) for n in ID_INPUTS})[output].numpy()
 
     rows = verify.compare("mediapipe", f"{signature}[MediaPipe's ids]", {name: keras(got_ids)}, {name: got},
                           TOLERANCE)
@@ -139,15 +139,15 @@ def _short(tokens, limit=12):
     return " ".join(tokens[:limit]) + (" ..." if len(tokens) > limit else "")
 
 
-def write_readme(path, task, output, module, tokens):
+def write_readme(path, task, output, serving, tokens):
     """The export folder's README: how to run the file and where its tokenizer differs."""
     kind = "TextClassifier" if task == "classifier" else "TextEmbedder"
-    what = (f"the probabilities of the labels {module.labels or '(by index)'}" if task == "classifier"
+    what = (f"the probabilities of the labels {serving.labels or '(by index)'}" if task == "classifier"
             else f"the model's `{output}`")
     lines = [
         f"# MediaPipe Tasks {kind}", "",
         f"`{MODEL_FILE}` runs with MediaPipe's `{kind}` (Android, iOS, Web, Python) from raw text: "
-        f"MediaPipe's BertTokenizer packs `[CLS] text [SEP]` into `{module.seq_length}` ids (longer text is "
+        f"MediaPipe's BertTokenizer packs `[CLS] text [SEP]` into `{serving.seq_length}` ids (longer text is "
         f"truncated), the model returns {what}. The vocabulary{' and labels are' if task == 'classifier' else ' is'} "
         "packed in the file.", "",
         "```python",

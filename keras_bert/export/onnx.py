@@ -98,7 +98,7 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
     verify.prepare_output_dir(output_dir, files.values(), overwrite)
 
     spec = [{name: tf.TensorSpec([None, None], tf.int32, name=name) for name in ID_INPUTS}]
-    function = tf.function(module.answer_from_ids, autograph=False, input_signature=spec)
+    function = tf.function(module.serving.answer_from_ids, autograph=False, input_signature=spec)
     with tf2onnx_bounded_memory():
         try:
             proto, _ = tf2onnx.convert.from_function(function, input_signature=spec, opset=opset)
@@ -119,31 +119,31 @@ def export_onnx(model, output_dir, opset=17, optimize=True, overwrite=False, sam
         optimized.save_model_to_file(files["onnx_optimized"])
         report.extra["fused_ops"] = fused_op_counts(optimized.model)
     if text:
-        text_module = onnx_text.export_onnx_text(model, files["onnx_text"], tokenizer, seq_length, options,
+        text_serving = onnx_text.export_onnx_text(model, files["onnx_text"], tokenizer, seq_length, options,
                                                  opset)
     if verify_export:
-        report.rows += check_onnx(module, files, sample_texts)
+        report.rows += check_onnx(module.serving, files, sample_texts)
         if text:  # one example per call: the first TEXT_CHECKS texts and pairs
-            for _, texts in text_samples(module, sample_texts):
+            for _, texts in text_samples(module.serving, sample_texts):
                 pairs = texts.get("text_b")
-                report.rows += onnx_text.check_onnx_text(text_module, files["onnx_text"], texts["text_a"][:TEXT_CHECKS],
+                report.rows += onnx_text.check_onnx_text(text_serving, files["onnx_text"], texts["text_a"][:TEXT_CHECKS],
                                                          None if pairs is None else pairs[:TEXT_CHECKS])
         if raise_on_failure:
             report.raise_if_failed()
     return report
 
 
-def check_onnx(module, files, sample_texts=None, id_batches=None):
+def check_onnx(serving, files, sample_texts=None, id_batches=None):
     """Each ONNX file in onnxruntime (fresh process, no TF / keras) against Keras, tolerance 1e-4.
 
     Args:
-        module: the `ServingModule` of the exported model.
+        serving: the serving object of the exported model (`ServingModule.serving`).
         files: `{label: path}` (an "onnx_text" entry is left to `onnx_text.check_onnx_text`).
         sample_texts: texts for the default check inputs.
         id_batches: optional list of id dicts to run instead (e.g. a shape sweep).
     """
-    batches = id_batches or [sample_ids(module, sample_texts)]
-    references = [keras_outputs(module, ids, tokens=False) for ids in batches]
+    batches = id_batches or [sample_ids(serving, sample_texts)]
+    references = [keras_outputs(serving, ids, tokens=False) for ids in batches]
     labels = [label for label in files if label != "onnx_text"]  # strings in: onnx_text.check_onnx_text
     calls = [("", ids, files[label]) for label in labels for ids in batches]
     results, info = verify.run_artifact("onnx", files[labels[0]], calls)

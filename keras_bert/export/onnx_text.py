@@ -88,21 +88,21 @@ def trim_and_batch(ids, type_ids, seq_length, pad=False):
 
 
 def export_onnx_text(model, path, tokenizer, seq_length=128, options=None, opset=17):
-    """Writes `text_model.onnx` (see the module docstring) to `path`; returns the ServingModule."""
+    """Writes `text_model.onnx` (see the module docstring) to `path`; returns the serving object."""
     import onnx  # pylint: disable=import-outside-toplevel
     import tf2onnx  # pylint: disable=import-outside-toplevel
 
     module = ServingModule(model, tokenizer, seq_length=seq_length, runtime_checks=False, string_outputs=False,
                            options=options)
 
-    one_type = getattr(module.tokenizer, "pair_layout", "bert") == "bert_one_type"  # DistilBERT: B typed 0
+    one_type = getattr(module.serving.tokenizer, "pair_layout", "bert") == "bert_one_type"  # DistilBERT: B typed 0
 
     def from_tokenizer(tokenizer_ids, tokenizer_type_ids):
-        inputs = trim_and_batch(tokenizer_ids, tokenizer_type_ids, module.seq_length,
+        inputs = trim_and_batch(tokenizer_ids, tokenizer_type_ids, module.serving.seq_length,
                                 pad=module.serving.pads_text_to_seq_length)
         if one_type:  # the op types B 1 (trim_and_batch reads it); the family has one row (`bind_pair_layout`)
             inputs["input_type_ids"] = tf.zeros_like(inputs["input_type_ids"])
-        return dict(module.answer_from_ids(inputs), **inputs)
+        return dict(module.serving.answer_from_ids(inputs), **inputs)
 
     spec = [tf.TensorSpec([None], tf.int64, name="tokenizer_ids"),
             tf.TensorSpec([None], tf.int64, name="tokenizer_type_ids")]
@@ -116,7 +116,7 @@ def export_onnx_text(model, path, tokenizer, seq_length=128, options=None, opset
         front, body, io_map=[(name, name) for name in ("tokenizer_ids", "tokenizer_type_ids")],
         outputs=[output.name for output in body.graph.output])
     onnx.save(merged, path)
-    return module
+    return module.serving
 
 
 def id_agreement(tokenizer, texts):
@@ -138,7 +138,7 @@ def id_agreement(tokenizer, texts):
     return 1 - len(differ) / max(len(texts), 1), differ
 
 
-def check_onnx_text(module, path, texts, pairs=None):
+def check_onnx_text(serving, path, texts, pairs=None):
     """The text model in onnxruntime (fresh process) against Keras run on the ids it produced,
     plus a report-only row: how many examples' ids equal our `Tokenizer` + packer's."""
     calls = [("", {"text_a": np.array([a], object),
@@ -146,12 +146,12 @@ def check_onnx_text(module, path, texts, pairs=None):
              for i, a in enumerate(texts)]
     results, info = verify.run_artifact("onnx", path, calls)
     label = "text_a" if pairs is None else "text_a+text_b"
-    ours = module.preprocessor(tf.constant(texts), None if pairs is None else tf.constant(pairs))
+    ours = serving.preprocessor(tf.constant(texts), None if pairs is None else tf.constant(pairs))
     rows, same = [], []
     for i, actual in enumerate(results):
         ids = {name: actual[name] for name in ("input_word_ids", "input_mask", "input_type_ids")}
         reference = {name: np.asarray(value) for name, value in
-                     module.answer_from_ids({k: tf.constant(v) for k, v in ids.items()}).items()}
+                     serving.answer_from_ids({k: tf.constant(v) for k, v in ids.items()}).items()}
         rows += verify.compare("onnx_text", f"{label}[{i}]", reference, actual, TOLERANCE,
                                input_mask=ids["input_mask"])
         same.append(ids["input_word_ids"][0].tolist() == ours["input_word_ids"][i].numpy().tolist())

@@ -8,7 +8,7 @@ import tensorflow as tf
 
 from keras_bert.export import verify
 from keras_bert.export.precision import model_in_precision
-from keras_bert.export.serving_module import ServingModule
+from keras_bert.export.serving_module import ServingModule, build_serving
 
 
 def check_version_dir(export_dir, overwrite=False):
@@ -95,8 +95,8 @@ def export_saved_model(model, export_dir, tokenizer=None, seq_length=128, overwr
         shutil.rmtree(staging, ignore_errors=True)
     report = verify.ExportReport(export_dir)
     if verify_export:
-        float32_module = None if served is model else ServingModule(model, tokenizer, **settings)
-        report.rows += verify.check_saved_model(module, export_dir, sample_texts, precision, float32_module)
+        float32_serving = None if served is model else build_serving(model, tokenizer, **settings)
+        report.rows += verify.check_saved_model(module.serving, export_dir, sample_texts, precision, float32_serving)
         if raise_on_failure:
             report.raise_if_failed()
     return report

@@ -88,13 +88,15 @@ class _TextModule(tf.Module):
 
     def __init__(self, model, module, tokenizer, options=None):
         super().__init__(name="keras_bert_tflite_text")
-        self.serving = module
+        self.module = module  # the ServingModule: its variables, tracked
+        seq_length = module.serving.seq_length
         self.tokenizer = tokenizer
-        self.preprocessor = Preprocessor(tokenizer, module.seq_length, padding="longest")  # dense packing: TFLite-safe;
+        self.preprocessor = Preprocessor(tokenizer, seq_length, padding="longest")  # dense packing: TFLite-safe;
         # padded to the request's longest text, as the SavedModel (seq_length is a maximum)
 
         def outputs(inputs):
-            return dict(module.outputs_from_ids(inputs), **inputs)  # the ids too, to check the in-graph tokenizer
+            # The ids too, to check the in-graph tokenizer.
+            return dict(module.serving.outputs_from_ids(inputs), **inputs)
 
         def serve_text(text_a):
             return outputs(self.preprocessor(text_a))
@@ -111,7 +113,7 @@ class _TextModule(tf.Module):
         self.task_signatures = {}
         names = module.serving.tflite_signatures
         if names:
-            twin = ServingModule(model, tokenizer, module.seq_length, runtime_checks=False,
+            twin = ServingModule(model, tokenizer, seq_length, runtime_checks=False,
                                  string_outputs=False, options=options)
             signatures = twin.task_signatures()
             self.task_signatures = {name: signatures[name] for name in names if name in signatures}
@@ -188,16 +190,16 @@ def export_tflite(model, output_dir, tokenizer=None, seq_length=128, quantizatio
         report.extra["sizes"]["text_float32"] = len(content)
         report.extra["text_module"] = text_module
     if verify_export:
-        report.rows += check_tflite(module, planned, sample_texts, report.extra.get("text_module"))
+        report.rows += check_tflite(module.serving, planned, sample_texts, report.extra.get("text_module"))
         if raise_on_failure:
             report.raise_if_failed()
     return report
 
 
-def _reference_ids_row(module, label, segments, fast_ids):
+def _reference_ids_row(serving, label, segments, fast_ids):
     """Report-only row: on which sample rows the text model's ids (FastBertTokenizer's NFKC
-    folding) differ from BERT's reference normalization (`module`'s tokenizer, as the SavedModel)."""
-    want = module.preprocessor(*[tf.constant(s) for s in segments])["input_word_ids"].numpy()
+    folding) differ from BERT's reference normalization (`serving`'s tokenizer, as the SavedModel)."""
+    want = serving.preprocessor(*[tf.constant(s) for s in segments])["input_word_ids"].numpy()
     got = fast_ids["input_word_ids"]
     width = max(want.shape[1], got.shape[1])  # each batch is padded to its own longest row
     want, got = (np.pad(ids, [(0, 0), (0, width - ids.shape[1])]) for ids in (want, got))
@@ -208,10 +210,10 @@ def _reference_ids_row(module, label, segments, fast_ids):
                             agreement=1 - len(differ) / max(len(want), 1), note=note)
 
 
-def check_tflite(module, files, sample_texts=None, text_module=None):
+def check_tflite(serving, files, sample_texts=None, text_module=None):
     """Each TFLite file in a fresh process against Keras; the text model's ids against Python's tokenizer."""
-    ids = sample_ids(module, sample_texts)
-    reference = keras_outputs(module, ids, tokens=False)
+    ids = sample_ids(serving, sample_texts)
+    reference = keras_outputs(serving, ids, tokens=False)
     rows = []
     variants = [v for v in files if v != "text_float32"]
     results, _ = verify.run_artifact("tflite", files[variants[0]],
@@ -223,12 +225,12 @@ def check_tflite(module, files, sample_texts=None, text_module=None):
                                min_agreement, input_mask=ids["input_mask"])
     if text_module is not None and "text_float32" in files:
         calls, references = [], []
-        for label, texts in text_samples(module, sample_texts):
+        for label, texts in text_samples(serving, sample_texts):
             pair = "text_b" in texts
             segments = [texts["text_a"]] + ([texts["text_b"]] if pair else [])
             ref_ids = {k: v.numpy() for k, v in text_module.preprocessor(*[tf.constant(s) for s in segments]).items()}
-            rows.append(_reference_ids_row(module, label, segments, ref_ids))
-            reference = dict(keras_outputs(module, ref_ids, tokens=False), **ref_ids)
+            rows.append(_reference_ids_row(serving, label, segments, ref_ids))
+            reference = dict(keras_outputs(serving, ref_ids, tokens=False), **ref_ids)
             calls.append(("serve_text_pair" if pair else "serve_text", texts))
             references.append((f"serve_text[{label}]", reference, ref_ids["input_mask"]))
             for name, function in text_module.task_signatures.items():  # e.g. classify

@@ -203,24 +203,24 @@ def _to_numpy(value):
     return value
 
 
-def check_saved_model(module, export_dir, sample_texts=None, precision="fp32", float32_module=None):
+def check_saved_model(serving, export_dir, sample_texts=None, precision="fp32", float32_serving=None):
     """Every signature of a SavedModel, in a fresh process, against Keras (in `precision`, with its
-    `precision.TOLERANCE`: relative to the outputs' scale for bfloat16; `float32_module`, the same
+    `precision.TOLERANCE`: relative to the outputs' scale for bfloat16; `float32_serving`, the same
     model in float32, adds a report-only row of how far the precision moved `serve_ids`): the ids
     and text ones against the Keras model's outputs, the task's (e.g. `classify`) against the same
     signature run here on the Keras model."""
     import tensorflow as tf  # pylint: disable=import-outside-toplevel
 
-    ids = sample_ids(module, sample_texts)
+    ids = sample_ids(serving, sample_texts)
     calls = [("serve_ids", ids)]
-    references = [("serve_ids", keras_outputs(module, ids), ids["input_mask"])]
-    if module.tokenizer is not None:
-        for label, texts in text_samples(module, sample_texts):
-            ref_ids = text_to_ids(module, texts["text_a"], texts.get("text_b"))
+    references = [("serve_ids", keras_outputs(serving, ids), ids["input_mask"])]
+    if serving.tokenizer is not None:
+        for label, texts in text_samples(serving, sample_texts):
+            ref_ids = text_to_ids(serving, texts["text_a"], texts.get("text_b"))
             calls.append(("serving_default", texts))
-            references.append((f"serving_default[{label}]", keras_outputs(module, ref_ids),
+            references.append((f"serving_default[{label}]", keras_outputs(serving, ref_ids),
                                ref_ids["input_mask"]))
-        for name, function in module.task_signatures().items():  # the task's own (classify, ...)
+        for name, function in serving.text_signatures().items():  # the task's own (classify, ...)
             inputs = task_signature_inputs(function, sample_texts)
             want = function(**{key: tf.constant(value, tf.string) for key, value in inputs.items()})
             calls.append((name, inputs))
@@ -230,8 +230,8 @@ def check_saved_model(module, export_dir, sample_texts=None, precision="fp32", f
     for (label, reference, mask), actual in zip(references, results):
         rows += compare("savedmodel", label, reference, actual, TOLERANCE[precision], input_mask=mask,
                         relative=precision != "fp32", report_discrete=precision != "fp32")
-    if float32_module is not None:  # what bfloat16 changed: reported, not checked
-        rows += compare("savedmodel", "serve_ids vs float32", keras_outputs(float32_module, ids), results[0],
+    if float32_serving is not None:  # what bfloat16 changed: reported, not checked
+        rows += compare("savedmodel", "serve_ids vs float32", keras_outputs(float32_serving, ids), results[0],
                         None, min_agreement=None, input_mask=ids["input_mask"], report_discrete=True)
     if {"keras", "keras_bert"} & set(info["imported"]):
         rows.append(ParityRow("savedmodel", "-", "hermetic load", ok=False,

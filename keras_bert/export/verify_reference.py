@@ -25,51 +25,52 @@ SAMPLE_PAIRS = (
 )
 
 
-def keras_outputs(module, ids, tokens=True):
-    """The served outputs of the Keras model, run as `model.predict` runs it (its serving object's
-    outputs computed eagerly on them; fill-mask's top-k in numpy).
+def keras_outputs(serving, ids, tokens=True):
+    """The served outputs of the Keras model, run as `model.predict` runs it (`serving`, its serving
+    object, computes its outputs eagerly on them; fill-mask's top-k in numpy).
 
     `tokens=False` leaves out the pretrainer's `top_k_tokens` (SavedModel-only output).
     """
     inputs = {name: tf.constant(ids[name], tf.int32) for name in ID_INPUTS}
     # As `model.predict` runs it: one tf.function graph. Op-by-op eager execution differs from
     # that by up to 6e-6 on MiniLM-L6 logits (other kernel choices); predict is the reference.
-    keras_model = tf.function(module.call_keras_model, autograph=False)  # the whole model, not the [CLS]-only path
-    return module.serving.reference_outputs(module, inputs, keras_model, tokens)
+    # The whole model, not the [CLS]-only path.
+    keras_model = tf.function(serving.call_model.call_keras_model, autograph=False)
+    return serving.reference_outputs(inputs, keras_model, tokens)
 
 
-def text_to_ids(module, text_a, text_b=None):
+def text_to_ids(serving, text_a, text_b=None):
     """Eager tokenization + packing (the Python path a Keras user runs) -> numpy ids."""
     texts = [text_a] if text_b is None else [text_a, text_b]
-    segments = [module.serving.reference_pieces(module, t) for t in texts]
-    return {name: value.numpy() for name, value in module.preprocessor.pack(segments).items()}
+    segments = [serving.reference_pieces(t) for t in texts]
+    return {name: value.numpy() for name, value in serving.preprocessor.pack(segments).items()}
 
 
-def sample_ids(module, texts=None, seed=0):
+def sample_ids(serving, texts=None, seed=0):
     """Id inputs for the checks: the sample texts tokenized (trimmed to their longest row), or random ids."""
-    if module.tokenizer is not None:
+    if serving.tokenizer is not None:
         if texts is None:
-            texts = _own_mask_token(module, module.serving.sample_texts or SAMPLE_TEXTS)
-        ids = text_to_ids(module, texts)
+            texts = _own_mask_token(serving, serving.sample_texts or SAMPLE_TEXTS)
+        ids = text_to_ids(serving, texts)
         length = max(int(ids["input_mask"].sum(axis=1).max()), 2)
         return {name: value[:, :length] for name, value in ids.items()}
     rng = np.random.default_rng(seed)
     batch, seq = 4, 16
-    vocab = module.vocab_size or 100
+    vocab = serving.call_model.vocab_size or 100
     ids = rng.integers(5, vocab, size=(batch, seq)).astype(np.int32)
     lengths = np.array([seq, seq - 3, 5, 2])
     mask = (np.arange(seq)[None, :] < lengths[:, None]).astype(np.int32)
-    ids = module.serving.sample_ids(module, ids)
+    ids = serving.sample_ids(ids)
     ids[:, 0] = 2
     types = ((np.arange(seq)[None, :] >= lengths[:, None] // 2) & (mask == 1)).astype(np.int32)
-    types = np.minimum(types, max((getattr(module, "type_vocab_size", None) or 2) - 1, 0))  # one type: RoBERTa
+    types = np.minimum(types, max((serving.call_model.type_vocab_size or 2) - 1, 0))  # one type: RoBERTa
     return {"input_word_ids": ids * mask, "input_mask": mask, "input_type_ids": types}
 
 
-def text_samples(module, texts=None):
+def text_samples(serving, texts=None):
     """`[(label, {"text_a": ..., ["text_b": ...]}), ...]` for the text signatures."""
-    texts = list(texts or _own_mask_token(module, module.serving.sample_texts or SAMPLE_TEXTS))
-    if not module.serving.text_pairs:
+    texts = list(texts or _own_mask_token(serving, serving.sample_texts or SAMPLE_TEXTS))
+    if not serving.text_pairs:
         return [("text_a", {"text_a": texts})]
     pairs = [SAMPLE_PAIRS[i % len(SAMPLE_PAIRS)] for i in range(len(texts))]
     return [("text_a", {"text_a": texts}), ("text_a+text_b", {"text_a": texts, "text_b": pairs})]
@@ -98,7 +99,7 @@ def task_signature_inputs(function, texts=None):
     return {name: np.array(by_name[name], object) for name in names}
 
 
-def _own_mask_token(module, texts):
+def _own_mask_token(serving, texts):
     """The sample texts with `[MASK]` written as the tokenizer's mask token (`<mask>`: RoBERTa, XLM-R)."""
-    mask = getattr(module.tokenizer, "mask_token", None) or "[MASK]"
+    mask = getattr(serving.tokenizer, "mask_token", None) or "[MASK]"
     return [text.replace("[MASK]", mask) for text in texts]

@@ -39,7 +39,7 @@ class SquadOptions:
             raise ValueError(f"--null_score_diff_threshold must be a finite number (got {threshold!r}).")
 
 
-def answer(module, question, context, options):
+def answer(serving, question, context, options):
     """`[b]` questions and contexts -> the best answer span over `doc_stride` windows.
 
     The same features as `squad_features` (question cut to `max_query_length` pieces,
@@ -50,13 +50,13 @@ def answer(module, question, context, options):
     -1 and "" when there is no answer), `score` (float32 `[b]`, start + end logit) and
     `null_score` (float32 `[b]`, the smallest `[CLS]` start + end logit over the windows).
     """
-    seq_length = module.seq_length
+    seq_length = serving.seq_length
     question, context = _one_context_per_question(question, context)
-    query = module.tokenizer.tokenize(question)[:, :options.max_query_length]  # [b, (q)]
+    query = serving.tokenizer.tokenize(question)[:, :options.max_query_length]  # [b, (q)]
     ids, starts, ends = (join_rows(t.row_splits, t.values)  # [b, (p)]
-                         for t in module.tokenizer.tokenize_with_offsets(context))
+                         for t in serving.tokenizer.tokenize_with_offsets(context))
     n_pieces = ids.row_lengths()  # [b]
-    layout = getattr(module.tokenizer, "pair_layout", "bert")
+    layout = getattr(serving.tokenizer, "pair_layout", "bert")
     before_b, specials = pair_specials(layout)  # [CLS] q [SEP] context [SEP]: 2, 3 (RoBERTa: 3, 4)
     max_doc = seq_length - specials - query.row_lengths()  # [b]
     checks = [tf.debugging.assert_positive(
@@ -75,9 +75,9 @@ def answer(module, question, context, options):
     # window): squad_postprocess, as run_squad.py, takes the n_best_size best starts and ends over
     # every position, padding included, so less padding could change the answer. Long contexts'
     # windows are full anyway.
-    packed = pack_segments([tf.gather(query, example), window_ids], seq_length, module.tokenizer.cls_id,
-                           module.tokenizer.sep_id, module.tokenizer.pad_id, truncation=None, layout=layout)
-    outputs = module.outputs_from_ids(packed)
+    packed = pack_segments([tf.gather(query, example), window_ids], seq_length, serving.tokenizer.cls_id,
+                           serving.tokenizer.sep_id, serving.tokenizer.pad_id, truncation=None, layout=layout)
+    outputs = serving.outputs_from_ids(packed)
     start_logits, end_logits = outputs["start_logits"], outputs["end_logits"]  # [W, seq]
 
     max_context = _max_context(local, window_length, flat_piece, tf.size(ids.flat_values))

@@ -5,6 +5,7 @@ import dataclasses
 import numpy as np
 
 from keras_bert.tasks.options import TaskOptions, option
+from keras_bert.tasks.serving import TaskServing
 from keras_bert.tasks.task import Task, check_classes, collect, fitted_labels
 
 PADDINGS = ("dynamic", "full")
@@ -62,40 +63,41 @@ def document_predictions(model, evaluation, task):
             np.asarray(aggregate_windows(outputs, document, num_documents, task.aggregate)))
 
 
-def serves_windows(module, options):
-    """Whether export's `module` serves long texts in windows: a model trained with `doc_stride`
+def serves_windows(serving, options):
+    """Whether `serving` (a serving object) serves long texts in windows: a model trained with `doc_stride`
     (`options`: its `Options`), in the SavedModel. Other exports truncate to `seq_length`: their
-    modules have no `runtime_checks` (TFLite, ONNX, MediaPipe), and the windows need RaggedRange,
+    model calls have no `runtime_checks` (TFLite, ONNX, MediaPipe), and the windows need RaggedRange,
     which has no TFLite kernel."""
-    return options.doc_stride is not None and module.runtime_checks
+    return options.doc_stride is not None and serving.runtime_checks
 
 
-def serve_windows(module, text_a, options, output):
+def serve_windows(serving, text_a, options, output):
     """The served `output` (`logits`, `score`) of `[b]` texts of a model served in windows (`serves_windows`):
     each text windowed as in training and its windows' outputs aggregated (`aggregate`), `[b, ...]`."""
     import tensorflow as tf
 
     from keras_bert.data.text_windows import aggregate_windows, pack_windows
 
-    features, document = pack_windows(module.tokenizer, text_a, module.seq_length, options.doc_stride)
-    values = module.outputs_from_ids(features)[output]  # (windows, ...)
+    features, document = pack_windows(serving.tokenizer, text_a, serving.seq_length, options.doc_stride)
+    values = serving.outputs_from_ids(features)[output]  # (windows, ...)
     return aggregate_windows(values, document, tf.shape(text_a)[0], options.aggregate)
 
 
-def text_signature(module, options, name, answer, windowed=None):
-    """`{name: tf.function}`: raw text in, `answer(module.serve_text(...))` out. It takes `text_a`, and
-    `text_b` too for a model trained on pairs (`options.text_b`), as `classify` does. `windowed(text_a)`:
+def text_signature(serving, name, answer, windowed=None):
+    """`{name: tf.function}`: raw text in, `answer(serving.serve_text(...))` out. It takes `text_a`, and
+    `text_b` too for a model trained on pairs (its `text_b` option), as `classify` does. `windowed(text_a)`:
     the answer of a model served in windows (`serves_windows`; single texts), used in its place."""
     import tensorflow as tf
 
+    options = serving.options
     text = lambda input_name: tf.TensorSpec([None], tf.string, name=input_name)  # noqa: E731
-    if windowed is not None and serves_windows(module, options):
+    if windowed is not None and serves_windows(serving, options):
         function, specs = windowed, [text("text_a")]
     elif options.text_b:
-        function = lambda text_a, text_b: answer(module.serve_text(text_a, text_b))  # noqa: E731
+        function = lambda text_a, text_b: answer(serving.serve_text(text_a, text_b))  # noqa: E731
         specs = [text("text_a"), text("text_b")]
     else:
-        function = lambda text_a: answer(module.serve_text(text_a, tf.zeros([0], tf.string)))  # noqa: E731
+        function = lambda text_a: answer(serving.serve_text(text_a, tf.zeros([0], tf.string)))  # noqa: E731
         specs = [text("text_a")]
     function.__name__ = name  # the TFLite signature's name
     return {name: tf.function(function, autograph=False, input_signature=specs)}
@@ -158,6 +160,39 @@ class ClassificationOptions(TaskOptions):
             self._set("labels", [name.strip() if isinstance(name, str) else name for name in self.labels])
 
 
+class ClassificationServing(TaskServing):
+    """A classifier's serving: `logits`, `probabilities`; with label names, `classify` from raw text (SavedModel,
+    TFLite) and `top_label` from ids (ONNX)."""
+
+    name = "classification"
+    Options = ClassificationOptions
+    tflite_signatures = ("classify",)
+    single_text_output = ("classifier", "probabilities")  # MediaPipe's TextClassifier
+
+    def text_signatures(self):
+        """`classify` (with label names): `labels`, `probabilities`, `top_label`; it takes `text_a`,
+        and `text_b` too for a model trained on pairs (its `text_b` option). A model trained
+        with `doc_stride`: the SavedModel's `classify` windows long texts and takes the softmax of
+        the aggregated window logits (`serve_windows`); TFLite's truncates to `seq_length`."""
+        import tensorflow as tf
+
+        from keras_bert.tasks import task_signatures
+
+        labels = self.options.labels
+        if labels is None:
+            return {}
+        return text_signature(
+            self, "classify", lambda outputs: task_signatures.classify(outputs["probabilities"], labels),
+            windowed=lambda text_a: task_signatures.classify(
+                tf.nn.softmax(serve_windows(self, text_a, self.options, "logits"), axis=-1), labels))
+
+    def answer_outputs(self, inputs, outputs):
+        from keras_bert.tasks import task_signatures
+
+        labels = self.options.labels
+        return {} if labels is None else task_signatures.classify(outputs["probabilities"], labels)
+
+
 class ClassificationTask(Task):
     """One text -> one of `labels` (`text_b` set: a pair of texts, see `PairClassificationTask`).
 
@@ -181,6 +216,7 @@ class ClassificationTask(Task):
 
     name = "classification"
     Options = ClassificationOptions
+    serving = ClassificationServing
     HF_PROBLEM_TYPE = "single_label_classification"
 
     def fit_options(self, path):
@@ -219,33 +255,3 @@ class ClassificationTask(Task):
 
     def evaluate(self, model, evaluation, path):
         return classification_metrics(*document_predictions(model, evaluation, self))
-
-    tflite_signatures = ("classify",)
-    single_text_output = ("classifier", "probabilities")  # MediaPipe's TextClassifier
-
-    @classmethod
-    def text_signatures(cls, module, task_config):
-        """`classify` (with label names): `labels`, `probabilities`, `top_label`; it takes `text_a`,
-        and `text_b` too for a model trained on pairs (its `text_b` option). A model trained
-        with `doc_stride`: the SavedModel's `classify` windows long texts and takes the softmax of
-        the aggregated window logits (`serve_windows`); TFLite's truncates to `seq_length`."""
-        import tensorflow as tf
-
-        from keras_bert.tasks import task_signatures
-
-        options = cls.options_of(task_config)
-        labels = options.labels
-        if labels is None:
-            return {}
-        return text_signature(
-            module, options, "classify", lambda outputs: task_signatures.classify(outputs["probabilities"], labels),
-            windowed=lambda text_a: task_signatures.classify(
-                tf.nn.softmax(serve_windows(module, text_a, options, "logits"), axis=-1), labels))
-
-    @classmethod
-    def answer_from_ids(cls, module, inputs, outputs, task_config):
-        from keras_bert.tasks import task_signatures
-
-        labels = cls.options_of(task_config).labels
-        return {} if labels is None else task_signatures.classify(outputs["probabilities"], labels)
-

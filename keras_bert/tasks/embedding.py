@@ -6,6 +6,7 @@ import numpy as np
 
 from keras_bert.tasks.options import TaskOptions, option
 from keras_bert.tasks.regression import explain_correlation, regression_metrics
+from keras_bert.tasks.serving import TaskServing
 from keras_bert.tasks.task import Task, freeze_pooler
 
 RECALL_AT = (1, 5, 10)
@@ -57,6 +58,35 @@ class EmbeddingOptions(TaskOptions):
             raise ValueError(f"scale={self.scale!r} (--scale) must be positive (sentence-transformers uses 20).")
 
 
+class EmbeddingServing(TaskServing):
+    """A sentence embedder's serving: `embeddings` everywhere (ids and text in SavedModel, TFLite and ONNX)."""
+
+    name = "embedding"
+    Options = EmbeddingOptions
+    tflite_signatures = ("embed",)
+    single_text_output = ("embedder", "embeddings")  # MediaPipe's TextEmbedder
+
+    @classmethod
+    def check_serving(cls, model, task_config):
+        super().check_serving(model, task_config)  # the options, checked
+        if len(model.output.shape) != 2:
+            raise ValueError(f"Model {model.name!r} is an 'embedding' model with outputs of shape "
+                             f"{model.output.shape}; an embedder outputs [batch, dim].")
+
+    def serving_outputs(self, outputs):
+        return {"embeddings": outputs}
+
+    def text_signatures(self):
+        """`embed`: `text_a` `[batch]` strings -> `embeddings` `[batch, dim]`."""
+        import tensorflow as tf
+
+        def embed(text_a):  # the function's name is the TFLite signature's
+            return {"embeddings": self.serve_text(text_a, tf.zeros([0], tf.string))["embeddings"]}
+
+        return {"embed": tf.function(embed, autograph=False,
+                                     input_signature=[tf.TensorSpec([None], tf.string, name="text_a")])}
+
+
 class EmbeddingTask(Task):
     """Texts -> sentence embeddings (encoder + `SentencePooling`), as sentence-transformers computes them.
 
@@ -84,6 +114,7 @@ class EmbeddingTask(Task):
 
     name = "embedding"
     Options = EmbeddingOptions
+    serving = EmbeddingServing
     # Each anchor's negatives are the other pairs' positives: a lone pair has none and a loss of 0.
     MIN_BATCH_SIZE, MIN_BATCH_REASON = 2, "pairs (in-batch negatives: a lone pair has no negative, so its loss is 0)"
 
@@ -165,10 +196,11 @@ class EmbeddingTask(Task):
     def _scores(self, path):
         """The eval file's similarity scores (float `[n]`), or None when it has no `label` column
         (only the default, `score`, may be missing: a column the user named must be there)."""
-        from keras_bert.data.classification import _read_rows, read_text_rows
+        from keras_bert.data.classification import read_text_rows
+        from keras_bert.data.table_rows import read_table_rows
         from keras_bert.tasks.regression import _targets
 
-        columns = list(_read_rows(path, "auto")[0])
+        columns = list(read_table_rows(path)[0])
         if self.label and self.label not in columns and self.label != type(self).options()["label"][1]:
             raise ValueError(f"Column {self.label!r} (--label) not found in {path!r}; available columns: "
                              f"{columns}. Pass --label one of them, or leave it out (no Spearman score).")
@@ -183,32 +215,6 @@ class EmbeddingTask(Task):
             return explain_correlation("spearman", "the cosine similarities")
         return super().explain_metric(name, value)
 
-    # ----- Serving: `embeddings` everywhere (ids and text in SavedModel, TFLite and ONNX).
-
-    tflite_signatures = ("embed",)
-    single_text_output = ("embedder", "embeddings")  # MediaPipe's TextEmbedder
-
-    @classmethod
-    def check_serving(cls, model, task_config):
-        super().check_serving(model, task_config)  # the options, checked
-        if len(model.output.shape) != 2:
-            raise ValueError(f"Model {model.name!r} is an 'embedding' model with outputs of shape "
-                             f"{model.output.shape}; an embedder outputs [batch, dim].")
-
-    @classmethod
-    def serving_outputs(cls, outputs, task_config):
-        return {"embeddings": outputs}
-
-    @classmethod
-    def text_signatures(cls, module, task_config):
-        """`embed`: `text_a` `[batch]` strings -> `embeddings` `[batch, dim]`."""
-        import tensorflow as tf
-
-        def embed(text_a):  # the function's name is the TFLite signature's
-            return {"embeddings": module.serve_text(text_a, tf.zeros([0], tf.string))["embeddings"]}
-
-        return {"embed": tf.function(embed, autograph=False,
-                                     input_signature=[tf.TensorSpec([None], tf.string, name="text_a")])}
 
 
 def _unit(x):

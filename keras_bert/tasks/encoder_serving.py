@@ -14,6 +14,5 @@ class EncoderServing(Serving):
     name = "encoder"
     single_text_output = ("embedder", "pooled_output")  # MediaPipe's TextEmbedder: the pooled [CLS]
 
-    @classmethod
-    def serving_outputs(cls, outputs, task_config):
+    def serving_outputs(self, outputs):
         return {"pooled_output": outputs["pooled_output"], "sequence_output": outputs["sequence_output"]}

@@ -2,18 +2,7 @@
 
 import os
 
-from keras_bert.tasks.classification import ClassificationTask
-from keras_bert.tasks.embedding import EmbeddingTask
-from keras_bert.tasks.multi_label import MultiLabelTask
-from keras_bert.tasks.multiple_choice import MultipleChoiceTask
-from keras_bert.tasks.pair_classification import PairClassificationTask
-from keras_bert.tasks.regression import RegressionTask
-from keras_bert.tasks.squad import SquadTask
-from keras_bert.tasks.token_classification import TokenClassificationTask
-
-TASKS = {task.name: task for task in (ClassificationTask, PairClassificationTask,
-                                      TokenClassificationTask, SquadTask,
-                                      RegressionTask, MultiLabelTask, EmbeddingTask, MultipleChoiceTask)}
+from keras_bert.tasks.registry import TASKS
 
 
 def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=128, batch_size=32,

@@ -7,8 +7,9 @@ import numpy as np
 
 from keras_bert.tasks.classification import text_signature
 from keras_bert.tasks.options import TaskOptions, option
-from keras_bert.text.label_names import label_vocabulary_names
+from keras_bert.tasks.serving import TaskServing
 from keras_bert.tasks.task import Task, collect, fitted_labels
+from keras_bert.text.label_names import label_vocabulary_names
 
 
 def _f1(tp, fp, fn):
@@ -102,6 +103,35 @@ class MultiLabelOptions(TaskOptions):
             self._set("labels", label_vocabulary_names(self.labels, separator=self.separator))
 
 
+class MultiLabelServing(TaskServing):
+    """A multi-label classifier's serving: sigmoid probabilities from ids; the label set from text (SavedModel,
+    TFLite) and ids (ONNX)."""
+
+    name = "multi_label"
+    Options = MultiLabelOptions
+    tflite_signatures = ("classify_multi_label",)
+
+    def serving_outputs(self, outputs):
+        import tensorflow as tf
+
+        return {"logits": outputs, "probabilities": tf.sigmoid(outputs)}
+
+    def text_signatures(self):
+        """`classify_multi_label` (with label names): `text_a` (and `text_b` for a pair model) ->
+        `label_sets`' outputs."""
+        options = self.options
+        if options.labels is None:
+            return {}
+        return text_signature(self, "classify_multi_label",
+                              lambda outputs: label_sets(outputs["probabilities"], options.labels, options.threshold))
+
+    def answer_outputs(self, inputs, outputs):
+        options = self.options
+        if options.labels is None:
+            return {}
+        return label_sets(outputs["probabilities"], options.labels, options.threshold)
+
+
 class MultiLabelTask(Task):
     """One text (or text pair) -> any subset of `labels` (topics, tags); a sigmoid per label.
 
@@ -128,6 +158,7 @@ class MultiLabelTask(Task):
 
     name = "multi_label"
     Options = MultiLabelOptions
+    serving = MultiLabelServing
     HF_PROBLEM_TYPE = "multi_label_classification"
 
     def _label_sets(self, path, values, lines):
@@ -204,30 +235,3 @@ class MultiLabelTask(Task):
 
     def evaluate(self, model, evaluation, path):
         return multi_label_metrics(collect(evaluation, 1), model.predict(evaluation, verbose=0), self.threshold)
-
-    # ----- Serving: sigmoid probabilities from ids; the label set from text (SavedModel, TFLite) and ids (ONNX).
-
-    tflite_signatures = ("classify_multi_label",)
-
-    @classmethod
-    def serving_outputs(cls, outputs, task_config):
-        import tensorflow as tf
-
-        return {"logits": outputs, "probabilities": tf.sigmoid(outputs)}
-
-    @classmethod
-    def text_signatures(cls, module, task_config):
-        """`classify_multi_label` (with label names): `text_a` (and `text_b` for a pair model) ->
-        `label_sets`' outputs."""
-        options = cls.options_of(task_config)
-        if options.labels is None:
-            return {}
-        return text_signature(module, options, "classify_multi_label",
-                              lambda outputs: label_sets(outputs["probabilities"], options.labels, options.threshold))
-
-    @classmethod
-    def answer_from_ids(cls, module, inputs, outputs, task_config):
-        options = cls.options_of(task_config)
-        if options.labels is None:
-            return {}
-        return label_sets(outputs["probabilities"], options.labels, options.threshold)

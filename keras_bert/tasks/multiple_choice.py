@@ -6,6 +6,7 @@ import json
 import numpy as np
 
 from keras_bert.tasks.options import TaskOptions, option
+from keras_bert.tasks.serving import TaskServing
 from keras_bert.tasks.task import Task, collect
 
 DEFAULT_ENDINGS = ("ending0", "ending1", "ending2", "ending3")  # SWAG's columns
@@ -22,6 +23,33 @@ class MultipleChoiceOptions(TaskOptions):
 
     def check(self):
         self._set("endings", [str(column) for column in (self.endings or DEFAULT_ENDINGS)])
+
+
+class MultipleChoiceServing(TaskServing):
+    """A multiple-choice model's serving: ids are rows (`[CLS] context [SEP] ending [SEP]`, one logit each);
+    `choose` groups them."""
+
+    name = "multiple_choice"
+    Options = MultipleChoiceOptions
+
+    def serving_outputs(self, outputs):
+        return {"logits": outputs}  # (rows,): a question's softmax needs its rows, which `choose` groups
+
+    def text_signatures(self):
+        """`choose(context [b], endings [b, choices])`: `label` (the right ending's index),
+        `probabilities` and `logits` `[b, choices]`."""
+        import tensorflow as tf
+
+        def choose(context, endings):
+            shape = tf.shape(endings)  # (batch, choices)
+            contexts = tf.reshape(tf.tile(context[:, tf.newaxis], [1, shape[1]]), [-1])  # (batch * choices,)
+            rows = self.preprocessor.pack([self.tokenize(contexts), self.tokenize(tf.reshape(endings, [-1]))])
+            logits = tf.reshape(self.outputs_from_ids(rows)["logits"], shape)  # (batch, choices)
+            return {"label": tf.argmax(logits, axis=-1, output_type=tf.int32),
+                    "probabilities": tf.nn.softmax(logits, axis=-1), "logits": logits}
+
+        return {"choose": tf.function(choose, autograph=False, input_signature=[
+            tf.TensorSpec([None], tf.string, name="context"), tf.TensorSpec([None, None], tf.string, name="endings")])}
 
 
 class MultipleChoiceTask(Task):
@@ -44,12 +72,14 @@ class MultipleChoiceTask(Task):
 
     name = "multiple_choice"
     Options = MultipleChoiceOptions
+    serving = MultipleChoiceServing
 
     def examples(self, path):
         """`(contexts [n], endings [n][choices], labels int [n])` of a file, or a one-line error."""
-        from keras_bert.data.classification import _read_rows, read_text_rows
+        from keras_bert.data.classification import read_text_rows
+        from keras_bert.data.table_rows import read_table_rows
 
-        rows = _read_rows(path, "auto")
+        rows = read_table_rows(path)
         for flag, column in [("context", self.context), ("label", self.label)] + [("endings", e) for e in self.endings]:
             if column not in rows[0]:
                 raise ValueError(f"Column {column!r} (--{flag}) not found in {path!r}; available columns: "
@@ -92,28 +122,6 @@ class MultipleChoiceTask(Task):
         logits = model.predict(evaluation, verbose=0)  # (examples, choices)
         return {"accuracy": float(np.mean(logits.argmax(-1) == labels)), "chance": 1.0 / logits.shape[-1]}
 
-    # ----- Serving: ids are rows (`[CLS] context [SEP] ending [SEP]`, one logit each); `choose` groups them.
-
-    @classmethod
-    def serving_outputs(cls, outputs, task_config):
-        return {"logits": outputs}  # (rows,): a question's softmax needs its rows, which `choose` groups
-
-    @classmethod
-    def text_signatures(cls, module, task_config):
-        """`choose(context [b], endings [b, choices])`: `label` (the right ending's index),
-        `probabilities` and `logits` `[b, choices]`."""
-        import tensorflow as tf
-
-        def choose(context, endings):
-            shape = tf.shape(endings)  # (batch, choices)
-            contexts = tf.reshape(tf.tile(context[:, tf.newaxis], [1, shape[1]]), [-1])  # (batch * choices,)
-            rows = module.preprocessor.pack([module.tokenize(contexts), module.tokenize(tf.reshape(endings, [-1]))])
-            logits = tf.reshape(module.outputs_from_ids(rows)["logits"], shape)  # (batch, choices)
-            return {"label": tf.argmax(logits, axis=-1, output_type=tf.int32),
-                    "probabilities": tf.nn.softmax(logits, axis=-1), "logits": logits}
-
-        return {"choose": tf.function(choose, autograph=False, input_signature=[
-            tf.TensorSpec([None], tf.string, name="context"), tf.TensorSpec([None, None], tf.string, name="endings")])}
 
 
 def _ending_list(value, path, row):

@@ -105,6 +105,18 @@ class TaskOptions:
         return self._carried("identity")
 
 
+def check_option_names(options, task, known, tasks=()):
+    """Refuses, in one line, an option of `options` not in `known` (task `task`'s option names),
+    naming the other `tasks` (Task classes) that take it."""
+    for name, value in options.items():
+        if name not in known:
+            owners = [t.name for t in tasks if name in t.options()]
+            raise ValueError(
+                f"Option {name} (--{name} {value}) does not apply to task {task!r}"
+                + (f"; it is an option of {', '.join(owners)}" if owners else "")
+                + f". {task}'s options: {', '.join(known) or 'none'}.")
+
+
 def _typed(field, value):
     """`value` as `field.type` by the exact-reading rule (module docstring), or a one-line error."""
     name, kind, choices = field.name, field.type, field.metadata["choices"]

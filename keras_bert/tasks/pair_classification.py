@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from keras_bert.tasks.classification import ClassificationOptions, ClassificationTask
+from keras_bert.tasks.classification import ClassificationOptions, ClassificationServing, ClassificationTask
 from keras_bert.tasks.options import option
 
 
@@ -19,6 +19,14 @@ class PairClassificationOptions(ClassificationOptions):
         super().check()
 
 
+class PairClassificationServing(ClassificationServing):
+    """A pair classifier's serving: a classifier's, on two texts."""
+
+    name = "pair_classification"
+    Options = PairClassificationOptions
+    single_text_output = None  # two texts in: not one text's classifier
+
+
 class PairClassificationTask(ClassificationTask):
     """`ClassificationTask` on `[CLS] text_a [SEP] text_b [SEP]`; `text_b` is required.
 
@@ -28,4 +36,4 @@ class PairClassificationTask(ClassificationTask):
 
     name = "pair_classification"
     Options = PairClassificationOptions
-    single_text_output = None  # two texts in: not one text's classifier
+    serving = PairClassificationServing

@@ -8,6 +8,7 @@ import numpy as np
 from keras_bert.tasks.classification import (check_window_options, document_predictions, serve_windows,
                                              text_signature, window_fields, without_document)
 from keras_bert.tasks.options import TaskOptions, option
+from keras_bert.tasks.serving import TaskServing
 from keras_bert.tasks.task import Task
 
 
@@ -104,6 +105,31 @@ class RegressionOptions(TaskOptions):
         check_window_options(self.doc_stride, self.text_b, self.task_name, self.aggregate)
 
 
+class RegressionServing(TaskServing):
+    """A regression model's serving: `score` everywhere (ids and text in SavedModel, TFLite and ONNX)."""
+
+    name = "regression"
+    Options = RegressionOptions
+    tflite_signatures = ("score",)
+
+    @classmethod
+    def check_serving(cls, model, task_config):
+        super().check_serving(model, task_config)  # the options, checked
+        if model.output.shape[-1] != 1:
+            raise ValueError(f"Model {model.name!r} is a 'regression' model with {model.output.shape[-1]} "
+                             "outputs; a regression head has one (its score).")
+
+    def serving_outputs(self, outputs):
+        return {"score": outputs[:, 0]}  # (batch, 1) -> (batch,)
+
+    def text_signatures(self):
+        """`score`: `text_a` (and `text_b` for a pair model) -> `score` `[batch]`. A model trained with
+        `doc_stride`: the SavedModel's windows long texts and aggregates the windows' scores
+        (`serve_windows`); TFLite's truncates to `seq_length`."""
+        return text_signature(self, "score", lambda outputs: {"score": outputs["score"]},
+                              windowed=lambda text_a: {"score": serve_windows(self, text_a, self.options, "score")})
+
+
 class RegressionTask(Task):
     """One text (or text pair) -> one float score (e.g. STS-B similarity, a rating).
 
@@ -128,6 +154,7 @@ class RegressionTask(Task):
 
     name = "regression"
     Options = RegressionOptions
+    serving = RegressionServing
     HF_PROBLEM_TYPE = "regression"
 
     def read(self, path, training):
@@ -166,28 +193,3 @@ class RegressionTask(Task):
         if name in ("pearson", "spearman"):
             return explain_correlation(name)
         return super().explain_metric(name, value)
-
-    # ----- Serving: `score` everywhere (ids and text in SavedModel, TFLite and ONNX).
-
-    tflite_signatures = ("score",)
-
-    @classmethod
-    def check_serving(cls, model, task_config):
-        super().check_serving(model, task_config)  # the options, checked
-        if model.output.shape[-1] != 1:
-            raise ValueError(f"Model {model.name!r} is a 'regression' model with {model.output.shape[-1]} "
-                             "outputs; a regression head has one (its score).")
-
-    @classmethod
-    def serving_outputs(cls, outputs, task_config):
-        return {"score": outputs[:, 0]}  # (batch, 1) -> (batch,)
-
-    @classmethod
-    def text_signatures(cls, module, task_config):
-        """`score`: `text_a` (and `text_b` for a pair model) -> `score` `[batch]`. A model trained with
-        `doc_stride`: the SavedModel's windows long texts and aggregates the windows' scores
-        (`serve_windows`); TFLite's truncates to `seq_length`."""
-        options = cls.options_of(task_config)
-        return text_signature(module, options, "score", lambda outputs: {"score": outputs["score"]},
-                              windowed=lambda text_a: {"score": serve_windows(module, text_a, options, "score")})
-

@@ -3,6 +3,7 @@
 import dataclasses
 
 from keras_bert.tasks.options import TaskOptions, option
+from keras_bert.tasks.serving import TaskServing
 from keras_bert.tasks.task import Task, freeze_pooler
 
 
@@ -23,6 +24,43 @@ class SquadTaskOptions(TaskOptions):
                 raise ValueError(f"{name}={getattr(self, name)} (--{name}) must be a positive number of pieces.")
 
 
+class SquadServing(TaskServing):
+    """A span labeler's serving: `start_logits`, `end_logits`; `answer` from question and context text
+    (SavedModel), one window's best span from ids (ONNX)."""
+
+    name = "squad"
+    Options = SquadTaskOptions
+    pads_text_to_seq_length = True  # squad_postprocess's n-best reads the padding positions too
+
+    @classmethod
+    def check_serving(cls, model, task_config):
+        super().check_serving(model, task_config)
+        squad_options(task_config)  # export's --doc_stride, ...: refused in one line naming the flag
+
+    def serving_outputs(self, outputs):
+        return {"start_logits": outputs["start_logits"], "end_logits": outputs["end_logits"]}
+
+    def text_signatures(self):
+        """`answer`: question + context in (long contexts in `doc_stride` windows), answer text and
+        character offsets out. Not in TFLite / ONNX: the offset and ragged ops, and Substr."""
+        import tensorflow as tf
+
+        from keras_bert.tasks import answer_signature
+
+        options = squad_options(self.task_config)
+        return {"answer": tf.function(
+            lambda question, context: answer_signature.answer(self, question, context, options),
+            autograph=False, input_signature=[tf.TensorSpec([None], tf.string, name="question"),
+                             tf.TensorSpec([None], tf.string, name="context")])}
+
+    def answer_outputs(self, inputs, outputs):
+        """One window's best span: `answer_start`, `answer_end`, `score`, `null_score`."""
+        from keras_bert.tasks import answer_signature
+
+        return answer_signature.span_from_ids(inputs, outputs["start_logits"], outputs["end_logits"],
+                                              squad_options(self.task_config))
+
+
 class SquadTask(Task):
     """Extractive question answering on SQuAD JSON files, scored by the official EM / F1.
 
@@ -40,6 +78,7 @@ class SquadTask(Task):
 
     name = "squad"
     Options = SquadTaskOptions
+    serving = SquadServing
 
     def fit_options(self, path):
         """`version_2_with_negative`, unless given: whether the training file has unanswerable questions."""
@@ -96,38 +135,6 @@ class SquadTask(Task):
             version_2_with_negative=any(e.is_impossible for e in examples) if v2 is None else v2)
         return squad_evaluate(predictions, examples)
 
-    pads_text_to_seq_length = True  # squad_postprocess's n-best reads the padding positions too
-
-    @classmethod
-    def check_serving(cls, model, task_config):
-        super().check_serving(model, task_config)
-        squad_options(task_config)  # export's --doc_stride, ...: refused in one line naming the flag
-
-    @classmethod
-    def serving_outputs(cls, outputs, task_config):
-        return {"start_logits": outputs["start_logits"], "end_logits": outputs["end_logits"]}
-
-    @classmethod
-    def text_signatures(cls, module, task_config):
-        """`answer`: question + context in (long contexts in `doc_stride` windows), answer text and
-        character offsets out. Not in TFLite / ONNX: the offset and ragged ops, and Substr."""
-        import tensorflow as tf
-
-        from keras_bert.tasks import answer_signature
-
-        options = squad_options(task_config)
-        return {"answer": tf.function(
-            lambda question, context: answer_signature.answer(module, question, context, options),
-            autograph=False, input_signature=[tf.TensorSpec([None], tf.string, name="question"),
-                             tf.TensorSpec([None], tf.string, name="context")])}
-
-    @classmethod
-    def answer_from_ids(cls, module, inputs, outputs, task_config):
-        """One window's best span: `answer_start`, `answer_end`, `score`, `null_score`."""
-        from keras_bert.tasks import answer_signature
-
-        return answer_signature.span_from_ids(inputs, outputs["start_logits"], outputs["end_logits"],
-                                              squad_options(task_config))
 
 
 def squad_options(task_config):

@@ -2,11 +2,10 @@
 
 import numpy as np
 
-from keras_bert.tasks.options import TaskOptions
-from keras_bert.tasks.serving import Serving
+from keras_bert.tasks.options import TaskOptions, check_option_names
 
 
-class Task(Serving):
+class Task:
     """Base class of the fine-tuning tasks; `finetune_task` drives one through `run_finetuning`.
 
     A task declares its options once (`Options`, a `TaskOptions` dataclass: flags, the model's
@@ -33,6 +32,7 @@ class Task(Serving):
 
     name = ""
     Options = TaskOptions
+    serving = None  # its `TaskServing` subclass (beside it in its module): how a model of this task is served
     # The fewest examples one loss may see (per replica and micro-batch), and why (for the refusal).
     MIN_BATCH_SIZE, MIN_BATCH_REASON = 1, ""
 
@@ -45,14 +45,7 @@ class Task(Serving):
     def check_options(cls, options, tasks=()):
         """Refuses, in one line, an option this task does not take (e.g. `max_query_length` for a
         classifier), naming the other `tasks` (Task classes) that take it."""
-        known = cls.options()
-        for name, value in options.items():
-            if name not in known:
-                owners = [t.name for t in tasks if name in t.options()]
-                raise ValueError(
-                    f"Option {name} (--{name} {value}) does not apply to task {cls.name!r}"
-                    + (f"; it is an option of {', '.join(owners)}" if owners else "")
-                    + f". {cls.name}'s options: {', '.join(known) or 'none'}.")
+        check_option_names(options, cls.name, cls.options(), tasks)
 
     def __init__(self, tokenizer, seq_length=None, batch_size=None, seed=None, **options):
         self._start(tokenizer, self.make_options(seq_length, batch_size, seed, **options))
@@ -186,23 +179,6 @@ class Task(Serving):
     def identity(self):
         """JSON-able settings a resumed run must share (besides the checkpoint and data)."""
         return self.options.identity()
-
-    # ----- Serving: what keras_bert.export asks of a model of this task (the hooks of `Serving`).
-
-    @classmethod
-    def check_serving(cls, model, task_config):
-        """Raises a one-line error if `task_config` cannot serve `model`; here: label names, when
-        the task has them, must name each output."""
-        options = cls.options_of(task_config, f"Model {model.name!r}")
-        if getattr(options, "labels", None) is not None:
-            check_labels(options.labels, model.output.shape[-1], f"{cls.name} model")
-
-    @classmethod
-    def serving_outputs(cls, outputs, task_config):
-        """The model's outputs as served from ids (TF ops; runs in the serving graph and eagerly)."""
-        import tensorflow as tf  # pylint: disable=import-outside-toplevel
-
-        return {"logits": outputs, "probabilities": tf.nn.softmax(outputs, axis=-1)}
 
 
 def freeze_pooler(model):

@@ -78,7 +78,7 @@ def entity_type_names(labels, outside=OUTSIDE):
     return [split_tag(tag, outside)[1] for tag in labels]
 
 
-def entities(module, text, labels, outside=OUTSIDE):
+def entities(serving, text, labels, outside=OUTSIDE):
     """`[b]` strings -> entity spans: the token classifier's first-piece tag of every word, decoded.
 
     Words are the tokenizer's (whitespace and punctuation split, `tokenize_with_offsets`);
@@ -87,10 +87,10 @@ def entities(module, text, labels, outside=OUTSIDE):
     `text[start:end]` in Python), `score` (float32 `[b, n]`: mean over the entity's words of the
     tag's probability) and `num_entities` (int32 `[b]`).
     """
-    ids, starts, ends = module.tokenizer.tokenize_with_offsets(text)  # [b, (w), (p)]
+    ids, starts, ends = serving.tokenizer.tokenize_with_offsets(text)  # [b, (w), (p)]
     pieces = join_rows(ids.row_splits, ids.values)  # [b, (p)]
-    inputs = module.preprocessor.pack([pieces])
-    probabilities = module.outputs_from_ids(inputs, by_length=True)["probabilities"]  # [b, seq, labels]
+    inputs = serving.preprocessor.pack([pieces])
+    probabilities = serving.outputs_from_ids(inputs, by_length=True)["probabilities"]  # [b, seq, labels]
     # Position of each word's first piece in the packed sequence: 1 + pieces before it in its text.
     word_lengths = ids.row_lengths(axis=2)  # [b, (w)]
     before = tf.cumsum(word_lengths.flat_values)  # [W] pieces up to and including each word
@@ -98,7 +98,7 @@ def entities(module, text, labels, outside=OUTSIDE):
     text_base = tf.gather(tf.concat([tf.zeros([1], tf.int64), tf.cumsum(tf.reduce_sum(word_lengths, axis=1))], 0),
                           word_lengths.value_rowids())  # pieces of the texts before this one
     first_piece = before - text_base + 1
-    fits = first_piece < module.seq_length - 1  # [CLS] ... [SEP]
+    fits = first_piece < serving.seq_length - 1  # [CLS] ... [SEP]
     index = tf.stack([word_lengths.value_rowids(), tf.where(fits, first_piece, 0)], axis=1)
     word_probs = tf.gather_nd(probabilities, index)  # [W, labels]
     tag = tf.where(fits, tf.argmax(word_probs, axis=-1, output_type=tf.int32), labels.index(outside)

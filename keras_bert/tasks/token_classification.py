@@ -6,6 +6,7 @@ import numpy as np
 
 from keras_bert.tasks.entity_tags import split_tag as _split_tag
 from keras_bert.tasks.options import TaskOptions, option
+from keras_bert.tasks.serving import TaskServing
 from keras_bert.tasks.task import Task, check_classes, collect, fitted_labels, freeze_pooler
 
 
@@ -20,6 +21,31 @@ class TokenClassificationOptions(TaskOptions):
             from keras_bert.text.label_names import label_vocabulary_names
 
             self._set("labels", label_vocabulary_names(self.labels))
+
+
+class TokenClassificationServing(TaskServing):
+    """A token classifier's serving: per-token `logits` and `probabilities`; `entities` from text (SavedModel)."""
+
+    name = "token_classification"
+    Options = TokenClassificationOptions
+
+    def text_signatures(self):
+        """`entities` (with label names): entity spans with character offsets into the text.
+
+        Not in TFLite: UnicodeDecodeWithOffsets, StringLength, LowerBound/UpperBound, RaggedRange,
+        RaggedGather, Substr, DenseBincount, UnsortedSegmentSum have no TFLite kernel; not in ONNX:
+        tf2onnx cannot convert tensorflow-text's word and offset ops.
+        """
+        import tensorflow as tf
+
+        from keras_bert.tasks import task_signatures
+
+        labels = self.options.labels
+        if labels is None:
+            return {}
+        return {"entities": tf.function(lambda text: task_signatures.entities(self, text, labels),
+                                        autograph=False,
+                                        input_signature=[tf.TensorSpec([None], tf.string, name="text")])}
 
 
 class TokenClassificationTask(Task):
@@ -38,6 +64,7 @@ class TokenClassificationTask(Task):
 
     name = "token_classification"
     Options = TokenClassificationOptions
+    serving = TokenClassificationServing
 
     def fit_options(self, path):
         """The tag vocabulary of the training file `path` (its tags, sorted), unless `labels` was given."""
@@ -76,24 +103,6 @@ class TokenClassificationTask(Task):
             collect(evaluation, 1), model.predict(evaluation, verbose=0), collect(evaluation, 2),
             self.labels, gold_tags=read_conll(path)[1])
 
-    @classmethod
-    def text_signatures(cls, module, task_config):
-        """`entities` (with label names): entity spans with character offsets into the text.
-
-        Not in TFLite: UnicodeDecodeWithOffsets, StringLength, LowerBound/UpperBound, RaggedRange,
-        RaggedGather, Substr, DenseBincount, UnsortedSegmentSum have no TFLite kernel; not in ONNX:
-        tf2onnx cannot convert tensorflow-text's word and offset ops.
-        """
-        import tensorflow as tf
-
-        from keras_bert.tasks import task_signatures
-
-        labels = cls.options_of(task_config).labels
-        if labels is None:
-            return {}
-        return {"entities": tf.function(lambda text: task_signatures.entities(module, text, labels),
-                                        autograph=False,
-                                        input_signature=[tf.TensorSpec([None], tf.string, name="text")])}
 
 
 def entity_spans(tags, outside="O"):

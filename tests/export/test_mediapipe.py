@@ -105,7 +105,7 @@ def embedder_and_probe(minilm_dir, lines, tmp_path_factory):
     """MiniLM as a TextEmbedder (the sentence embedder, task "embedding", where keras_bert has that task;
     else the encoder's pooled_output) and the ids probe, both run by MediaPipe in one fresh process."""
     from keras_bert.tasks import TASKS
-    from keras_bert.tasks.model_serving import serving_for
+    from keras_bert.tasks.registry import serving_for
 
     work = tmp_path_factory.mktemp("mediapipe_embedder")
     kind = "embedding" if "embedding" in TASKS else "encoder"
@@ -127,7 +127,7 @@ def test_text_embedder_equals_ours(embedder_and_probe, lines):
 
     model, output, tokenizer, _, embeddings, _ = embedder_and_probe
     ids = keras_bert.Preprocessor(tokenizer, SEQ_LENGTH)(tf.constant(lines))
-    ours = ServingModule(model, tokenizer, SEQ_LENGTH).outputs_from_ids(ids)[output].numpy()
+    ours = ServingModule(model, tokenizer, SEQ_LENGTH).serving.outputs_from_ids(ids)[output].numpy()
     cosine = np.sum(ours * embeddings, -1) / (np.linalg.norm(ours, axis=-1) * np.linalg.norm(embeddings, axis=-1))
     print(f"TextEmbedder vs our {output} on {len(lines)} lines: min cosine {cosine.min():.6f}")
     assert cosine.min() >= 0.999

@@ -30,9 +30,9 @@ def test_compare_tokenizers_counts_and_shows_the_texts_that_differ(tokenizer):
 
 
 def test_the_readme_names_the_task_the_labels_and_every_difference(tmp_path):
-    module = types.SimpleNamespace(labels=["neg", "pos"], seq_length=64)
+    serving = types.SimpleNamespace(labels=["neg", "pos"], seq_length=64)
     path = tmp_path / "README.md"
-    write_readme(path, "classifier", "probabilities", module, None)
+    write_readme(path, "classifier", "probabilities", serving, None)
     text = path.read_text(encoding="utf-8")
     assert text.startswith("# MediaPipe Tasks TextClassifier") and "['neg', 'pos']" in text
     assert "into `64` ids" in text and all(difference in text for difference in TOKENIZER_DIFFERENCES)

@@ -58,7 +58,7 @@ def test_dynamic_shapes_batch_1_to_16_seq_8_to_512(onnx_export, encoder, tokeniz
         mask = (np.arange(seq)[None, :] < lengths[:, None]).astype(np.int32)
         batches.append({"input_word_ids": ids * mask, "input_mask": mask,
                         "input_type_ids": (np.arange(seq)[None, :] >= lengths[:, None] // 2).astype(np.int32) * mask})
-    rows = check_onnx(ServingModule(encoder), onnx_export.extra["files"], id_batches=batches)
+    rows = check_onnx(ServingModule(encoder).serving, onnx_export.extra["files"], id_batches=batches)
     assert all(row.ok for row in rows), "\n".join(str(r) for r in rows if not r.ok)
     assert {row.signature for row in rows} == {"ids[1x8]", "ids[16x512]", "ids[3x77]"}
 

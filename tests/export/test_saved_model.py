@@ -40,7 +40,7 @@ def test_loads_with_only_tensorflow_and_tensorflow_text(classifier_export, tiny_
                           "keras_bert": any(m.startswith("keras_bert") for m in sys.modules)}}))
     """)
     module = ServingModule(tiny_classifier, tokenizer, seq_length=32)
-    ids = text_to_ids(module, texts)
+    ids = text_to_ids(module.serving, texts)
     (tmp_path / "ids.json").write_text(json.dumps({k: v.tolist() for k, v in ids.items()}))
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     env.pop("PYTHONPATH", None)
@@ -49,7 +49,7 @@ def test_loads_with_only_tensorflow_and_tensorflow_text(classifier_export, tiny_
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert not result["keras_bert"]
-    expected = keras_outputs(module, ids)["logits"]
+    expected = keras_outputs(module.serving, ids)["logits"]
     np.testing.assert_allclose(result["text"], expected, atol=1e-5)
     np.testing.assert_allclose(result["ids"], expected, atol=1e-5)
 
@@ -90,9 +90,9 @@ def test_wrong_dtype_is_a_clear_error(loaded):
 def test_empty_and_overlong_text_are_packed_and_truncated(loaded, tiny_classifier, tokenizer):
     texts = ["", " ".join(["the"] * 5000)]
     out = loaded.signatures["serving_default"](text_a=tf.constant(texts), text_b=tf.constant([], tf.string))
-    ids = text_to_ids(ServingModule(tiny_classifier, tokenizer, seq_length=32), texts)
+    ids = text_to_ids(ServingModule(tiny_classifier, tokenizer, seq_length=32).serving, texts)
     assert list(ids["input_mask"].sum(axis=1)) == [2, 32]  # [CLS] [SEP]; truncated to seq_length
-    expected = keras_outputs(ServingModule(tiny_classifier, tokenizer, seq_length=32), ids)["logits"]
+    expected = keras_outputs(ServingModule(tiny_classifier, tokenizer, seq_length=32).serving, ids)["logits"]
     np.testing.assert_allclose(out["logits"].numpy(), expected, atol=1e-5)
 
 

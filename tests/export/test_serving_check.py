@@ -86,7 +86,7 @@ def test_cpp_loader_runs_both_signatures_like_python(serving_check, classifier_e
     python = loaded.signatures["serving_default"](text_a=tf.constant(texts), text_b=tf.constant(pairs))
     np.testing.assert_allclose(cpp["logits"], python["logits"].numpy(), atol=1e-6)
 
-    ids = text_to_ids(ServingModule(tiny_classifier, tokenizer, seq_length=32), [t.decode() for t in texts])
+    ids = text_to_ids(ServingModule(tiny_classifier, tokenizer, seq_length=32).serving, [t.decode() for t in texts])
     proc, cpp = run(serving_check, export_dir, "serve_ids", ids, tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     python = loaded.signatures["serve_ids"](**{k: tf.constant(v) for k, v in ids.items()})

@@ -71,7 +71,7 @@ def test_pretrainer_needs_mask_id(tiny_config):
 
 def test_fill_mask_outputs_in_graph_match_keras(tiny_config, tokenizer):
     module = ServingModule(randomize(keras_bert.build_pretrainer(tiny_config), seed=3), tokenizer, top_k=3)
-    ids = sample_ids(module)
+    ids = sample_ids(module.serving)
     graph = module.serve_ids(**{"inputs": {k: tf.constant(v) for k, v in ids.items()}})
     positions = graph["masked_lm_positions"].numpy()
     # Each [MASK] position, in order, then -1 padding; top-k ids sorted by probability.
@@ -114,8 +114,8 @@ def test_a_pooled_head_is_served_with_the_last_layer_for_cls_only(tiny_config, t
 
     classifier = randomize(keras_bert.build_classifier(tiny_config, 3), seed=3)
     module = ServingModule(classifier, tokenizer, seq_length=32)
-    assert module.call_model is not module.call_keras_model
-    ids = {k: tf.constant(v) for k, v in sample_ids(module).items()}
+    assert module.serving.call_model.call_model is not module.serving.call_model.call_keras_model
+    ids = {k: tf.constant(v) for k, v in sample_ids(module.serving).items()}
     np.testing.assert_allclose(module.serve_ids(ids)["logits"], classifier(ids, training=False), atol=1e-5)
     encoder = randomize(keras_bert.build_encoder(tiny_config), seed=4)
     inputs = {name: keras.Input((None,), dtype="int32", name=name)

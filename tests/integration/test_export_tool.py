@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from keras_bert.export.serving_config import read_model_names
+from keras_bert.export.models_config import read_model_names
 from tests.conftest import ROOT, run_tool
 from tests.export.helpers import save_tiny_classifier
 

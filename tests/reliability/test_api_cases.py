@@ -164,11 +164,11 @@ def save_into(path_of, format="keras"):
 def export_fill_mask(which):
     def call(tmp):
         import keras_bert
-        from keras_bert.export import mask_filling
+        from keras_bert.export import fill_mask_client
 
         if which == "query":
-            return mask_filling.query_fill_mask(str(tmp / "no_model"), [])
-        return mask_filling.export_and_query_fill_mask(keras_bert.build_encoder(tiny_config()), _tokenizer(),
+            return fill_mask_client.query_fill_mask(str(tmp / "no_model"), [])
+        return fill_mask_client.export_and_query_fill_mask(keras_bert.build_encoder(tiny_config()), _tokenizer(),
                                                     "demo", base_dir=str(tmp))
     return call
 
@@ -375,7 +375,7 @@ def test_pretrainer_top_k_tokens_of_a_vocab_with_a_bom(tmp_path):
     (tmp_path / "vocab.txt").write_text("\ufeff" + "\n".join(vocab) + "\n", encoding="utf-8")
     module = ServingModule(keras_bert.build_pretrainer(tiny_config()), keras_bert.Tokenizer(str(tmp_path / "vocab.txt")),
                            seq_length=16)
-    tokens = module.vocab_table.lookup(__import__("tensorflow").constant([0, 1, 999], "int64")).numpy()
+    tokens = module.serving.vocab_table.lookup(__import__("tensorflow").constant([0, 1, 999], "int64")).numpy()
     assert [t.decode() for t in tokens] == ["[PAD]", vocab[1], vocab[999]]
 
 

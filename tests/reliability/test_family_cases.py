@@ -96,7 +96,7 @@ def test_every_family_reads_a_good_config_and_serves_its_base_model():
     64 usable positions, the default length where 128 does not fit (it picked 66)."""
     from keras_bert.export.exporter import default_seq_length
     from keras_bert.tasks.encoder_serving import EncoderServing
-    from keras_bert.tasks.model_serving import serving_for
+    from keras_bert.tasks.registry import serving_for
 
     assert {name: type(config_json(name)).__name__ for name in BASE}["modernbert"] == "ModernBertConfig"
     assert serving_for(tiny_modernbert()) is EncoderServing

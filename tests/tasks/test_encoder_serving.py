@@ -3,8 +3,9 @@
 import numpy as np
 
 import keras_bert
+from keras_bert.export.serving_module import build_serving
 from keras_bert.tasks.encoder_serving import EncoderServing
-from keras_bert.tasks.model_serving import serving_for
+from keras_bert.tasks.registry import serving_for
 from tests.models.tiny_bert import TINY, encoder_batch
 
 
@@ -12,7 +13,7 @@ def test_an_encoder_serves_its_pooled_and_sequence_outputs():
     encoder = keras_bert.build_encoder(TINY)
     assert serving_for(encoder) is EncoderServing
     outputs = encoder(encoder_batch(), training=False)
-    served = EncoderServing.serving_outputs(outputs, {})
+    served = build_serving(encoder, seq_length=8).serving_outputs(outputs)
     assert sorted(served) == ["pooled_output", "sequence_output"]
     np.testing.assert_array_equal(served["pooled_output"], outputs["pooled_output"])
     assert EncoderServing.single_text_output == ("embedder", "pooled_output")

@@ -4,7 +4,8 @@ import dataclasses
 
 import pytest
 
-from keras_bert.tasks.finetune import TASKS, finetune_task
+from keras_bert.tasks.finetune import finetune_task
+from keras_bert.tasks.registry import TASKS
 from keras_bert.training.run_config import RunConfig
 
 

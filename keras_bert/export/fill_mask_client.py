@@ -1,8 +1,10 @@
-"""Fill-in-the-mask with a pretrainer: the Keras model (eager, numpy) or its exported SavedModel.
+"""Fill-in-the-mask clients of a pretrainer: a SavedModel client (not an export format) and the Keras path.
 
-The Keras path runs the model eagerly on exactly `[CLS] text [SEP]`: 1.6-2.9 s for a tiny
+`query_fill_mask` asks an exported fill-mask SavedModel, as a client of TF Serving's would (the
+`serving_default` signature, raw text in); `export_and_query_fill_mask` exports one and asks it.
+`fill_mask` runs the Keras model eagerly on exactly `[CLS] text [SEP]`: 1.6-2.9 s for a tiny
 pretrainer, where going through `ServingModule`'s traced text signature took 35-79 s per
-call (loaded 2-core CPU). Both give the same answers (tests/export/test_fill_mask.py).
+call (loaded 2-core CPU). Both give the same answers (tests/export/test_fill_mask_client.py).
 """
 
 import os
@@ -11,7 +13,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_bert.export.saved_model import export_saved_model, next_version
-from keras_bert.export.serving_config import write_models_config
+from keras_bert.export.models_config import write_models_config
 from keras_bert.text.mask_token import mask_token_of, tokenize_keeping_masks
 from keras_bert.text.packer import pack_segments
 

@@ -3,7 +3,7 @@
 import pytest
 
 from keras_bert.export import write_models_config
-from keras_bert.export.serving_config import exported_models, read_model_names
+from keras_bert.export.models_config import exported_models, read_model_names
 
 
 def fake_export(base, name, version):

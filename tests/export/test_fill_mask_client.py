@@ -5,7 +5,7 @@ import pytest
 
 import keras_bert
 from keras_bert.export import ServingModule, export_and_query_fill_mask, fill_mask
-from keras_bert.export.serving_config import read_model_names
+from keras_bert.export.models_config import read_model_names
 from keras_bert.export.verify_reference import keras_outputs, text_to_ids
 from tests.export.helpers import randomize
 
@@ -43,7 +43,7 @@ def test_export_and_query_fill_mask(pretrainer, tokenizer, tmp_path):
     (answer,) = result["answers"]
     (predictions,) = answer  # one [MASK]
     module = ServingModule(pretrainer, tokenizer, seq_length=32, top_k=4)
-    expected = keras_outputs(module, text_to_ids(module, [query]))
+    expected = keras_outputs(module.serving, text_to_ids(module.serving, [query]))
     assert [token for token, _ in predictions] == [t.decode() for t in expected["top_k_tokens"][0, 0]]
     np.testing.assert_allclose([p for _, p in predictions], expected["top_k_probabilities"][0, 0], atol=1e-6)
     (keras_answer,) = fill_mask(pretrainer, tokenizer, [query], top_k=4)

@@ -1,5 +1,6 @@
-"""serving_for: every exported model's serving object comes from its class (or its task); export's task
-overrides are one mapping that the serving object's options check; capabilities are class data."""
+"""TASKS and serving_for: every exported model's serving class comes from its class (or its task's
+`serving`); export's task overrides are one mapping that the serving class's options check; capabilities are
+class data."""
 
 import pytest
 
@@ -7,7 +8,7 @@ import keras_bert
 from keras_bert.tasks import TASKS
 from keras_bert.tasks.encoder_serving import EncoderServing
 from keras_bert.tasks.masked_lm_serving import MaskedLMServing
-from keras_bert.tasks.model_serving import serving_for
+from keras_bert.tasks.registry import serving_for
 
 CONFIG = dict(vocab_size=120, hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32,
               max_position_embeddings=64)
@@ -21,34 +22,35 @@ def encoder():
 def test_the_model_class_or_its_task_chooses_the_serving_object(encoder):
     assert serving_for(encoder) is EncoderServing
     assert serving_for(keras_bert.build_pretrainer(keras_bert.BertConfig(**CONFIG))) is MaskedLMServing
-    assert serving_for(keras_bert.build_classifier(encoder, 2)) is TASKS["classification"]
-    assert serving_for(keras_bert.build_span_labeler(encoder)) is TASKS["squad"]
+    assert serving_for(keras_bert.build_classifier(encoder, 2)) is TASKS["classification"].serving
+    assert serving_for(keras_bert.build_span_labeler(encoder)) is TASKS["squad"].serving
     with pytest.raises(ValueError, match="does not say what it is"):
         serving_for(encoder.get_layer("pooler"))
 
 
 def test_task_overrides_are_one_mapping_checked_by_the_tasks_options(encoder):
     classifier = keras_bert.build_classifier(encoder, 3)
-    assert TASKS["classification"].serving_config(classifier, {"labels": [1, 2, 3]})["labels"] == ["1", "2", "3"]
+    classification = TASKS["classification"].serving
+    assert classification.checked_options(classifier, {"labels": [1, 2, 3]})["labels"] == ["1", "2", "3"]
     with pytest.raises(ValueError) as error:
-        TASKS["classification"].serving_config(classifier, {"max_answer_length": 5})
+        TASKS["classification"].serving.checked_options(classifier, {"max_answer_length": 5})
     assert "\n" not in str(error.value)
     assert "--max_answer_length 5" in str(error.value) and "'classification'" in str(error.value)
     with pytest.raises(ValueError, match="labels= has 2 names but the classification model has 3 outputs"):
-        TASKS["classification"].serving_config(classifier, {"labels": ["a", "b"]})
+        TASKS["classification"].serving.checked_options(classifier, {"labels": ["a", "b"]})
     squad = keras_bert.build_span_labeler(encoder)
-    assert TASKS["squad"].serving_config(squad, {"doc_stride": 16})["doc_stride"] == 16
+    assert TASKS["squad"].serving.checked_options(squad, {"doc_stride": 16})["doc_stride"] == 16
     with pytest.raises(ValueError, match=r"doc_stride=0 \(--doc_stride\) must be a positive number"):
-        TASKS["squad"].serving_config(squad, {"doc_stride": 0})  # the squad task's options refuse it
+        TASKS["squad"].serving.checked_options(squad, {"doc_stride": 0})  # the squad task's options refuse it
     with pytest.raises(ValueError, match=r"Option labels \(--labels \['a'\]\) does not apply to the encoder model"):
-        EncoderServing.serving_config(encoder, {"labels": ["a"]})
-    assert EncoderServing.serving_config(encoder, None) == {}
+        EncoderServing.checked_options(encoder, {"labels": ["a"]})
+    assert EncoderServing.checked_options(encoder, None) == {}
 
 
 def test_capabilities_are_declared_by_the_serving_objects():
     assert EncoderServing.single_text_output == ("embedder", "pooled_output")
-    assert TASKS["classification"].single_text_output == ("classifier", "probabilities")
-    assert TASKS["pair_classification"].single_text_output is None  # two texts: no MediaPipe classifier
-    assert TASKS["squad"].single_text_output is None and TASKS["squad"].pads_text_to_seq_length
+    assert TASKS["classification"].serving.single_text_output == ("classifier", "probabilities")
+    assert TASKS["pair_classification"].serving.single_text_output is None  # two texts: no MediaPipe classifier
+    assert TASKS["squad"].serving.single_text_output is None and TASKS["squad"].serving.pads_text_to_seq_length
     assert not MaskedLMServing.plain_text and not MaskedLMServing.text_pairs  # [MASK] kept whole, one text
-    assert all(TASKS[name].tflite_signatures for name in ("classification", "embedding", "regression"))
+    assert all(TASKS[name].serving.tflite_signatures for name in ("classification", "embedding", "regression"))
