@@ -159,7 +159,8 @@ def best_spans(start_logits, end_logits, start_ok, end_ok, options):
              & (e >= s) & (e - s + 1 <= options.max_answer_length))  # [W, k, k]
     pair_score = (tf.gather(start_logits, top_starts, batch_dims=1)[:, :, tf.newaxis]
                   + tf.gather(end_logits, top_ends, batch_dims=1)[:, tf.newaxis, :])
-    pair_score = tf.reshape(tf.where(valid, pair_score, -float("inf")), [-1, k * k])  # [W, k*k]
+    # The lowest float, not -inf, marks "no span": tf2onnx lowers a select as multiply-and-add, and -inf * 0 is NaN.
+    pair_score = tf.reshape(tf.where(valid, pair_score, tf.float32.min), [-1, k * k])  # [W, k*k]
     best_pair = tf.argmax(pair_score, axis=1, output_type=tf.int32)  # first best, as postprocess
     start = tf.gather(top_starts, best_pair // k, batch_dims=1)
     end = tf.gather(top_ends, best_pair % k, batch_dims=1)
@@ -175,18 +176,25 @@ def _found(best, null_score, options):
     return found
 
 
-def span_from_ids(inputs, start_logits, end_logits, options):
+def span_from_ids(inputs, start_logits, end_logits, options, sep_id=None, layout="bert"):
     """The answer of one-window features, in pieces: ids in, no tokenizer (the ONNX ids model).
 
-    The context is segment B (`input_type_ids` 1) without its closing `[SEP]`; every context
-    piece has its max context in a single window. Returns `answer_start`, `answer_end` (int32
-    `[b]` positions in the sequence, -1 for no answer), `score` and `null_score` (float32 `[b]`),
-    the numbers `squad_postprocess` decides by.
+    The context is segment B without its closing separator: with `sep_id` (the tokenizer's), the pieces after
+    the question's separators in `layout` (every family: RoBERTa and DistilBERT type B 0); without, the pieces
+    typed 1. Every context piece has its max context in a single window. Returns `answer_start`, `answer_end`
+    (int32 `[b]` positions in the sequence, -1 for no answer), `score` and `null_score` (float32 `[b]`), the
+    numbers `squad_postprocess` decides by.
     """
-    mask, types = inputs["input_mask"], inputs["input_type_ids"]
+    mask = inputs["input_mask"]
     position = tf.range(tf.shape(mask)[1])[tf.newaxis, :]  # [1, seq]
     last = tf.reduce_sum(mask, axis=1, keepdims=True) - 1  # [b, 1] the closing [SEP]
-    context = tf.equal(types, 1) & tf.equal(mask, 1) & (position < last)  # [b, seq]
+    if sep_id is None:
+        in_b = tf.equal(inputs["input_type_ids"], 1)
+    else:  # B starts after the first separator and the ones that follow it ([SEP]; RoBERTa's </s></s>)
+        first_sep = tf.argmax(tf.cast(tf.equal(inputs["input_word_ids"], sep_id), tf.int32), axis=1,
+                              output_type=tf.int32)[:, tf.newaxis]
+        in_b = position >= first_sep + pair_specials(layout)[0] - 1
+    context = in_b & tf.equal(mask, 1) & (position < last)  # [b, seq]
     start, end, best = best_spans(start_logits, end_logits, context, context, options)
     null_score = start_logits[:, 0] + end_logits[:, 0]
     found = _found(best, null_score, options)

@@ -57,8 +57,10 @@ class SquadServing(TaskServing):
         """One window's best span: `answer_start`, `answer_end`, `score`, `null_score`."""
         from keras_bert.tasks import answer_signature
 
-        return answer_signature.span_from_ids(inputs, outputs["start_logits"], outputs["end_logits"],
-                                              squad_options(self.task_config))
+        tokenizer = self.tokenizer  # None: an ids-only export, B read from the type ids
+        return answer_signature.span_from_ids(
+            inputs, outputs["start_logits"], outputs["end_logits"], squad_options(self.task_config),
+            sep_id=getattr(tokenizer, "sep_id", None), layout=getattr(tokenizer, "pair_layout", "bert"))
 
 
 class SquadTask(Task):

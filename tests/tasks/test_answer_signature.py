@@ -113,3 +113,32 @@ def test_onnx_best_span_equals_squad_postprocess(squad_model, tokenizer, tmp_pat
             same_ids += 1
             assert (result["answer_start"][0], result["answer_end"][0]) == (out["answer_start"][i], out["answer_end"][i])
     assert same_ids >= 3, same_ids
+
+
+def test_the_ids_answer_finds_b_by_its_separators_and_no_span_is_score_0_in_onnx():
+    """`span_from_ids` through tf2onnx + onnxruntime: a family that types B 0 (DistilBERT, RoBERTa) still answers
+    from B, found after the question's separators; a row with no B (one text) answers nothing with score 0 in
+    both (before: -inf marked no span, and tf2onnx's select, a multiply-and-add, made it NaN)."""
+    import onnxruntime
+    import tf2onnx
+
+    ids = np.array([[2, 7, 8, 3, 9, 10, 11, 3], [2, 7, 8, 3, 0, 0, 0, 0]], np.int32)  # [CLS]=2, [SEP]=3
+    inputs = {"input_word_ids": ids, "input_mask": (ids > 0).astype(np.int32), "input_type_ids": np.zeros_like(ids)}
+    logits = np.zeros((2, 8), np.float32)
+    logits[:, 1], logits[:, 5] = 5.0, 4.0  # the question's piece scores higher than B's: B must be found anyway
+
+    def answer(word_ids, mask, type_ids, start, end):
+        features = {"input_word_ids": word_ids, "input_mask": mask, "input_type_ids": type_ids}
+        return answer_signature.span_from_ids(features, start, end, SQUAD_OPTIONS, sep_id=3, layout="bert_one_type")
+
+    spec = [tf.TensorSpec([None, None], tf.int32)] * 3 + [tf.TensorSpec([None, None], tf.float32)] * 2
+    model, _ = tf2onnx.convert.from_function(tf.function(answer, input_signature=spec), input_signature=spec)
+    session = onnxruntime.InferenceSession(model.SerializeToString())
+    arguments = [inputs["input_word_ids"], inputs["input_mask"], inputs["input_type_ids"], logits, logits]
+    onnx = dict(zip([o.name for o in session.get_outputs()], session.run(None, dict(zip(
+        [i.name for i in session.get_inputs()], arguments)))))
+    eager = {name: value.numpy() for name, value in answer(*map(tf.constant, arguments)).items()}
+    for outputs in (eager, onnx):
+        by_name = {name.split(":")[0]: value for name, value in outputs.items()}
+        np.testing.assert_array_equal(by_name["answer_start"], [5, -1])
+        np.testing.assert_array_equal(by_name["score"], [8.0, 0.0])
