@@ -116,7 +116,10 @@ def test_a_keras_bert_model_saves_as_a_preset_keras_hub_loads(family, backbone_c
     backbone = getattr(keras_hub.models, backbone_class).from_preset(str(tmp_path))
     hub_tokenizer = getattr(keras_hub.models, tokenizer_class).from_preset(str(tmp_path))
     tokenizer = text_config.tokenizer()
-    assert tokenizer.tokenize(LINES).to_list() == [list(row) for row in hub_tokenizer(LINES)]
+    # keras-hub's XLMRobertaTokenizer reads a literal `<mask>` as text; keras_bert reads it as transformers does
+    # (its id: tests/text/test_sentencepiece_tokenizer.py), so XLM-R's ids are compared on the other lines.
+    lines = LINES if family == "roberta" else [line for line in LINES if "<mask>" not in line]
+    assert tokenizer.tokenize(lines).to_list() == [list(row) for row in hub_tokenizer(lines)]
     ids, mask = ids_of(tokenizer, LINES)
     assert difference(encoder, backbone, ids, mask) <= TOLERANCE
     with warnings.catch_warnings():
