@@ -14,6 +14,7 @@ from keras_bert.config import BertConfig
 from keras_bert.layers.masked_lm_head import MaskedLMHead
 from keras_bert.layers.modernbert_masked_lm_head import ModernBertMaskedLMHead
 from keras_bert.models.bert_encoder import BertEncoder
+from keras_bert.models.deberta_v3.deberta_v3_record import FAMILY_FIELDS as DEBERTA_V3_FIELDS
 from keras_bert.models.modernbert import ModernBertConfig, ModernBertEncoder
 from keras_bert.models.modernbert.modernbert_weights import POOLER_PREFIX, to_canonical, to_huggingface
 
@@ -250,7 +251,9 @@ XLM_ROBERTA = ModelFamily("xlm_roberta", ("xlm-roberta",), hf_prefix="roberta", 
                           keras_hub_tokenizer="XLMRobertaTokenizer", keras_hub_layout="token_and_position",
                           **_ROBERTA)
 
-FAMILIES = {family.name: family for family in (BERT, ROBERTA, XLM_ROBERTA, ELECTRA, DISTILBERT, MODERNBERT)}
+DEBERTA_V3 = ModelFamily("deberta_v3", **DEBERTA_V3_FIELDS)
+FAMILIES = {family.name: family for family in (BERT, ROBERTA, XLM_ROBERTA, ELECTRA, DISTILBERT, MODERNBERT,
+                                                DEBERTA_V3)}
 ENCODER_CLASSES = tuple(dict.fromkeys(family.encoder_class for family in FAMILIES.values()))
 
 

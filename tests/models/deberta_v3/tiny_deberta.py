@@ -1,0 +1,59 @@
+"""Seeded tiny Hugging Face DeBERTa-v3 folders (real `save_pretrained` output) and padded batches."""
+
+import numpy as np
+
+# DeBERTa-v3's settings at tiny sizes: relative attention in 16 log buckets over distances up to 64 (so
+# lengths 64 and 512 reach the buckets and the clipping), shared keys, c2p + p2c, no token types, no
+# absolute positions.
+TINY_HF = dict(vocab_size=100, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+               max_position_embeddings=512, relative_attention=True, position_buckets=16, max_relative_positions=64,
+               pos_att_type=["p2c", "c2p"], norm_rel_ebd="layer_norm", share_att_key=True,
+               position_biased_input=False, type_vocab_size=0, layer_norm_eps=1e-7, pad_token_id=0,
+               hidden_act="gelu", pooler_hidden_act="gelu")
+# DeBERTa-v2's other settings: exact relative positions (no buckets), own position projections, token types,
+# absolute positions, no LayerNorm on the relative table.
+V2_HF = dict(TINY_HF, position_buckets=-1, max_relative_positions=32, share_att_key=False, norm_rel_ebd="none",
+             position_biased_input=True, type_vocab_size=2)
+
+
+def save_seeded(folder, architecture="DebertaV2ForMaskedLM", seed=0, **overrides):
+    """Writes a seeded `transformers.<architecture>` of TINY_HF (+ overrides) to `folder`; every weight is
+    moved off its init (LayerNorm gains off 1, biases off 0) so each one shows in the outputs."""
+    import torch
+    import transformers
+
+    torch.manual_seed(seed)
+    config = transformers.DebertaV2Config(**dict(TINY_HF, **overrides))
+    model = getattr(transformers, architecture)(config).eval()
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(torch.randn_like(parameter) * 0.05)
+    model.save_pretrained(folder)
+    return folder
+
+
+def hf_outputs(folder, architecture, batch):
+    """The Hugging Face model's output for a keras_bert batch: `last_hidden_state` or logits (QA: start and
+    end stacked on the last axis), numpy."""
+    import torch
+    import transformers
+
+    model = getattr(transformers, architecture).from_pretrained(folder).eval()
+    ids = {"input_ids": batch["input_word_ids"], "attention_mask": batch["input_mask"],
+           "token_type_ids": batch["input_type_ids"]}
+    if architecture.endswith("ForMultipleChoice"):  # [batch, choices, seq]
+        ids = {name: value[None] for name, value in ids.items()}
+    with torch.no_grad():
+        out = model(**{name: torch.tensor(value, dtype=torch.long) for name, value in ids.items()})
+    if hasattr(out, "start_logits"):
+        return np.stack([out.start_logits.numpy(), out.end_logits.numpy()], -1)
+    return (out.logits if hasattr(out, "logits") else out.last_hidden_state).numpy()
+
+
+def padded_batch(seq, lengths, seed=0, vocab_size=100, type_vocab_size=0):
+    """Right-padded int32 encoder inputs: one row per length."""
+    rng = np.random.default_rng(seed)
+    mask = np.array([[1] * n + [0] * (seq - n) for n in lengths], "int32")
+    ids = rng.integers(3, vocab_size, (len(lengths), seq)).astype("int32") * mask
+    types = rng.integers(0, max(type_vocab_size, 1), (len(lengths), seq)).astype("int32") * mask
+    return {"input_word_ids": ids, "input_mask": mask, "input_type_ids": types}
