@@ -32,22 +32,23 @@ def save_seeded(folder, architecture="DebertaV2ForMaskedLM", seed=0, **overrides
     return folder
 
 
-def hf_outputs(folder, architecture, batch):
-    """The Hugging Face model's output for a keras_bert batch: `last_hidden_state` or logits (QA: start and
-    end stacked on the last axis), numpy."""
-    import torch
+def hf_model(folder, architecture):
+    """`transformers.<architecture>` of `folder`, in eval mode."""
     import transformers
 
-    model = getattr(transformers, architecture).from_pretrained(folder).eval()
-    ids = {"input_ids": batch["input_word_ids"], "attention_mask": batch["input_mask"],
-           "token_type_ids": batch["input_type_ids"]}
-    if architecture.endswith("ForMultipleChoice"):  # [batch, choices, seq]
-        ids = {name: value[None] for name, value in ids.items()}
+    return getattr(transformers, architecture).from_pretrained(folder).eval()
+
+
+def hf_outputs(model, batch):
+    """A transformers DeBERTa's outputs for a keras_bert batch (multiple choice: `[examples, choices, seq]`),
+    numpy by name (`last_hidden_state`, `logits`, `start_logits`, ...)."""
+    import torch
+
     with torch.no_grad():
-        out = model(**{name: torch.tensor(value, dtype=torch.long) for name, value in ids.items()})
-    if hasattr(out, "start_logits"):
-        return np.stack([out.start_logits.numpy(), out.end_logits.numpy()], -1)
-    return (out.logits if hasattr(out, "logits") else out.last_hidden_state).numpy()
+        out = model(input_ids=torch.tensor(batch["input_word_ids"], dtype=torch.long),
+                    attention_mask=torch.tensor(batch["input_mask"], dtype=torch.long),
+                    token_type_ids=torch.tensor(batch["input_type_ids"], dtype=torch.long))
+    return {name: value.numpy() for name, value in out.items() if isinstance(value, torch.Tensor)}
 
 
 def padded_batch(seq, lengths, seed=0, vocab_size=100, type_vocab_size=0):
