@@ -71,7 +71,7 @@ class ServingModule(tf.Module):
         self.task = self.serving.name  # for messages
         config = find_encoder(model).config
         self.vocab_size = config.vocab_size
-        self.type_vocab_size = getattr(config, "type_vocab_size", None)
+        self.type_vocab_size = getattr(config, "type_vocab_size", None) or None  # 0 (DeBERTa-v3): ids unread
         self.max_length = config.max_sequence_length  # RoBERTa: the rows after its offset
         self.seq_length = seq_length = checked_seq_length(config, tokenizer, seq_length)
         self.top_k = min(int(top_k), self.vocab_size or int(top_k))

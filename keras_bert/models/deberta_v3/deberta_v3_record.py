@@ -16,7 +16,7 @@ _CONTEXT_POOLER = (("pooler.dense.", "bert.pooler.dense."),)  # HF name prefix, 
 
 FAMILY_FIELDS = dict(
     model_types=MODEL_TYPES, config_class=DebertaV3Config, encoder_class=DebertaV3Encoder, hf_prefix="deberta",
-    hf_class_prefix="DebertaV2", pretraining_suffix="ForMaskedLM", next_sentence=False, tokenizer="sentencepiece",
+    hf_class_prefix="DebertaV2", pretraining_suffix="ForMaskedLM", next_sentence=False, tokenizer="spm",
     head_renames={"ForSequenceClassification": _CONTEXT_POOLER, "ForMultipleChoice": _CONTEXT_POOLER},
     pooler=False,  # DebertaV2Model has none: the ContextPooler is written in its head classes' files only
     base_pooler=False)

@@ -58,3 +58,26 @@ def padded_batch(seq, lengths, seed=0, vocab_size=100, type_vocab_size=0):
     ids = rng.integers(3, vocab_size, (len(lengths), seq)).astype("int32") * mask
     types = rng.integers(0, max(type_vocab_size, 1), (len(lengths), seq)).astype("int32") * mask
     return {"input_word_ids": ids, "input_mask": mask, "input_type_ids": types}
+
+
+def save_tokenizer(folder, lines):
+    """Trains a tiny DeBERTa-v3 style SentencePiece unigram model on `lines` ([PAD]=0, [CLS]=1, [SEP]=2,
+    [UNK]=3, 300 pieces) and saves it as transformers does (`DebertaV2Tokenizer`, converted from the spm.model:
+    tokenizer.json + tokenizer_config.json, [MASK] added as id 300); returns the tokenizer."""
+    import json
+    import os
+    import tempfile
+
+    import sentencepiece
+    import transformers
+
+    with tempfile.TemporaryDirectory() as source:
+        sentencepiece.SentencePieceTrainer.train(
+            sentence_iterator=iter(lines), model_prefix=os.path.join(source, "spm"), vocab_size=300,
+            model_type="unigram", pad_id=0, bos_id=1, eos_id=2, unk_id=3, pad_piece="[PAD]", bos_piece="[CLS]",
+            eos_piece="[SEP]", unk_piece="[UNK]", minloglevel=2)
+        with open(os.path.join(source, "tokenizer_config.json"), "w", encoding="utf-8") as f:
+            json.dump({"tokenizer_class": "DebertaV2Tokenizer", "model_max_length": 512}, f)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(source)
+    tokenizer.save_pretrained(folder)
+    return tokenizer
