@@ -18,15 +18,6 @@ BLOCK_PARTS = (("query_proj", "attention/self/query_proj"), ("key_proj", "attent
                ("output_dense", "output/dense"), ("output_layer_norm", "output/LayerNorm"))
 
 
-def as_deberta_config(config):
-    """Accepts a DebertaV3Config or its dict."""
-    if isinstance(config, DebertaV3Config):
-        return config
-    if isinstance(config, dict):
-        return DebertaV3Config.from_dict(config)
-    raise TypeError(f"Expected a DebertaV3Config or a dict, got {type(config).__name__}.")
-
-
 @keras.saving.register_keras_serializable(package="keras_bert")
 class DebertaV3Encoder(EncoderState, keras.Model):
     """DeBERTa-v3 (`DebertaV2Model`): embeddings + LayerNorm (zero on padding), `num_layers` disentangled
@@ -53,7 +44,7 @@ class DebertaV3Encoder(EncoderState, keras.Model):
     """
 
     def __init__(self, config, dtype=None, name="deberta_v3_encoder", text_config=None, packed=False, **kwargs):
-        config = as_deberta_config(config)
+        config = DebertaV3Config.from_dict(config) if isinstance(config, dict) else config  # a saved one
         if packed:
             raise ValueError("DebertaV3Encoder does not take packed rows; pretrain DeBERTa without "
                              "--pack_sequences.")
