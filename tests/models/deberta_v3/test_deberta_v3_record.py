@@ -78,3 +78,36 @@ def test_deberta_is_one_family_record():
     assert family_of(DebertaV3Config(vocab_size=10, hidden_size=8, num_layers=1, num_heads=2)) is family
     with pytest.raises(ValueError, match="keras_bert reads model_type .*'deberta-v2'"):
         family_for_model_type("deberta")
+
+
+def test_keras_hub_backbone_with_the_layout_equals_the_encoder(deberta_folders):
+    """keras-hub's DebertaV3Backbone filled through `keras_hub_variables` computes our sequence_output on real
+    tokens (its padded rows differ: it does not zero them); its relative span is its max_sequence_length."""
+    keras_hub = pytest.importorskip("keras_hub")
+    from keras_bert.checkpoints.keras_hub_layouts import google_shape
+    from keras_bert.models.deberta_v3.deberta_v3_record import keras_hub_variables
+    from tests.models.deberta_v3.tiny_deberta import save_seeded
+
+    folder = save_seeded(str(deberta_folders["Model"]) + "_keras_hub", "DebertaV2Model", seed=9,
+                         max_relative_positions=-1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        encoder = load_checkpoint(folder)
+    config = encoder.config
+    backbone = keras_hub.models.DebertaV3Backbone(
+        vocabulary_size=config.vocab_size, num_layers=config.num_layers, num_heads=config.num_heads,
+        hidden_dim=config.hidden_size, intermediate_dim=config.intermediate_size, dropout=0.0,
+        max_sequence_length=config.max_position_embeddings, bucket_size=config.position_buckets)
+    ours = {name: keras.ops.convert_to_numpy(variable) for name, variable, _ in encoder.named_variables()}
+    layout = keras_hub_variables(backbone)
+    assert len(layout) == len(backbone.weights)
+    for name, variable in layout:
+        assert google_shape(name, np.zeros(variable.shape), config.hidden_size).shape == ours[name].shape, name
+        variable.assign(ours[name].reshape(variable.shape))
+    for seq in (8, 512):
+        batch = padded_batch(seq, (seq, seq // 2 + 1), seed=seq)
+        mine = keras.ops.convert_to_numpy(encoder(batch)["sequence_output"])
+        theirs = keras.ops.convert_to_numpy(backbone({"token_ids": batch["input_word_ids"],
+                                                      "padding_mask": batch["input_mask"]}))
+        mask = batch["input_mask"].astype(bool)
+        assert float(np.abs(mine - theirs)[mask].max()) <= TOLERANCE, seq
