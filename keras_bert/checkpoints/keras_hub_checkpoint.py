@@ -30,7 +30,7 @@ ASSETS = os.path.join("assets", "tokenizer")
 VOCAB_ASSET = os.path.join(ASSETS, "vocabulary.txt")
 # keras-hub's tokenizers' asset files, by tokenizer kind (BertTokenizer, RobertaTokenizer, XLMRobertaTokenizer).
 TOKENIZER_ASSETS = {"wordpiece": ("vocabulary.txt",), "byte_bpe": ("vocabulary.json", "merges.txt"),
-                "sentencepiece": ("vocabulary.spm",)}
+                "sentencepiece": ("vocabulary.spm",), "spm": ("vocabulary.spm",)}
 
 
 def _keras_hub():
@@ -74,6 +74,7 @@ _TOKENIZER_ARGUMENTS = {
                                 special_tokens_in_strings=not c.split_special_tokens),
     "byte_bpe": lambda c: dict(vocabulary=c.vocab_file, merges=c.merges_file),
     "sentencepiece": lambda c: dict(proto=c.vocab_file),
+    "spm": lambda c: dict(proto=c.vocab_file),
 }
 
 

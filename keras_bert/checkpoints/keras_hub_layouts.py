@@ -5,6 +5,7 @@ A family record names its keras-hub backbone class and layout (`ModelFamily.kera
 
 - "segment_embedding" (`BertBackbone`): token, segment and position embeddings, a pooler; tanh GELU,
   LayerNorm epsilon 1e-12.
+- "disentangled" (`DebertaV3Backbone`): DeBERTa-v3's (`keras_bert/models/deberta_v3/`), no pooler.
 - "token_and_position" (`RobertaBackbone`, `XLMRobertaBackbone`): token and position embeddings only, the
   positions from row 0 (Hugging Face's start after `padding_idx + 1`), no pooler; exact GELU, epsilon 1e-5.
   The one token type row a Hugging Face RoBERTa adds to every token is folded into the position rows on
@@ -18,6 +19,8 @@ import numpy as np
 
 from keras_bert.config import BertConfig
 from keras_bert.models.bert_encoder import block_variables
+from keras_bert.models.deberta_v3.deberta_v3_config import DebertaV3Config
+from keras_bert.models.deberta_v3.deberta_v3_record import keras_hub_variables
 
 POSITIONS, TOKEN_TYPES = "bert/embeddings/position_embeddings", "bert/embeddings/token_type_embeddings"
 _POOLER = "bert/pooler/"
@@ -135,6 +138,38 @@ def _roberta_check(config, source):
                          "no token types (one at most can be folded in). Save it as 'huggingface' or 'keras'.")
 
 
+def _deberta_kwargs(config):
+    return dict(_roberta_kwargs(config), max_sequence_length=config.max_position_embeddings,
+                bucket_size=config.position_buckets)
+
+
+def _deberta_config(backbone, family, source):  # pylint: disable=unused-argument
+    return DebertaV3Config(
+        vocab_size=backbone.vocabulary_size, hidden_size=backbone.hidden_dim, num_layers=backbone.num_layers,
+        num_heads=backbone.num_heads, intermediate_size=backbone.intermediate_dim, dropout_rate=backbone.dropout,
+        attention_dropout_rate=backbone.dropout, max_position_embeddings=backbone.max_sequence_length,
+        position_buckets=backbone.bucket_size)
+
+
+def _deberta_check(config, source):
+    """keras-hub's DebertaV3Backbone is v3's shape only: one line naming the first setting it cannot hold."""
+    v3 = DebertaV3Config(vocab_size=1, hidden_size=config.hidden_size, num_layers=1, num_heads=config.num_heads)
+    for name in ("relative_attention", "max_distance", "pos_att_type", "share_att_key", "norm_rel_ebd",
+                 "position_biased_input", "type_vocab_size", "hidden_act"):
+        expected = config.max_position_embeddings if name == "max_distance" else getattr(v3, name)
+        if getattr(config, name) != expected or (name == "relative_attention" and config.position_buckets <= 0):
+            raise ValueError(f"{source} has {name}={getattr(config, name)!r} (position_buckets="
+                             f"{config.position_buckets}); keras-hub's DebertaV3Backbone holds DeBERTa-v3's "
+                             f"{name}={expected!r} only. Save it as 'huggingface' or 'keras'.")
+
+
+def _deberta_write(weights, config, source):
+    if _POOLER + "dense/kernel" in weights:
+        warnings.warn(f"{source}: keras-hub's DebertaV3Backbone has no pooler; its weights (pooled_output) are not "
+                      "written. Save it as 'huggingface' or 'keras' to keep them.", UserWarning, stacklevel=4)
+    return weights
+
+
 @dataclasses.dataclass(frozen=True)
 class KerasHubLayout:
     """One keras-hub backbone layout.
@@ -175,6 +210,9 @@ LAYOUTS = {
         sizes={"vocabulary_size": (_EMBEDDING + "token_embedding/vars/0", 0),
                "hidden_dim": (_EMBEDDING + "token_embedding/vars/0", 1),
                "max_sequence_length": (_EMBEDDING + "position_embedding/vars/0", 0)}),
+    "disentangled": KerasHubLayout(  # DebertaV3Backbone: its layer names in models/deberta_v3/
+        keras_hub_variables, _deberta_kwargs, _deberta_config, _deberta_check, 1e-7, "gelu",
+        from_canonical=_deberta_write),
 }
 
 

@@ -19,7 +19,8 @@ FAMILY_FIELDS = dict(
     hf_class_prefix="DebertaV2", pretraining_suffix="ForMaskedLM", next_sentence=False, tokenizer="spm",
     head_renames={"ForSequenceClassification": _CONTEXT_POOLER, "ForMultipleChoice": _CONTEXT_POOLER},
     pooler=False,  # DebertaV2Model has none: the ContextPooler is written in its head classes' files only
-    base_pooler=False)
+    base_pooler=False, keras_hub_backbone="DebertaV3Backbone", keras_hub_tokenizer="DebertaV3Tokenizer",
+    keras_hub_layout="disentangled")
 
 # keras-hub's `DebertaV3Backbone` (no pooler, positions bucketed to max_sequence_length): its layers by canonical
 # name, one rule a layer (attention kernels per head, `[hidden, heads, head_size]`: reshaped, as BERT's).
@@ -35,7 +36,7 @@ KERAS_HUB_BLOCK_PARTS = (("self_attention_layer/query", "attention/self/query_pr
 
 def keras_hub_variables(backbone):
     """`[(canonical name, keras-hub variable)]` of a `keras_hub.models.DebertaV3Backbone` (the layout a
-    keras-hub preset reader and writer needs; not wired into checkpoints/ yet)."""
+    keras-hub preset reader and writer need: `checkpoints/keras_hub_layouts.py`'s "disentangled")."""
     by_path = {variable.path: variable for variable in backbone.weights}
     entries = [("bert/embeddings/word_embeddings", "token_embedding/embeddings"),
                ("bert/embeddings/LayerNorm/gamma", "embeddings_layer_norm/gamma"),

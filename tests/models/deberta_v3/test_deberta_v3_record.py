@@ -80,34 +80,34 @@ def test_deberta_is_one_family_record():
         family_for_model_type("deberta")
 
 
-def test_keras_hub_backbone_with_the_layout_equals_the_encoder(deberta_folders):
-    """keras-hub's DebertaV3Backbone filled through `keras_hub_variables` computes our sequence_output on real
-    tokens (its padded rows differ: it does not zero them); its relative span is its max_sequence_length."""
+def test_keras_hub_presets_both_ways(tmp_path, shakespeare_files):
+    """save_checkpoint(format="keras_hub") writes a DebertaV3Backbone + DebertaV3Tokenizer preset that keras-hub
+    loads to our sequence_output on real tokens (its padded rows differ: it does not zero them) and our ids;
+    load_checkpoint reads the preset back to the same outputs and an "spm" text contract."""
     keras_hub = pytest.importorskip("keras_hub")
-    from keras_bert.checkpoints.keras_hub_layouts import google_shape
-    from keras_bert.models.deberta_v3.deberta_v3_record import keras_hub_variables
-    from tests.models.deberta_v3.tiny_deberta import save_seeded
+    from keras_bert.text.text_config import TextConfig
+    from tests.models.deberta_v3.tiny_deberta import save_seeded, save_tokenizer
 
-    folder = save_seeded(str(deberta_folders["Model"]) + "_keras_hub", "DebertaV2Model", seed=9,
-                         max_relative_positions=-1)
+    with open(shakespeare_files[0], encoding="utf-8") as f:
+        lines = [line for line in f.read().splitlines() if line.strip()][:2000]
+    folder = save_seeded(str(tmp_path / "hf"), "DebertaV2Model", seed=9, vocab_size=301, max_relative_positions=-1)
+    save_tokenizer(folder, lines)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         encoder = load_checkpoint(folder)
-    config = encoder.config
-    backbone = keras_hub.models.DebertaV3Backbone(
-        vocabulary_size=config.vocab_size, num_layers=config.num_layers, num_heads=config.num_heads,
-        hidden_dim=config.hidden_size, intermediate_dim=config.intermediate_size, dropout=0.0,
-        max_sequence_length=config.max_position_embeddings, bucket_size=config.position_buckets)
-    ours = {name: keras.ops.convert_to_numpy(variable) for name, variable, _ in encoder.named_variables()}
-    layout = keras_hub_variables(backbone)
-    assert len(layout) == len(backbone.weights)
-    for name, variable in layout:
-        assert google_shape(name, np.zeros(variable.shape), config.hidden_size).shape == ours[name].shape, name
-        variable.assign(ours[name].reshape(variable.shape))
+        save_checkpoint(encoder, str(tmp_path / "preset"), format="keras_hub")  # warns: no pooler there
+        back = load_checkpoint(str(tmp_path / "preset"))
+    assert isinstance(back, DebertaV3Encoder) and back.text_config.kind == "spm"
+    backbone = keras_hub.models.DebertaV3Backbone.from_preset(str(tmp_path / "preset"))
+    tokenizer = keras_hub.models.DebertaV3Tokenizer.from_preset(str(tmp_path / "preset"))
+    ours = TextConfig.from_dir(folder).tokenizer()
+    assert [list(map(int, tokenizer(line))) for line in lines[:20]] == ours.tokenize(lines[:20]).to_list()
     for seq in (8, 512):
         batch = padded_batch(seq, (seq, seq // 2 + 1), seed=seq)
         mine = keras.ops.convert_to_numpy(encoder(batch)["sequence_output"])
         theirs = keras.ops.convert_to_numpy(backbone({"token_ids": batch["input_word_ids"],
                                                       "padding_mask": batch["input_mask"]}))
+        again = keras.ops.convert_to_numpy(back(batch)["sequence_output"])
         mask = batch["input_mask"].astype(bool)
         assert float(np.abs(mine - theirs)[mask].max()) <= TOLERANCE, seq
+        assert float(np.abs(mine - again).max()) <= TOLERANCE, seq
