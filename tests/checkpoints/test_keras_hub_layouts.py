@@ -18,7 +18,7 @@ ROBERTA = keras_bert.BertConfig(vocab_size=40, hidden_size=8, num_layers=1, num_
 
 def test_every_family_with_a_keras_hub_backbone_names_a_layout():
     named = {f.name: f.keras_hub_layout for f in FAMILIES.values() if f.keras_hub_backbone}
-    assert set(named) == {"bert", "roberta", "xlm_roberta"} and set(named.values()) <= set(LAYOUTS)
+    assert set(named) == {"bert", "roberta", "xlm_roberta", "deberta_v3"} and set(named.values()) <= set(LAYOUTS)
 
 
 def test_roberta_positions_fold_the_token_type_and_read_back_after_the_offset():
