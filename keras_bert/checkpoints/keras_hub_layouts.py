@@ -110,11 +110,15 @@ def _roberta_read(weights, config):
                             TOKEN_TYPES: np.zeros((1, positions.shape[1]), positions.dtype)})
 
 
+def _warn_no_pooler(weights, source, backbone):
+    if _POOLER + "dense/kernel" in weights:
+        warnings.warn(f"{source}: keras-hub's {backbone} has no pooler; its weights (pooled_output) are not "
+                      "written. Save it as 'huggingface' or 'keras' to keep them.", UserWarning, stacklevel=5)
+
+
 def _roberta_write(weights, config, source):
     """keras-hub's position rows: the model's from its offset on, plus its one token type row."""
-    if _POOLER + "dense/kernel" in weights:
-        warnings.warn(f"{source}: keras-hub's RobertaBackbone has no pooler; its weights (pooled_output) are not "
-                      "written. Save it as 'huggingface' or 'keras' to keep them.", UserWarning, stacklevel=4)
+    _warn_no_pooler(weights, source, "RobertaBackbone")
     start = config.position_offset
     rows = weights[POSITIONS][start:start + config.max_sequence_length]
     return dict(weights, **{POSITIONS: rows + weights[TOKEN_TYPES][0]})
@@ -163,10 +167,8 @@ def _deberta_check(config, source):
                              f"{name}={expected!r} only. Save it as 'huggingface' or 'keras'.")
 
 
-def _deberta_write(weights, config, source):
-    if _POOLER + "dense/kernel" in weights:
-        warnings.warn(f"{source}: keras-hub's DebertaV3Backbone has no pooler; its weights (pooled_output) are not "
-                      "written. Save it as 'huggingface' or 'keras' to keep them.", UserWarning, stacklevel=4)
+def _deberta_write(weights, config, source):  # pylint: disable=unused-argument
+    _warn_no_pooler(weights, source, "DebertaV3Backbone")
     return weights
 
 
