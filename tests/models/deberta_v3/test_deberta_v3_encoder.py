@@ -1,7 +1,7 @@
-"""DebertaV3Encoder equals transformers' DebertaV2Model on seeded folders (DeBERTa-v3's settings, and v2's: no
-buckets, own position projections, token types, absolute positions) at lengths 8 and 512 with padding rows (64: every head,
-test_deberta_v3_record.py);
-its config round trip; packed rows refused in one line."""
+"""DebertaV3Encoder equals transformers' DebertaV2Model on seeded folders with padding rows: DeBERTa-v3's settings
+at length 512 (the one test at 512), v2's (no buckets, own position projections, token types, absolute positions)
+at 64, past its relative span (every head at 64: test_deberta_v3_converter.py); its config round trip; packed rows
+refused in one line."""
 
 import warnings
 
@@ -24,10 +24,10 @@ def load(folder):
 
 def test_sequence_output_equals_debertav2model_with_and_without_buckets(deberta_folders, tmp_path):
     v2 = save_seeded(str(tmp_path), "DebertaV2Model", seed=7, **V2_HF)
-    for folder, lengths in ((deberta_folders["Model"], (8, 512)), (v2, (512,))):
+    for folder, lengths in ((deberta_folders["Model"], (512,)), (v2, (64,))):
         encoder, reference = load(folder), hf_model(folder, "DebertaV2Model")
         assert isinstance(encoder, DebertaV3Encoder)
-        for seq in lengths:  # 512: distances past the buckets' and the span's ends
+        for seq in lengths:  # distances past the buckets' (v3) and the span's (v2) ends
             batch = padded_batch(seq, (seq, seq // 2 + 1), seed=seq, type_vocab_size=encoder.config.type_vocab_size)
             ours = to_numpy(encoder(batch)["sequence_output"])
             theirs = hf_outputs(reference, batch)["last_hidden_state"]
