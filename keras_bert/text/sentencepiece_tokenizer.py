@@ -47,7 +47,7 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
     # A capability the export formats read: no TFLite kernel, ONNX op or MediaPipe tokenizer runs this
     # tokenizer's ops (not converted), so TFLite and ONNX carry token ids only and MediaPipe refuses it.
     portable_text_ops = False
-    # The literal special tokens `tokenize` splits out (a regex), or None: they read as text.
+    # The literal special tokens `tokenize` splits out (a regex; `special_ids` gives each its id).
     special_pattern = _SPECIAL_PATTERN
 
     def __init__(self, model_file, text_config=None):
@@ -98,13 +98,15 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
         library segments the whole text, linear in its length (1 MB in ~0.4 s, a fifth of Hugging Face's)."""
         del max_pieces
         texts = _valid(texts)
-        if self.special_pattern is None:  # literal special tokens read as text
-            return tf.ragged.map_flat_values(self._from_spm, self._sp.tokenize(texts))
         special = tf.strings.regex_full_match(texts, f"(?s).*(?:{self.special_pattern}).*")  # [b]
         plain_index, special_index = tf.where(~special)[:, 0], tf.where(special)[:, 0]
         plain = tf.ragged.map_flat_values(self._from_spm, self._sp.tokenize(tf.gather(texts, plain_index)))
         ids = tf.concat([plain, self._with_specials(tf.gather(texts, special_index))], 0)
         return tf.gather(ids, tf.math.invert_permutation(tf.concat([plain_index, special_index], 0)))
+
+    def special_ids(self):
+        """`{literal special token: its id}` of every special `special_pattern` matches but the mask token."""
+        return _SPECIALS
 
     def _with_specials(self, texts):
         """`tokenize` of texts holding a literal special token: `[b]` -> `[b, (pieces)]`."""
@@ -116,7 +118,7 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
         pieces = tf.ragged.map_flat_values(self._from_spm, self._sp.tokenize(tf.where(is_special, "", flat)))
         token = tf.strings.strip(flat)  # `<mask>` without the whitespace it took
         special_id = tf.cast(self.mask_id, tf.int32)
-        for name, i in _SPECIALS.items():
+        for name, i in self.special_ids().items():
             special_id = tf.where(tf.equal(token, name), i, special_id)
         specials = tf.RaggedTensor.from_row_lengths(tf.boolean_mask(special_id, is_special),
                                                     tf.cast(is_special, tf.int64))  # [S, (0 or 1)]

@@ -9,8 +9,9 @@ MASK_TOKEN = "[MASK]"
 class SpmTokenizer(SentencepieceTokenizer):
     """DeBERTa-v3's SentencePiece (`spm.model`) in the TensorFlow graph: ids are SentencePiece's own, its
     pieces `[PAD]` (0), `[CLS]` (1), `[SEP]` (2), `[UNK]` (3) are the specials, and `[MASK]` is appended
-    after the pieces (as transformers' `DebertaV2Tokenizer` adds it). Pairs pack as BERT's,
-    `[CLS] A [SEP] B [SEP]`. Segmentation, offsets and detokenizing are `SentencepieceTokenizer`'s.
+    after the pieces (as transformers' `DebertaV2Tokenizer` adds it); a literal special token in text is its id, as
+    transformers reads it. Pairs pack as BERT's, `[CLS] A [SEP] B [SEP]`. Segmentation, offsets and detokenizing
+    are `SentencepieceTokenizer`'s.
 
     Args:
         model_file: the SentencePiece model (`spm.model`).
@@ -22,7 +23,7 @@ class SpmTokenizer(SentencepieceTokenizer):
 
     pair_layout = "bert"
     mask_token = MASK_TOKEN
-    special_pattern = None  # a literal `[MASK]` in text reads as text
+    special_pattern = r"\[PAD\]|\[CLS\]|\[SEP\]|\[UNK\]|[\s\p{Z}]*\[MASK\]"  # as transformers splits them out
 
     def _vocabulary(self, spm_pieces):
         for name, token in SPECIALS.items():
@@ -32,6 +33,9 @@ class SpmTokenizer(SentencepieceTokenizer):
             setattr(self, name, spm_pieces.index(token))
         self.mask_id = len(spm_pieces)
         return (*spm_pieces, MASK_TOKEN)
+
+    def special_ids(self):
+        return {token: getattr(self, name) for name, token in SPECIALS.items()}
 
     def _from_spm(self, spm_ids):
         return spm_ids

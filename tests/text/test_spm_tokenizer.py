@@ -27,7 +27,8 @@ def test_ids_equal_autotokenizer_and_the_contract_goes_back(lines, tmp_path):
         reference.pad_token_id, reference.cls_token_id, reference.sep_token_id, reference.unk_token_id,
         reference.mask_token_id, len(reference))
     assert (tokenizer.pair_layout, tokenizer.mask_token) == ("bert", "[MASK]")
-    texts = lines[:400] + ["  Hello,   WORLD! ", "ÄÖÜ ﬁ café", "tab\there", ""]
+    texts = lines[:400] + ["  Hello,   WORLD! ", "ÄÖÜ ﬁ café", "tab\there", "", "the [MASK] is", "x[MASK]y",
+                           "a [CLS] b [SEP] c[UNK] [PAD]", "[MASK][MASK]  [MASK]"]  # literal specials: their ids
     ours = tokenizer.tokenize(texts).to_list()
     assert ours == [reference(text, add_special_tokens=False)["input_ids"] for text in texts]
     assert [t.decode() for t in tokenizer.detokenize(tokenizer.tokenize(["To be, or not"])).numpy()] == [
