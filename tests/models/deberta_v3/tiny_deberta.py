@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from tests.models.seeded_pretrained import save_seeded_pretrained
+
 # DeBERTa-v3's settings at tiny sizes: relative attention in 16 log buckets over distances up to 64 (so
 # lengths 64 and 512 reach the buckets and the clipping), shared keys, c2p + p2c, no token types, no
 # absolute positions.
@@ -17,19 +19,8 @@ V2_HF = dict(TINY_HF, position_buckets=-1, max_relative_positions=32, share_att_
 
 
 def save_seeded(folder, architecture="DebertaV2ForMaskedLM", seed=0, **overrides):
-    """Writes a seeded `transformers.<architecture>` of TINY_HF (+ overrides) to `folder`; every weight is
-    moved off its init (LayerNorm gains off 1, biases off 0) so each one shows in the outputs."""
-    import torch
-    import transformers
-
-    torch.manual_seed(seed)
-    config = transformers.DebertaV2Config(**dict(TINY_HF, **overrides))
-    model = getattr(transformers, architecture)(config).eval()
-    with torch.no_grad():
-        for parameter in model.parameters():
-            parameter.add_(torch.randn_like(parameter) * 0.05)
-    model.save_pretrained(folder)
-    return folder
+    """`folder` holding a seeded `transformers.<architecture>` of TINY_HF (+ overrides): `save_seeded_pretrained`."""
+    return save_seeded_pretrained(folder, "DebertaV2Config", architecture, seed, **dict(TINY_HF, **overrides))
 
 
 def hf_model(folder, architecture):
