@@ -21,6 +21,7 @@ from keras_bert.checkpoints.weight_map import model_weights
 from keras_bert.config import read_json
 from keras_bert.models.families import FAMILIES, family_of
 from keras_bert.text.text_config import TextConfig
+from keras_bert.text.tokenizer_kinds import KERAS_HUB_ASSETS
 
 CONFIG_NAME = "config.json"
 WEIGHTS_NAME = "model.weights.h5"
@@ -28,9 +29,7 @@ TOKENIZER_NAME = "tokenizer.json"
 ASSETS = os.path.join("assets", "tokenizer")
 VOCAB_ASSET = os.path.join(ASSETS, "vocabulary.txt")
 _BLOCKS = "layers/transformer_encoder"  # the h5 group of the first block (`_1`, `_2`... the others)
-# keras-hub's tokenizers' asset files, by tokenizer kind (BertTokenizer, RobertaTokenizer, XLMRobertaTokenizer).
-TOKENIZER_ASSETS = {"wordpiece": ("vocabulary.txt",), "byte_bpe": ("vocabulary.json", "merges.txt"),
-                "sentencepiece": ("vocabulary.spm",)}
+TOKENIZER_ASSETS = KERAS_HUB_ASSETS  # keras-hub's tokenizers' asset files, as each tokenizer kind declares them
 
 
 def _keras_hub():
@@ -90,13 +89,13 @@ def _family_layout(config, source):
     return family, family.keras_hub
 
 
-# keras-hub's tokenizer class arguments for a text contract, by its kind (BertTokenizer, RobertaTokenizer,
-# XLMRobertaTokenizer).
+# keras-hub's tokenizer class arguments for a text contract, by its kind's first asset (BertTokenizer's
+# vocabulary, RobertaTokenizer's vocabulary + merges, a SentencePiece tokenizer's proto).
 _TOKENIZER_ARGUMENTS = {
-    "wordpiece": lambda c: dict(vocabulary=c.vocab_file, lowercase=c.lower_case, strip_accents=c.lower_case,
-                                special_tokens_in_strings=not c.split_special_tokens),
-    "byte_bpe": lambda c: dict(vocabulary=c.vocab_file, merges=c.merges_file),
-    "sentencepiece": lambda c: dict(proto=c.vocab_file),
+    "vocabulary.txt": lambda c: dict(vocabulary=c.vocab_file, lowercase=c.lower_case, strip_accents=c.lower_case,
+                                     special_tokens_in_strings=not c.split_special_tokens),
+    "vocabulary.json": lambda c: dict(vocabulary=c.vocab_file, merges=c.merges_file),
+    "vocabulary.spm": lambda c: dict(proto=c.vocab_file),
 }
 
 
@@ -142,7 +141,8 @@ def write_keras_hub_checkpoint(path, encoder, text_config=None, vocab_file=None)
     backbone.save_to_preset(path)
     if text_config is not None:
         tokenizer_class = getattr(keras_hub.models, layout.tokenizer)
-        tokenizer_class(**_TOKENIZER_ARGUMENTS[text_config.kind](text_config)).save_to_preset(path)
+        arguments = _TOKENIZER_ARGUMENTS[TOKENIZER_ASSETS[text_config.kind][0]](text_config)
+        tokenizer_class(**arguments).save_to_preset(path)
     return path
 
 

@@ -58,7 +58,7 @@ def checked_ids(inputs, max_length, vocab_size, type_vocab_size):
               ("input_type_ids", type_vocab_size, f"[0, type_vocab_size={type_vocab_size})"),
               ("input_mask", 2, "{0, 1}")]
     for name, size, bounds in ranges:
-        if size is None:
+        if not size:  # None: unchecked; 0 rows (no token type table): the model reads no such ids
             continue
         allowed = f"{name} values must be in {bounds}"
         checks.append(tf.debugging.assert_non_negative(inputs[name], message=allowed))

@@ -9,6 +9,7 @@ padding row), are records here. Adding a family: its folder and one line in `FAM
 
 from keras_bert.config import BertConfig
 from keras_bert.models.bert_converter import EMBEDDINGS, LAYER, POOLER, POOLER_CLASSIFIER, BertConverter, dense, norm
+from keras_bert.models.deberta_v3 import DEBERTA_V3
 from keras_bert.models.distilbert import DISTILBERT
 from keras_bert.models.electra import ELECTRA
 from keras_bert.models.keras_hub_layouts import BERT_PRESET, ROBERTA_PRESET, XLM_ROBERTA_PRESET
@@ -49,7 +50,8 @@ ROBERTA = ModelFamily("roberta", ("roberta",), _roberta("Roberta"), tokenizer="b
 XLM_ROBERTA = ModelFamily("xlm_roberta", ("xlm-roberta",), _roberta("XLMRoberta"), tokenizer="sentencepiece",
                           keras_hub=XLM_ROBERTA_PRESET)
 
-FAMILIES = {family.name: family for family in (BERT, ROBERTA, XLM_ROBERTA, ELECTRA, DISTILBERT, MODERNBERT)}
+FAMILIES = {family.name: family for family in (BERT, ROBERTA, XLM_ROBERTA, ELECTRA, DISTILBERT, MODERNBERT,
+                                                DEBERTA_V3)}
 ENCODER_CLASSES = tuple(dict.fromkeys(family.encoder_class for family in FAMILIES.values()))
 
 

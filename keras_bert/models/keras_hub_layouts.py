@@ -95,11 +95,16 @@ def _roberta_read(weights, config):
                             TOKEN_TYPES: np.zeros((1, positions.shape[1]), positions.dtype)})
 
 
+def warn_no_pooler(weights, source, backbone):
+    """One warning where a model's pooler weights are dropped: `backbone` (keras-hub's class) has no pooler."""
+    if _POOLER + "dense/kernel" in weights:
+        warnings.warn(f"{source}: keras-hub's {backbone} has no pooler; its weights (pooled_output) are not "
+                      "written. Save it as 'huggingface' or 'keras' to keep them.", UserWarning, stacklevel=5)
+
+
 def _roberta_write(weights, config, source):
     """keras-hub's position rows: the model's from its offset on, plus its one token type row."""
-    if _POOLER + "dense/kernel" in weights:
-        warnings.warn(f"{source}: keras-hub's RobertaBackbone has no pooler; its weights (pooled_output) are not "
-                      "written. Save it as 'huggingface' or 'keras' to keep them.", UserWarning, stacklevel=4)
+    warn_no_pooler(weights, source, "RobertaBackbone")
     start = config.position_offset
     rows = weights[POSITIONS][start:start + config.max_sequence_length]
     return dict(weights, **{POSITIONS: rows + weights[TOKEN_TYPES][0]})

@@ -47,6 +47,8 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
     # A capability the export formats read: no TFLite kernel, ONNX op or MediaPipe tokenizer runs this
     # tokenizer's ops (not converted), so TFLite and ONNX carry token ids only and MediaPipe refuses it.
     portable_text_ops = False
+    # The literal special tokens `tokenize` splits out (a regex; `special_ids` gives each its id).
+    special_pattern = _SPECIAL_PATTERN
 
     def __init__(self, model_file, text_config=None):
         super().__init__(name="sentencepiece_tokenizer")
@@ -60,23 +62,33 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
         except Exception:  # pylint: disable=broad-except (TensorFlow's error spans many lines)
             raise ValueError(f"{self.model_file} is not a SentencePiece model (the sentencepiece library "
                              "cannot parse it: cut or damaged?); pass the model's sentencepiece.bpe.model.") from None
-        self.cls_id, self.pad_id, self.sep_id, self.unk_id = 0, 1, 2, 3
-        self.mask_id = pieces + 1
-        self.vocab_size = pieces + 2
         spm_pieces = [p.decode("utf-8") for p in self._sp.id_to_string(tf.range(pieces)).numpy()]
-        vocab = ("<s>", "<pad>", "</s>", "<unk>", *spm_pieces[3:], "<mask>")  # fairseq id = spm id + 1
+        vocab = self._vocabulary(spm_pieces)
+        self.vocab_size = len(vocab)
         self._token_list = TokenList(vocab, self.model_file)  # one item for tf.Module's walk (TokenList)
         self._is_space_piece = tf.constant([t.startswith("\u2581") for t in vocab])
         self.vocab_asset = tf.saved_model.Asset(self.model_file)
         self.vocab_path = self.model_file  # `keras_bert.Tokenizer`'s name for it (messages, exports)
         self.lower_case = False  # the model's normalization holds the casing
 
+    def _vocabulary(self, spm_pieces):
+        """The model's tokens by id (fairseq's: spm id + 1 after `<s> <pad> </s> <unk>`, `<mask>` last); sets
+        the special ids."""
+        self.cls_id, self.pad_id, self.sep_id, self.unk_id = 0, 1, 2, 3
+        self.mask_id = len(spm_pieces) + 1
+        return ("<s>", "<pad>", "</s>", "<unk>", *spm_pieces[3:], "<mask>")
+
+    def _to_spm(self, ids):
+        """The model's ids of real pieces -> SentencePiece's."""
+        return ids - 1
+
     @property
     def continues_word(self):
         """Per id: the piece continues the word before it (no leading `▁`; special ids never)."""
         return [3 < i < self.mask_id and not t.startswith("\u2581") for i, t in enumerate(self._token_list.tokens)]
 
-    def _fairseq(self, spm_ids):
+    def _from_spm(self, spm_ids):
+        """SentencePiece ids -> the model's (fairseq's: + 1; its unknown piece 0 is `<unk>`=3)."""
         return tf.where(spm_ids == 0, self.unk_id, spm_ids + 1)
 
     @strings_or_string
@@ -86,23 +98,27 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
         library segments the whole text, linear in its length (1 MB in ~0.4 s, a fifth of Hugging Face's)."""
         del max_pieces
         texts = _valid(texts)
-        special = tf.strings.regex_full_match(texts, f"(?s).*(?:{_SPECIAL_PATTERN}).*")  # [b]
+        special = tf.strings.regex_full_match(texts, f"(?s).*(?:{self.special_pattern}).*")  # [b]
         plain_index, special_index = tf.where(~special)[:, 0], tf.where(special)[:, 0]
-        plain = tf.ragged.map_flat_values(self._fairseq, self._sp.tokenize(tf.gather(texts, plain_index)))
+        plain = tf.ragged.map_flat_values(self._from_spm, self._sp.tokenize(tf.gather(texts, plain_index)))
         ids = tf.concat([plain, self._with_specials(tf.gather(texts, special_index))], 0)
         return tf.gather(ids, tf.math.invert_permutation(tf.concat([plain_index, special_index], 0)))
+
+    def special_ids(self):
+        """`{literal special token: its id}` of every special `special_pattern` matches but the mask token."""
+        return _SPECIALS
 
     def _with_specials(self, texts):
         """`tokenize` of texts holding a literal special token: `[b]` -> `[b, (pieces)]`."""
         # RE2 stops at NUL: it is split as U+FDD0 (a noncharacter, not met in text) and put back.
         safe = tf.strings.regex_replace(texts, r"\x00", "\ufdd0")
-        segments = text.regex_split(safe, _SPECIAL_PATTERN, _SPECIAL_PATTERN)  # [b, (s)]
+        segments = text.regex_split(safe, self.special_pattern, self.special_pattern)  # [b, (s)]
         flat = tf.strings.regex_replace(segments.flat_values, "\ufdd0", "\x00")
-        is_special = tf.strings.regex_full_match(flat, _SPECIAL_PATTERN)
-        pieces = tf.ragged.map_flat_values(self._fairseq, self._sp.tokenize(tf.where(is_special, "", flat)))
+        is_special = tf.strings.regex_full_match(flat, self.special_pattern)
+        pieces = tf.ragged.map_flat_values(self._from_spm, self._sp.tokenize(tf.where(is_special, "", flat)))
         token = tf.strings.strip(flat)  # `<mask>` without the whitespace it took
         special_id = tf.cast(self.mask_id, tf.int32)
-        for name, i in _SPECIALS.items():
+        for name, i in self.special_ids().items():
             special_id = tf.where(tf.equal(token, name), i, special_id)
         specials = tf.RaggedTensor.from_row_lengths(tf.boolean_mask(special_id, is_special),
                                                     tf.cast(is_special, tf.int64))  # [S, (0 or 1)]
@@ -123,7 +139,7 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
         """
         texts = _valid(texts)
         ids, byte_starts, byte_ends = self._sp.tokenize_with_offsets(texts)  # [b, (p)]
-        ids = tf.ragged.map_flat_values(self._fairseq, ids)
+        ids = tf.ragged.map_flat_values(self._from_spm, ids)
         starts, ends = bytes_to_chars(texts, byte_starts, byte_ends)  # [P]
         # Hugging Face's spans: a `▁` piece starts after the spaces its `▁` stands for, and an empty
         # span (a `▁` of spaces only, the 2nd+ piece of one expanded character) is the next character.
@@ -143,7 +159,7 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
     def detokenize(self, ids):
         """Ids back to text (special ids dropped): `[batch, (pieces)]` -> `[batch]`; rank 1 -> scalar."""
         ids = tf.ragged.boolean_mask(ids, (ids > self.unk_id) & (ids < self.mask_id))
-        return self._sp.detokenize(ids - 1)
+        return self._sp.detokenize(self._to_spm(ids))
 
 
 def _valid(texts):

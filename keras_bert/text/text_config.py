@@ -50,8 +50,9 @@ class TextConfig:
         max_seq_length: the packed length the model was trained with, or None.
         max_chars_per_word: longer words become `[UNK]` (BERT: 100).
         kind: the tokenizer: "wordpiece" (BERT, the default), "byte_bpe" (RoBERTa, ModernBERT:
-            `vocab_file` is `vocab.json`, with `merges_file`) or "sentencepiece" (XLM-R: `vocab_file`
-            is `sentencepiece.bpe.model`). The casing and normalization fields are WordPiece's.
+            `vocab_file` is `vocab.json`, with `merges_file`), "sentencepiece" (XLM-R: `vocab_file`
+            is `sentencepiece.bpe.model`) or "spm" (DeBERTa-v3: `spm.model`, its own ids). The casing and
+            normalization fields are WordPiece's.
         merges_file: byte-level BPE's `merges.txt` (kind "byte_bpe" only).
         source: where the contract was read from (for messages; not saved, not compared).
         guessed: True if `lower_case` was inferred from the vocabulary, not stored with the model.

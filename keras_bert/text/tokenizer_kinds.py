@@ -1,7 +1,8 @@
 """The tokenizer kinds of the text contract: each kind's files, its tokenizer, its Hugging Face files.
 
 "wordpiece" (BERT: `vocab.txt`), "byte_bpe" (RoBERTa, ModernBERT: `vocab.json` + `merges.txt`, or a BPE
-`tokenizer.json`) and "sentencepiece" (XLM-R: `sentencepiece.bpe.model`). Imports no TensorFlow.
+`tokenizer.json`), "sentencepiece" (XLM-R: `sentencepiece.bpe.model`, fairseq's ids) and "spm" (DeBERTa-v3:
+`spm.model`, its own ids, BERT's specials). Imports no TensorFlow.
 """
 
 import os
@@ -10,15 +11,20 @@ from keras_bert.text.byte_bpe_files import (BPE_SPECIALS, MERGES_TXT, VOCAB_JSON
                                             literal_ids, read_merges, read_vocab_json, special_ids)
 from keras_bert.text.contract_files import read_json, write_json
 from keras_bert.text.huggingface_tokenizer_files import bert_packing
-from keras_bert.text.unigram_files import sentencepiece_from_tokenizer_json
+from keras_bert.text.unigram_files import SPM_SPECIALS, sentencepiece_from_tokenizer_json
 
-KINDS = ("wordpiece", "byte_bpe", "sentencepiece")
+KINDS = ("wordpiece", "byte_bpe", "sentencepiece", "spm")
 SENTENCEPIECE_MODEL = "sentencepiece.bpe.model"
+SPM_MODEL = "spm.model"
 # The contract's files of each kind, as saved in a folder: (vocab_file's name, merges_file's name).
 FILE_NAMES = {"wordpiece": ("vocab.txt", None), "byte_bpe": (VOCAB_JSON, MERGES_TXT),
-              "sentencepiece": (SENTENCEPIECE_MODEL, None)}
+              "sentencepiece": (SENTENCEPIECE_MODEL, None), "spm": (SPM_MODEL, None)}
+# keras-hub's tokenizer assets of each kind (`assets/tokenizer/`): a WordPiece `.txt`, a byte-level BPE's `.json` +
+# merges, a SentencePiece model (`.spm`, whichever ids the kind gives its pieces).
+KERAS_HUB_ASSETS = {"wordpiece": ("vocabulary.txt",), "byte_bpe": ("vocabulary.json", "merges.txt"),
+                    "sentencepiece": ("vocabulary.spm",), "spm": ("vocabulary.spm",)}
 # transformers' tokenizer class of each non-WordPiece kind (AutoTokenizer reads it from tokenizer_config.json).
-HF_CLASSES = {"byte_bpe": "RobertaTokenizer", "sentencepiece": "XLMRobertaTokenizer"}
+HF_CLASSES = {"byte_bpe": "RobertaTokenizer", "sentencepiece": "XLMRobertaTokenizer", "spm": "DebertaV2Tokenizer"}
 
 
 def check_kind(kind, source="kind"):
@@ -33,6 +39,10 @@ def make_tokenizer(config):
         from keras_bert.text.byte_bpe_tokenizer import ByteBpeTokenizer
 
         return ByteBpeTokenizer(config.vocab_file, config.merges_file, text_config=config)
+    if config.kind == "spm":
+        from keras_bert.text.spm_tokenizer import SpmTokenizer
+
+        return SpmTokenizer(config.vocab_file, text_config=config)
     from keras_bert.text.sentencepiece_tokenizer import SentencepieceTokenizer
 
     return SentencepieceTokenizer(config.vocab_file, text_config=config)
@@ -57,10 +67,11 @@ def find_files(directory):
         if bpe is not None:
             pair = (path(VOCAB_JSON), path(MERGES_TXT))
             return ("byte_bpe", *(pair if all(map(os.path.isfile, pair)) and _same_bpe(pair, bpe) else bpe))
-        model = sentencepiece_from_tokenizer_json(tokenizer_json)
-        if model is not None:
-            saved = path(SENTENCEPIECE_MODEL)
-            return "sentencepiece", saved if _same_bytes(saved, model) else model, None
+        found = sentencepiece_from_tokenizer_json(tokenizer_json)
+        if found is not None:
+            kind, model = found
+            saved = path(FILE_NAMES[kind][0])
+            return kind, saved if _same_bytes(saved, model) else model, None
         kind = (read_json(tokenizer_json).get("model") or {}).get("type")
         if kind not in (None, "WordPiece"):
             raise ValueError(
@@ -69,8 +80,9 @@ def find_files(directory):
                 f"{VOCAB_JSON} + {MERGES_TXT} (byte-level BPE) beside it.")
     if os.path.isfile(path(VOCAB_JSON)) and os.path.isfile(path(MERGES_TXT)):
         return "byte_bpe", path(VOCAB_JSON), path(MERGES_TXT)
-    if os.path.isfile(path(SENTENCEPIECE_MODEL)):
-        return "sentencepiece", path(SENTENCEPIECE_MODEL), None
+    for kind in ("sentencepiece", "spm"):
+        if os.path.isfile(path(FILE_NAMES[kind][0])):
+            return kind, path(FILE_NAMES[kind][0]), None
     return None
 
 
@@ -119,6 +131,9 @@ def write_huggingface_kind(config, directory):
                                                          "trim_offsets": True, "add_prefix_space": False})
     specials = {f"{key}_token": token for key, token in BPE_SPECIALS.items()}
     specials.update(bos_token="<s>", eos_token="</s>")
+    if config.kind == "spm":  # DeBERTa's names; transformers adds [MASK] after the pieces
+        specials = dict(zip(("pad_token", "bos_token", "eos_token", "unk_token"), SPM_SPECIALS),
+                        cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]")
     # RoBERTa's byte-level settings; XLM-R's Metaspace adds its own prefix space (add_prefix_space=False
     # would turn that off and change the ids).
     settings = dict(add_prefix_space=False, trim_offsets=True) if config.kind == "byte_bpe" else {}

@@ -1,5 +1,5 @@
-"""A Unigram `tokenizer.json` (XLM-R as transformers 5 and sentence-transformers 6 save it) as the
-SentencePiece model the graph runs (`sentencepiece.bpe.model`). Imports no TensorFlow.
+"""A Unigram `tokenizer.json` (XLM-R or DeBERTa-v3 as transformers 5 and sentence-transformers 6 save it) as
+the SentencePiece model the graph runs (`sentencepiece.bpe.model`, `spm.model`). Imports no TensorFlow.
 
 transformers builds that `tokenizer.json` from the SentencePiece model: the pieces and scores after
 fairseq's four specials, the normalizer's `precompiled_charsmap`, a `Metaspace` `▁` prefix and a
@@ -13,13 +13,17 @@ from keras_bert.text.contract_files import keep_bytes, read_json
 
 # fairseq's ids, which XLM-R's embeddings use (`SentencepieceTokenizer`): SentencePiece id + 1.
 FAIRSEQ_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
+# DeBERTa-v3's specials among its SentencePiece pieces (pad, bos, eos, unk), its ids the pieces' own.
+SPM_SPECIALS = ("[PAD]", "[CLS]", "[SEP]", "[UNK]")
 
 
 def sentencepiece_from_tokenizer_json(path):
-    """A `tokenizer.json` whose model is Unigram -> a kept SentencePiece model file, else None.
+    """A `tokenizer.json` whose model is Unigram -> `(kind, kept SentencePiece model file)`, else None: kind
+    "sentencepiece" for XLM-R's layout (`<s> <pad> </s> <unk>` first, `<mask>` last: fairseq's ids), "spm" for
+    DeBERTa-v3's (the model's own pieces with `[PAD] [CLS] [SEP] [UNK]` among them, `[MASK]` added after).
 
-    One line names the file and what it holds where the layout is not XLM-R's (`<s> <pad> </s> <unk>`
-    first, `<mask>` last) or its normalizer / pre-tokenizer is not one SentencePiece can run.
+    One line names the file and what it holds where the layout is neither or its normalizer / pre-tokenizer
+    is not one SentencePiece can run.
     """
     raw = read_json(path)
     model = raw.get("model") or {}
@@ -27,15 +31,21 @@ def sentencepiece_from_tokenizer_json(path):
         return None
     vocab = model.get("vocab")
     pieces = [p[0] for p in vocab] if isinstance(vocab, list) and vocab else []
-    if tuple(pieces[:4]) != FAIRSEQ_SPECIALS or pieces[-1] != "<mask>" or model.get("unk_id") != 3:
+    added = [t.get("content") for t in raw.get("added_tokens") or [] if t.get("id", 0) >= len(pieces)]
+    deberta = set(SPM_SPECIALS) <= set(pieces) and model.get("unk_id") == pieces.index("[UNK]")
+    xlm_r = tuple(pieces[:4]) == FAIRSEQ_SPECIALS and pieces[-1] == "<mask>" and model.get("unk_id") == 3
+    if deberta and added == ["[MASK]"]:
+        kind = "spm"
+    elif added and (deberta or xlm_r):
+        raise ValueError(f"{path} adds tokens {added[:3]} after the Unigram vocabulary; keras_bert runs the "
+                         "SentencePiece vocabulary only (no added tokens but DeBERTa's [MASK]).")
+    elif xlm_r:
+        kind = "sentencepiece"
+    else:
         raise ValueError(
             f"{path}: the Unigram vocabulary is not laid out as XLM-R's ({', '.join(FAIRSEQ_SPECIALS)} "
-            "first, <mask> last, unk_id 3); save the tokenizer from an XLM-R SentencePiece model, or put "
-            "its sentencepiece.bpe.model beside it.")
-    added = [t.get("content") for t in raw.get("added_tokens") or [] if t.get("id", 0) >= len(pieces)]
-    if added:
-        raise ValueError(f"{path} adds tokens {added[:3]} after the Unigram vocabulary; keras_bert runs "
-                         "XLM-R's SentencePiece vocabulary only (no added tokens).")
+            f"first, <mask> last, unk_id 3) or DeBERTa-v3's ({', '.join(SPM_SPECIALS)} pieces, [MASK] added); "
+            "save the tokenizer from such a SentencePiece model, or put its model file beside it.")
     charsmap = _charsmap(raw.get("normalizer"), path)
     prefix = _metaspace(raw.get("pre_tokenizer"), path)
     # pylint: disable=import-outside-toplevel
@@ -43,17 +53,22 @@ def sentencepiece_from_tokenizer_json(path):
 
     proto = sentencepiece_model_pb2.ModelProto()
     piece = sentencepiece_model_pb2.ModelProto.SentencePiece
-    proto.pieces.add(piece="<unk>", score=0.0, type=piece.UNKNOWN)
-    for token in ("<s>", "</s>"):
-        proto.pieces.add(piece=token, score=0.0, type=piece.CONTROL)
-    for token, score in vocab[4:-1]:
-        byte = len(token) == 6 and token.startswith("<0x") and token.endswith(">")
-        proto.pieces.add(piece=token, score=float(score),
-                         type=piece.BYTE if byte and model.get("byte_fallback") else piece.NORMAL)
     trainer = proto.trainer_spec
+    if kind == "sentencepiece":
+        proto.pieces.add(piece="<unk>", score=0.0, type=piece.UNKNOWN)
+        for token in ("<s>", "</s>"):
+            proto.pieces.add(piece=token, score=0.0, type=piece.CONTROL)
+        trainer.unk_id, trainer.bos_id, trainer.eos_id, trainer.pad_id = 0, 1, 2, -1
+    else:  # DeBERTa's: every piece at its own id, the specials where they are
+        trainer.pad_id, trainer.bos_id, trainer.eos_id, trainer.unk_id = (pieces.index(t) for t in SPM_SPECIALS)
+    for token, score in (vocab[4:-1] if kind == "sentencepiece" else vocab):
+        byte = len(token) == 6 and token.startswith("<0x") and token.endswith(">")
+        kind_of = piece.UNKNOWN if token == "[UNK]" and kind == "spm" else piece.CONTROL if (
+            token in SPM_SPECIALS and kind == "spm") else piece.BYTE if byte and model.get("byte_fallback") \
+            else piece.NORMAL
+        proto.pieces.add(piece=token, score=float(score), type=kind_of)
     trainer.model_type = sentencepiece_model_pb2.TrainerSpec.UNIGRAM
     trainer.vocab_size = len(proto.pieces)
-    trainer.unk_id, trainer.bos_id, trainer.eos_id, trainer.pad_id = 0, 1, 2, -1
     trainer.byte_fallback = bool(model.get("byte_fallback"))
     normalizer = proto.normalizer_spec
     normalizer.name = "nmt_nfkc" if charsmap else "identity"
@@ -61,7 +76,7 @@ def sentencepiece_from_tokenizer_json(path):
     normalizer.add_dummy_prefix = prefix
     normalizer.remove_extra_whitespaces = True  # transformers' WhitespaceSplit (or ` {2,}` Replace)
     normalizer.escape_whitespaces = True
-    return keep_bytes(proto.SerializeToString())
+    return kind, keep_bytes(proto.SerializeToString())
 
 
 def _steps(part, key):
@@ -79,7 +94,7 @@ def _charsmap(normalizer, path):
         kind = step.get("type")
         if kind == "Precompiled":
             charsmap = base64.b64decode(step.get("precompiled_charsmap") or "")
-        elif not (kind == "Replace" and step.get("content") == " "):
+        elif not (kind == "Replace" and step.get("content") == " ") and kind != "Strip":  # SentencePiece strips
             raise ValueError(f"{path}: the Unigram tokenizer's normalizer {kind!r} is not one SentencePiece "
                              "runs; put the model's sentencepiece.bpe.model beside it.")
     return charsmap

@@ -138,7 +138,7 @@ def test_models_and_presets_keras_hub_roberta_cannot_hold_are_refused(bpe_files,
         save_checkpoint(two_types, tmp_path / "a", format="keras_hub")
     electra = keras_bert.BertEncoder(encoder.config.replace(family="electra", position_offset=0))
     with pytest.raises(ValueError, match=r"is a 'electra' model; keras_bert writes keras-hub presets of BertBackbone, "
-                                         r"RobertaBackbone, XLMRobertaBackbone only"):
+                                         r"DebertaV3Backbone, RobertaBackbone, XLMRobertaBackbone only"):
         save_checkpoint(electra, tmp_path / "b", format="keras_hub")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -158,10 +158,10 @@ def test_missing_encoder_weights(hf_model_dir, tmp_path):
 def test_not_a_bert_model(hf_model_dir, tmp_path):
     directory = copy_of(hf_model_dir, tmp_path)
     config = json.loads((directory / "config.json").read_text())
-    config["model_type"] = "deberta-v2"  # RoBERTa and XLM-R load now (tests/checkpoints/test_roberta_checkpoint.py)
+    config["model_type"] = "gpt2"  # RoBERTa, XLM-R and DeBERTa load now (tests/checkpoints/test_roberta_checkpoint.py)
     (directory / "config.json").write_text(json.dumps(config))
-    with pytest.raises(ValueError, match="describes a 'deberta-v2' model; keras_bert reads model_type 'bert', "
-                                         "'distilbert', 'electra', 'modernbert', 'roberta', 'xlm-roberta'"):
+    with pytest.raises(ValueError, match="describes a 'gpt2' model; keras_bert reads model_type 'bert', "
+                                         "'deberta-v2', 'distilbert', 'electra', 'modernbert', 'roberta', 'xlm-roberta'"):
         load_checkpoint(directory)
 
 

@@ -47,3 +47,5 @@ def test_checked_ids_pass_good_ids_and_name_a_bad_input():
         checked_ids(dict(batch, input_mask=batch["input_mask"][:, :4]), 32, 60, 2)
     with pytest.raises(tf.errors.InvalidArgumentError, match="longer than the model's max_position_embeddings=4"):
         checked_ids(batch, 4, 60, 2)
+    odd_types = dict(batch, input_type_ids=batch["input_type_ids"] + 5)  # a model without a type table reads none
+    np.testing.assert_array_equal(checked_ids(odd_types, 32, 60, 0)["input_type_ids"], odd_types["input_type_ids"])

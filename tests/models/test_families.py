@@ -22,12 +22,13 @@ ROBERTA_TINY = TINY.replace(family="roberta", position_offset=2, type_vocab_size
 
 
 def test_model_types_pick_their_family_and_others_are_named_in_one_line():
-    types = ("bert", "roberta", "xlm-roberta", "electra", "distilbert", "modernbert")
+    types = ("bert", "roberta", "xlm-roberta", "electra", "distilbert", "modernbert", "deberta-v2")
     assert [family_for_model_type(t).name for t in types] == list(FAMILIES)
-    with pytest.raises(ValueError, match=r"^x/config.json describes a 'deberta' model; keras_bert reads model_type "
-                                         r"'bert', 'distilbert', 'electra', 'modernbert', 'roberta', 'xlm-roberta'\.$"):
-        family_for_model_type("deberta", "x/config.json")
-    with pytest.raises(ValueError, match=r"names family 'gpt'; keras_bert knows \['bert', 'distilbert', 'electra', "):
+    with pytest.raises(ValueError, match=r"^x/config.json describes a 'gpt2' model; keras_bert reads model_type "
+                                         r"'bert', 'deberta-v2', 'distilbert', 'electra', 'modernbert', 'roberta', "
+                                         r"'xlm-roberta'\.$"):
+        family_for_model_type("gpt2", "x/config.json")
+    with pytest.raises(ValueError, match=r"names family 'gpt'; keras_bert knows \['bert', 'deberta_v3', 'distilbert', "):
         family_of(TINY.replace(family="gpt"))
 
 

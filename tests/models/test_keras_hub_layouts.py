@@ -19,7 +19,8 @@ ROBERTA = keras_bert.BertConfig(vocab_size=40, hidden_size=8, num_layers=1, num_
 
 def test_every_family_with_a_keras_hub_backbone_names_a_layout():
     named = {f.name: f.keras_hub.backbone for f in FAMILIES.values() if f.keras_hub}
-    assert named == {"bert": "BertBackbone", "roberta": "RobertaBackbone", "xlm_roberta": "XLMRobertaBackbone"}
+    assert named == {"bert": "BertBackbone", "roberta": "RobertaBackbone", "xlm_roberta": "XLMRobertaBackbone",
+                     "deberta_v3": "DebertaV3Backbone"}
 
 
 def test_roberta_positions_fold_the_token_type_and_read_back_after_the_offset():

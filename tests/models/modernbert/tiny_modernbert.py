@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from tests.models.seeded_pretrained import save_seeded_pretrained
+
 # 3 layers: global, local, local; local_attention 16 (a token sees +-8), so the window bites at 16+.
 TINY_HF = dict(vocab_size=100, hidden_size=64, intermediate_size=96, num_hidden_layers=3, num_attention_heads=4,
                local_attention=16, pad_token_id=0, bos_token_id=1, eos_token_id=2, cls_token_id=1,
@@ -9,19 +11,8 @@ TINY_HF = dict(vocab_size=100, hidden_size=64, intermediate_size=96, num_hidden_
 
 
 def save_seeded(folder, architecture="ModernBertForMaskedLM", seed=0, **overrides):
-    """Writes a seeded `transformers.<architecture>` of TINY_HF (+ overrides) to `folder`; every
-    weight is moved off its init (LayerNorm gains off 1, biases off 0) so each one shows in the outputs."""
-    import torch
-    import transformers
-
-    torch.manual_seed(seed)
-    config = transformers.ModernBertConfig(**dict(TINY_HF, **overrides))
-    model = getattr(transformers, architecture)(config).eval()
-    with torch.no_grad():
-        for parameter in model.parameters():
-            parameter.add_(torch.randn_like(parameter) * 0.05)
-    model.save_pretrained(folder)
-    return folder
+    """`folder` holding a seeded `transformers.<architecture>` of TINY_HF (+ overrides): `save_seeded_pretrained`."""
+    return save_seeded_pretrained(folder, "ModernBertConfig", architecture, seed, **dict(TINY_HF, **overrides))
 
 
 def hf_outputs(folder, architecture, batch, attn_implementation="eager"):
