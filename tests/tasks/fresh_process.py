@@ -19,8 +19,13 @@ def write_csv(path, header, rows):
 
 
 def tiny_checkpoint(minilm_dir, path):
-    """A 1-layer keras_bert checkpoint with MiniLM's real uncased vocab at `path`."""
+    """A 1-layer keras_bert checkpoint with MiniLM's real uncased vocab at `path`, the same weights every time
+    (seeded here: what a test learns from it must not depend on the tests its pytest worker ran before)."""
+    import keras
+
     import keras_bert
+
+    keras.utils.set_random_seed(0)
 
     config = keras_bert.BertConfig(vocab_size=30522, hidden_size=32, num_layers=1, num_heads=2,
                                    intermediate_size=64, max_position_embeddings=128)
