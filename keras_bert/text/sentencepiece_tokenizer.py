@@ -30,8 +30,8 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
     segmentations of long repeated words break ties differently, and its normalizer treats a few
     characters (U+0085, halfwidth voiced marks, stacked combining marks) differently. Offsets are
     character spans as Hugging Face reports them. A literal special token in text (`<mask>`, `</s>`) is
-    its id in `tokenize` as in transformers (`<mask>` takes the whitespace before it); `tokenize_with_offsets`
-    still reads it as text.
+    its id as in transformers (`<mask>` takes the whitespace before it), in `tokenize` and `tokenize_with_offsets`
+    alike (`_split_specials`), spanning its literal's characters.
 
     Args:
         model_file: the SentencePiece model (`sentencepiece.bpe.model`).
@@ -108,18 +108,27 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
         """`{literal special token: its id}` of every special `special_pattern` matches but the mask token."""
         return _SPECIALS
 
-    def _with_specials(self, texts):
-        """`tokenize` of texts holding a literal special token: `[b]` -> `[b, (pieces)]`."""
+    def _split_specials(self, texts):
+        """The one rule both `tokenize` and `tokenize_with_offsets` read literal special tokens by, as transformers
+        splits them out: `[b]` valid texts -> (segments `[b, (s)]`, is_special `[S]`, its id `[S]`, its literal
+        without the whitespace `<mask>` took `[S]`). The segments cover each text, the specials and the text
+        between them."""
         # RE2 stops at NUL: it is split as U+FDD0 (a noncharacter, not met in text) and put back.
         safe = tf.strings.regex_replace(texts, r"\x00", "\ufdd0")
         segments = text.regex_split(safe, self.special_pattern, self.special_pattern)  # [b, (s)]
         flat = tf.strings.regex_replace(segments.flat_values, "\ufdd0", "\x00")
         is_special = tf.strings.regex_full_match(flat, self.special_pattern)
-        pieces = tf.ragged.map_flat_values(self._from_spm, self._sp.tokenize(tf.where(is_special, "", flat)))
-        token = tf.strings.strip(flat)  # `<mask>` without the whitespace it took
-        special_id = tf.cast(self.mask_id, tf.int32)
+        token = tf.strings.regex_replace(flat, r"^[\s\p{Z}]+", "")  # `<mask>` without the whitespace it took
+        special_id = tf.fill(tf.shape(flat), tf.cast(self.mask_id, tf.int32))
         for name, i in self.special_ids().items():
             special_id = tf.where(tf.equal(token, name), i, special_id)
+        return segments.with_flat_values(flat), is_special, special_id, token
+
+    def _with_specials(self, texts):
+        """`tokenize` of texts holding a literal special token: `[b]` -> `[b, (pieces)]`."""
+        segments, is_special, special_id, _ = self._split_specials(texts)
+        plain = tf.where(is_special, "", segments.flat_values)
+        pieces = tf.ragged.map_flat_values(self._from_spm, self._sp.tokenize(plain))  # [S, (p)]
         specials = tf.RaggedTensor.from_row_lengths(tf.boolean_mask(special_id, is_special),
                                                     tf.cast(is_special, tf.int64))  # [S, (0 or 1)]
         return join_rows(segments.row_splits, tf.concat([pieces, specials], 1))  # [b, (p)]
@@ -132,18 +141,37 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
 
     @strings_or_string
     def tokenize_with_offsets(self, texts):
-        """Ids grouped by word with every piece's character span `[start, end)` in the text.
+        """Ids grouped by word with every piece's character span `[start, end)` in the text. A literal special
+        token is its id (as in `tokenize`) spanning the literal's characters (not the whitespace `<mask>` took).
 
         Returns:
             `(ids, starts, ends)` of shape `[batch, (words), (pieces)]` (int32, int64, int64).
         """
-        texts = _valid(texts)
-        ids, byte_starts, byte_ends = self._sp.tokenize_with_offsets(texts)  # [b, (p)]
+        segments, is_special, special_id, token = self._split_specials(_valid(texts))
+        flat = segments.flat_values  # [S]
+        ids, starts, ends = self._pieces_with_offsets(tf.where(is_special, "", flat))  # [S, (p)], [P], [P]
+        length = tf.cast(tf.strings.length(flat, unit="UTF8_CHAR"), tf.int64)  # [S] characters
+        before = tf.cumsum(length, exclusive=True)
+        segment_start = before - tf.gather(before, tf.gather(segments.row_starts(), segments.value_rowids()))
+        shift = tf.gather(segment_start, ids.value_rowids())
+        literal = tf.cast(tf.strings.length(token, unit="UTF8_CHAR"), tf.int64)
+        one = lambda values: tf.RaggedTensor.from_row_lengths(  # noqa: E731
+            tf.boolean_mask(values, is_special), tf.cast(is_special, tf.int64))  # [S, (0 or 1)]
+        rows = [tf.concat([ids, one(special_id)], 1),
+                tf.concat([ids.with_flat_values(starts + shift), one(segment_start + length - literal)], 1),
+                tf.concat([ids.with_flat_values(ends + shift), one(segment_start + length)], 1)]
+        ids, starts, ends = (join_rows(segments.row_splits, r) for r in rows)  # [b, (p)]
+        return tuple(_by_word(ids, v, self._is_space_piece) for v in (ids, starts, ends))
+
+    def _pieces_with_offsets(self, texts):
+        """Segmentation of texts holding no special token with Hugging Face's character spans: `[n]` ->
+        (ids `[n, (p)]`, starts `[P]`, ends `[P]`)."""
+        ids, byte_starts, byte_ends = self._sp.tokenize_with_offsets(texts)  # [n, (p)]
         ids = tf.ragged.map_flat_values(self._from_spm, ids)
         starts, ends = bytes_to_chars(texts, byte_starts, byte_ends)  # [P]
         # Hugging Face's spans: a `▁` piece starts after the spaces its `▁` stands for, and an empty
         # span (a `▁` of spaces only, the 2nd+ piece of one expanded character) is the next character.
-        chars = tf.strings.unicode_split(texts, "UTF-8")  # [b, (c)]
+        chars = tf.strings.unicode_split(texts, "UTF-8")  # [n, (c)]
         text_start = tf.gather(chars.row_starts(), ids.value_rowids())  # [P]
         solid = tf.where(~tf.strings.regex_full_match(chars.flat_values, _SPACE_LIKE))[:, 0]  # [N]
         solid = tf.concat([solid, [tf.size(chars.flat_values, tf.int64)]], 0)
@@ -152,8 +180,7 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
         starts = tf.where(spaced, tf.minimum(first_solid, ends), starts)
         length = tf.gather(chars.row_lengths(), ids.value_rowids())
         ends = tf.where(starts == ends, tf.minimum(starts + 1, length), ends)
-        return tuple(_by_word(ids, ids.with_flat_values(v), self._is_space_piece)
-                     for v in (ids.flat_values, starts, ends))
+        return ids, starts, ends
 
     @id_rows_or_row
     def detokenize(self, ids):

@@ -2,6 +2,7 @@
 folder (transformers reads tokenizer.json first, added tokens included), or one line naming the file."""
 
 import json
+import os
 
 import pytest
 
@@ -87,3 +88,22 @@ def test_reads_what_transformers_reads_and_writes_it_back(files, tmp_path):
 def test_a_damaged_file_is_one_line_naming_it(files, tmp_path, case, build, fragments):
     folder = build(files, tmp_path)
     assert_api_error(lambda: TextConfig.from_dir(folder).tokenizer(), ValueError, *fragments)
+
+
+def test_a_tool_refuses_a_damaged_tokenizer_in_one_line_and_writes_nothing(files, tiny_checkpoint, tmp_path):
+    """The rows above as a user meets them: a tool given the folder. Every REFUSED row is a ValueError of the one
+    `TextConfig.from_dir(...).tokenizer()` read, which the tools turn into exit 2 and one line; this runs the tool
+    once, on the layout transformers 5 saves (tokenizer.json only, here cut inside a character) beside a model's
+    weights: nothing written to --output, no staging folder left."""
+    import keras_bert
+    from tests.reliability.conftest import assert_one_line_error, run_subprocess
+
+    folder = tmp_path / "model"
+    keras_bert.save_checkpoint(keras_bert.load_checkpoint(tiny_checkpoint, model="encoder"), folder,
+                               format="huggingface")
+    (folder / "vocab.txt").unlink()
+    (folder / "tokenizer.json").write_bytes(cut_at_multibyte(files[0] / "tokenizer.json"))
+    result = run_subprocess("convert_checkpoint", ["--input", folder, "--output", tmp_path / "out", "--format", "keras"])
+    assert result.returncode == 2, result.stderr[-3000:]
+    assert_one_line_error(result.stderr, "convert_checkpoint.py: error:", "tokenizer.json is not UTF-8 text")
+    assert sorted(os.listdir(tmp_path)) == ["model"]

@@ -67,9 +67,17 @@ def test_a_lone_space_piece_starts_the_word_it_precedes(tokenizer):
 
 def test_a_literal_special_token_is_its_id_as_in_transformers(tokenizer, trained, lines):
     """Issue 44: `<mask>` in XLM-R text was segmented as text; transformers reads it (and <s> </s> <pad> <unk>)
-    as the special token, `<mask>` taking the whitespace before it, the text between segmented on its own."""
+    as the special token, `<mask>` taking the whitespace before it, the text between segmented on its own;
+    in `tokenize` and in `tokenize_with_offsets` alike."""
     texts = ["the <mask> is", "the<mask>is", "a <s> b", "a</s>b", "x <pad> <unk>y", "  <mask>  x", "a\u3000<mask>",
              "<mask><mask> </s>", "<mas k> <s", "a\x00<mask>b\x00c", "a\x01<mask>"]
     texts += [f"{line} <mask>." for line in lines[:20]]
     graph = tf.function(tokenizer.tokenize, input_signature=[tf.TensorSpec([None], tf.string)])
-    assert graph(tf.constant(texts)).to_list() == trained[1](texts, add_special_tokens=False)["input_ids"]
+    expected = trained[1](texts, add_special_tokens=False, return_offsets_mapping=True)
+    assert graph(tf.constant(texts)).to_list() == expected["input_ids"]
+    # tokenize_with_offsets reads them by the same rule (entities), each spanning its literal's characters.
+    ids, starts, ends = (t.merge_dims(1, 2).to_list() for t in tokenizer.tokenize_with_offsets(texts))
+    assert ids == expected["input_ids"]
+    spans = [list(zip(*row)) for row in zip(starts, ends)]
+    # "a\x01<mask>": the piece before a dropped control character spans it (0, 2), as on text without specials.
+    assert [i for i, row in enumerate(spans) if row != [tuple(o) for o in expected["offset_mapping"][i]]] == [10]
