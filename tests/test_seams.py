@@ -1,5 +1,5 @@
-"""The seams keep their shape: an export format is one module plus one record, and nothing in export/ or
-checkpoints/ switches on a task, model-kind or model-family name (compares one, or keys a table by one)."""
+"""The seams keep their shape: an export format is one module plus one record, and nothing below tasks/ switches
+on a task, model-kind, model-family or tokenizer-kind name (compares one, or keys a table by one)."""
 
 import ast
 import os
@@ -17,18 +17,26 @@ ROOT = os.path.dirname(PACKAGE)
 
 
 def kind_names():
-    """Every task name, model-kind name and family name: TASKS' keys, load_checkpoint's model choices,
-    FAMILIES' names and the Hugging Face model_types they read."""
+    """Every task name, model-kind name, family name and tokenizer kind: TASKS' keys, load_checkpoint's model
+    choices, FAMILIES' names and the Hugging Face model_types they read, the tokenizer kinds' records."""
     from keras_bert.models.families import FAMILIES
     from keras_bert.tasks import TASKS
+    from keras_bert.text.tokenizer_kinds import KINDS
 
     families = set(FAMILIES) | {t for family in FAMILIES.values() for t in family.model_types}
-    return set(TASKS) | (set(CHECKPOINT_MODELS) - {"auto"}) | families
+    return set(TASKS) | (set(CHECKPOINT_MODELS) - {"auto"}) | families | set(KINDS)
+
+
+# Other vocabularies that share a word with these names, allowed where the compared variable says which it is.
+OTHER_VOCABULARIES = {"model": "load_checkpoint's public model= choice", "layout": "the packer's pair layouts",
+                      "pair_layout": "the packer's pair layouts", "input_format": "choices.INPUT_FORMATS",
+                      "problem_type": "Hugging Face's problem_type"}
 
 
 def name_switches(path, names):
-    """`line: code` of every comparison with a name of `names` and every dict literal keyed by one.
-    `model == "encoder"` (load_checkpoint's public `model=` choice) is allowed."""
+    """`line: code` of every comparison with a name of `names` and every dict literal keyed by one. A comparison
+    of a variable named for another vocabulary (`OTHER_VOCABULARIES`: `model == "encoder"`, `layout == "bert"`)
+    is allowed."""
     found = []
 
     def constants(node):
@@ -38,8 +46,9 @@ def name_switches(path, names):
     for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
-            public_choice = any(isinstance(o, ast.Name) and o.id == "model" for o in operands)
-            if not public_choice and any(constants(o) for o in operands):
+            other = any((o.id if isinstance(o, ast.Name) else o.attr if isinstance(o, ast.Attribute) else None)
+                        in OTHER_VOCABULARIES for o in operands)
+            if not other and any(constants(o) for o in operands):
                 found.append(f"{node.lineno}: {ast.unparse(node)}")
         elif isinstance(node, ast.Dict) and any(k is not None and constants(k) for k in node.keys):
             found.append(f"{node.lineno}: a table keyed by {[k.value for k in node.keys if k is not None and constants(k)]}")
@@ -57,20 +66,14 @@ def switches_in(part):
     return found
 
 
-def test_export_names_no_task_and_no_model_kind():
-    assert switches_in("export") == []
-
-
-def test_checkpoints_name_no_task_and_no_model_kind():
-    assert switches_in("checkpoints") == []
-
-
-def test_models_training_and_layers_name_no_family_and_no_model_kind():
-    """The family seam: a family is its record and converter (models/), asked, never named below tasks/."""
-    allowed = ("layout in ('bert', 'bert_one_type')",  # the packer's pair layouts (text/packer.py), not families
-               "problem_type != 'regression'")  # Hugging Face's problem_type, not the task
-    assert [hit for part in ("layers", "training", "models") for hit in switches_in(part)
-            if not hit.endswith(allowed)] == []
+def test_nothing_below_tasks_names_a_task_a_model_kind_a_family_or_a_tokenizer_kind():
+    """The seams of tasks, families and tokenizer kinds: a task is its class (tasks/), a family its record and
+    converter (models/), a tokenizer kind its record (text/tokenizer_kinds.py), each asked, never named below
+    tasks/. A name may still be data: a default value, a record's own name, a name returned or passed on, a
+    message; what is flagged is a comparison with one or a dict literal keyed by one."""
+    allowed = "text/packer.py", "a table keyed by ['bert', 'roberta']"  # the pair layouts (LAYOUTS), not families
+    assert [hit for part in ("text", "checkpoints", "training", "models", "layers", "export", "data")
+            for hit in switches_in(part) if not (hit.startswith(allowed[0]) and hit.endswith(allowed[1]))] == []
 
 
 def test_the_switch_check_finds_a_comparison_and_a_table(tmp_path):
@@ -83,9 +86,12 @@ def test_the_switch_check_finds_a_comparison_and_a_table(tmp_path):
                 pass
             if config.family == "roberta":
                 pass
+            kind = "spm"  # a name as data: allowed
+            if text_config.kind != kind and text_config.kind != "wordpiece":
+                pass
             return {"pretrainer": 1, "x": 2}
     """))
-    assert [hit.split(":")[0] for hit in name_switches(str(path), kind_names())] == ["5", "7", "9"]
+    assert sorted(int(hit.split(":")[0]) for hit in name_switches(str(path), kind_names())) == [5, 7, 10, 12]
 
 
 def python_files(part):

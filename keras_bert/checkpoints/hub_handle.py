@@ -265,9 +265,9 @@ def _keras_hub_preset(name):
 def _fetch_keras_hub(handle):
     """The local preset folder of a keras-hub handle, fetched by keras-hub's own download code: config.json,
     then the weights, tokenizer and the tokenizer assets of the family its backbone class names."""
-    from keras_bert.checkpoints.keras_hub_checkpoint import (  # pylint: disable=import-outside-toplevel
-        ASSETS, TOKENIZER_ASSETS)
-    from keras_bert.models.families import FAMILIES  # pylint: disable=import-outside-toplevel
+    # pylint: disable=import-outside-toplevel
+    from keras_bert.checkpoints.keras_hub_checkpoint import tokenizer_assets
+    from keras_bert.models.families import FAMILIES
 
     try:
         from keras_hub.src.utils.preset_utils import get_file  # pylint: disable=import-outside-toplevel
@@ -283,7 +283,7 @@ def _fetch_keras_hub(handle):
             raise HubError(f"{handle} is a keras-hub {backbone or 'preset without a backbone'}; keras_bert reads "
                            f"keras-hub presets of {', '.join(known)}.")
         for name in ("model.weights.h5", "tokenizer.json", "metadata.json",
-                     *(f"{ASSETS}/{asset}" for asset in TOKENIZER_ASSETS[family.tokenizer])):
+                     *tokenizer_assets(family.tokenizer)):
             get_file(handle, name)
     except HubError:
         raise

@@ -27,6 +27,7 @@ from keras_bert.config import read_json
 from keras_bert.models.families import family_for_model_type, family_of
 from keras_bert.models.heads import HEADS, hf_head
 from keras_bert.text.text_config import find_text_config
+from keras_bert.text.tokenizer_kinds import KINDS
 
 CONFIG_NAME = "config.json"
 WEIGHTS_NAME = "model.safetensors"
@@ -145,7 +146,7 @@ def read_huggingface_checkpoint(path):
             "ties the MLM projection to the word embeddings (as BERT does), so the untied decoder is ignored.",
             UserWarning, stacklevel=2)
     text_config = find_text_config(directory)
-    if text_config is None and family.tokenizer != "wordpiece":
+    if text_config is None and not KINDS[family.tokenizer].token_lines:
         warnings.warn(f"{directory}: no text contract read (this keras_bert reads WordPiece vocabularies; a "
                       f"{family.tokenizer} tokenizer's files are not read yet); text_config is None: feed token ids.",
                       UserWarning, stacklevel=2)

@@ -21,7 +21,7 @@ from keras_bert.checkpoints.weight_map import model_weights
 from keras_bert.config import read_json
 from keras_bert.models.families import FAMILIES, family_of
 from keras_bert.text.text_config import TextConfig
-from keras_bert.text.tokenizer_kinds import KERAS_HUB_ASSETS
+from keras_bert.text.tokenizer_kinds import KINDS
 
 CONFIG_NAME = "config.json"
 WEIGHTS_NAME = "model.weights.h5"
@@ -29,7 +29,6 @@ TOKENIZER_NAME = "tokenizer.json"
 ASSETS = os.path.join("assets", "tokenizer")
 VOCAB_ASSET = os.path.join(ASSETS, "vocabulary.txt")
 _BLOCKS = "layers/transformer_encoder"  # the h5 group of the first block (`_1`, `_2`... the others)
-TOKENIZER_ASSETS = KERAS_HUB_ASSETS  # keras-hub's tokenizers' asset files, as each tokenizer kind declares them
 
 
 def _keras_hub():
@@ -79,6 +78,11 @@ def weight_sizes(layout, shapes):
     return sizes
 
 
+def tokenizer_assets(kind):
+    """keras-hub's tokenizer asset files of a tokenizer kind, relative to the preset folder."""
+    return [f"{ASSETS}/{name}" for name in KINDS[kind].keras_hub_assets]
+
+
 def _family_layout(config, source):
     """The family of `config` and its keras-hub layout; one line for a family keras-hub presets do not hold."""
     family = family_of(config)
@@ -87,16 +91,6 @@ def _family_layout(config, source):
         raise ValueError(f"{source} is a {family.name!r} model; keras_bert writes keras-hub presets of "
                          f"{', '.join(known)} only. Save it as 'huggingface' or 'keras'.")
     return family, family.keras_hub
-
-
-# keras-hub's tokenizer class arguments for a text contract, by its kind's first asset (BertTokenizer's
-# vocabulary, RobertaTokenizer's vocabulary + merges, a SentencePiece tokenizer's proto).
-_TOKENIZER_ARGUMENTS = {
-    "vocabulary.txt": lambda c: dict(vocabulary=c.vocab_file, lowercase=c.lower_case, strip_accents=c.lower_case,
-                                     special_tokens_in_strings=not c.split_special_tokens),
-    "vocabulary.json": lambda c: dict(vocabulary=c.vocab_file, merges=c.merges_file),
-    "vocabulary.spm": lambda c: dict(proto=c.vocab_file),
-}
 
 
 def write_keras_hub_checkpoint(path, encoder, text_config=None, vocab_file=None):
@@ -141,20 +135,19 @@ def write_keras_hub_checkpoint(path, encoder, text_config=None, vocab_file=None)
     backbone.save_to_preset(path)
     if text_config is not None:
         tokenizer_class = getattr(keras_hub.models, layout.tokenizer)
-        arguments = _TOKENIZER_ARGUMENTS[TOKENIZER_ASSETS[text_config.kind][0]](text_config)
-        tokenizer_class(**arguments).save_to_preset(path)
+        tokenizer_class(**text_config.tokenizer_kind.keras_hub_arguments(text_config)).save_to_preset(path)
     return path
 
 
 def read_text_config(path, kind="wordpiece"):
     """The `TextConfig` of a preset's tokenizer.json + vocabulary assets (a `kind` tokenizer), or None without one."""
     tokenizer_file = os.path.join(path, TOKENIZER_NAME)
-    assets = [os.path.join(path, ASSETS, name) for name in TOKENIZER_ASSETS[kind]]
+    assets = [os.path.join(path, asset) for asset in tokenizer_assets(kind)]
     if not (os.path.isfile(tokenizer_file) and all(os.path.isfile(asset) for asset in assets)):
         return None
     with open(tokenizer_file, encoding="utf-8") as f:
         tokenizer = json.load(f)["config"]
-    if kind != "wordpiece":
+    if not KINDS[kind].token_lines:
         if tokenizer.get("add_prefix_space"):
             raise ValueError(f"{tokenizer_file} sets add_prefix_space=true; keras_bert's byte-level BPE adds no "
                              "prefix space (as RoBERTa's tokenizer); save the tokenizer with add_prefix_space=False.")

@@ -16,7 +16,7 @@ def count_vocab_lines(path):
 def check_vocab(vocab_file, rows, source, text_config=None):
     """Raises ValueError unless vocab.txt has exactly `rows` lines; a byte-level BPE or SentencePiece
     `text_config`'s tokenizer must have no more tokens than `rows` (HF pads embeddings to a multiple)."""
-    if text_config is not None and text_config.kind != "wordpiece":
+    if text_config is not None and not text_config.tokenizer_kind.token_lines:
         tokens = text_config.tokenizer().vocab_size
         if tokens > rows:
             raise ValueError(f"{vocab_file} has {tokens} tokens but the checkpoint's word_embeddings has {rows} "

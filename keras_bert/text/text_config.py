@@ -23,10 +23,8 @@ import warnings
 from keras_bert.text.contract_files import NO_LIMIT, boolean, integer, keep_bytes, read_json, write_json
 from keras_bert.text.huggingface_tokenizer_files import (HF_CONFIG, HF_SPECIAL_NAMES, HF_TOKENIZER,
                                                        check_special_tokens, is_huggingface_folder,
-                                                       read_huggingface, vocab_from_tokenizer_json,
-                                                       write_huggingface)
-from keras_bert.text.tokenizer_kinds import (FILE_NAMES, check_kind, contract_files, find_files,
-                                              make_tokenizer, write_huggingface_kind)
+                                                       read_huggingface, vocab_from_tokenizer_json)
+from keras_bert.text.tokenizer_kinds import contract_files, find_files, tokenizer_kind
 from keras_bert.text.vocab import SPECIAL_TOKENS, load_vocab
 
 FILE_NAME = "text_config.json"
@@ -52,7 +50,7 @@ class TextConfig:
         kind: the tokenizer: "wordpiece" (BERT, the default), "byte_bpe" (RoBERTa, ModernBERT:
             `vocab_file` is `vocab.json`, with `merges_file`), "sentencepiece" (XLM-R: `vocab_file`
             is `sentencepiece.bpe.model`) or "spm" (DeBERTa-v3: `spm.model`, its own ids). The casing and
-            normalization fields are WordPiece's.
+            normalization fields are WordPiece's (`TokenizerKind.token_lines`).
         merges_file: byte-level BPE's `merges.txt` (kind "byte_bpe" only).
         source: where the contract was read from (for messages; not saved, not compared).
         guessed: True if `lower_case` was inferred from the vocabulary, not stored with the model.
@@ -79,13 +77,13 @@ class TextConfig:
 
     def __post_init__(self):
         object.__setattr__(self, "vocab_file", os.fspath(self.vocab_file))
-        check_kind(self.kind, self.source or "TextConfig")
-        if (self.kind == "byte_bpe") != (self.merges_file is not None):
+        merges = tokenizer_kind(self.kind, self.source or "TextConfig").files[1]
+        if (merges is not None) != (self.merges_file is not None):
             raise ValueError(f"{self.source or 'TextConfig'}: merges_file goes with kind='byte_bpe' (its "
                              f"merges.txt) and only with it; got kind={self.kind!r}, merges_file={self.merges_file!r}.")
         if self.merges_file is not None:
             object.__setattr__(self, "merges_file", os.fspath(self.merges_file))
-        if self.kind != "wordpiece":  # BPE and SentencePiece vocabularies hold their own casing
+        if not self.tokenizer_kind.token_lines:  # BPE and SentencePiece vocabularies hold their own casing
             object.__setattr__(self, "lower_case", False)
         if self.normalization not in NORMALIZATIONS:
             raise ValueError(
@@ -94,20 +92,19 @@ class TextConfig:
         if self.max_seq_length is not None and int(self.max_seq_length) < 2:
             raise ValueError(f"max_seq_length must be >= 2 ([CLS] and [SEP]), got {self.max_seq_length}.")
 
+    @property
+    def tokenizer_kind(self):
+        """The record of the contract's kind (`tokenizer_kinds.TokenizerKind`): its files, tokenizer, writers."""
+        return tokenizer_kind(self.kind)
+
     def tokenizer(self):
         """The in-graph tokenizer for this contract (`keras_bert.Tokenizer` for WordPiece)."""
-        if self.kind != "wordpiece":
-            return make_tokenizer(self)
-        from keras_bert.text.tokenizer import Tokenizer  # pylint: disable=import-outside-toplevel
-
-        return Tokenizer(self.vocab_file, lower_case=self.lower_case, normalization=self.normalization,
-                         max_chars_per_word=self.max_chars_per_word,
-                         split_special_tokens=self.split_special_tokens, origin=self.origin)
+        return self.tokenizer_kind.tokenizer(self)
 
     def to_dict(self):
         """The saved fields (the vocabulary by file name, relative to the folder)."""
         origin = {"origin": self.origin} if self.origin else {}
-        if self.kind != "wordpiece":
+        if not self.tokenizer_kind.token_lines:
             files = dict(zip(("vocab_file", "merges_file"), (name for name, _ in contract_files(self))))
             return {"kind": self.kind, **files, "max_seq_length": self.max_seq_length, **origin}
         return {**origin, "vocab_file": VOCAB_NAME, "lower_case": self.lower_case,
@@ -156,7 +153,7 @@ class TextConfig:
             if os.path.abspath(path) != os.path.abspath(saved[field]):
                 shutil.copyfile(path, saved[field])
         if format == "huggingface":
-            (write_huggingface if self.kind == "wordpiece" else write_huggingface_kind)(self, directory)
+            self.tokenizer_kind.write_huggingface(self, directory)
         else:
             write_json(os.path.join(directory, FILE_NAME), self.to_dict())
         return self.replace(source=directory, guessed=False, **saved)
@@ -256,8 +253,7 @@ def from_saved_assets(raw, directory, source):
     """The contract a model's config saved (`to_dict()`), its files read from the asset `directory`
     (kept copies: Keras deletes that folder after loading). One line names a missing asset."""
     kind = raw.get("kind", "wordpiece")
-    check_kind(kind, source)
-    names = [n for n in FILE_NAMES[kind] if n]
+    names = [n for n in tokenizer_kind(kind, source).files if n]
     missing = [n for n in names if not os.path.isfile(os.path.join(directory, n))]
     if missing:
         raise ValueError(f"{source} has a {kind} text contract but no {', '.join(missing)} asset; save "

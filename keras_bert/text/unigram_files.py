@@ -35,12 +35,12 @@ def sentencepiece_from_tokenizer_json(path):
     deberta = set(SPM_SPECIALS) <= set(pieces) and model.get("unk_id") == pieces.index("[UNK]")
     xlm_r = tuple(pieces[:4]) == FAIRSEQ_SPECIALS and pieces[-1] == "<mask>" and model.get("unk_id") == 3
     if deberta and added == ["[MASK]"]:
-        kind = "spm"
+        kind, fairseq = "spm", False
     elif added and (deberta or xlm_r):
         raise ValueError(f"{path} adds tokens {added[:3]} after the Unigram vocabulary; keras_bert runs the "
                          "SentencePiece vocabulary only (no added tokens but DeBERTa's [MASK]).")
     elif xlm_r:
-        kind = "sentencepiece"
+        kind, fairseq = "sentencepiece", True
     else:
         raise ValueError(
             f"{path}: the Unigram vocabulary is not laid out as XLM-R's ({', '.join(FAIRSEQ_SPECIALS)} "
@@ -54,17 +54,17 @@ def sentencepiece_from_tokenizer_json(path):
     proto = sentencepiece_model_pb2.ModelProto()
     piece = sentencepiece_model_pb2.ModelProto.SentencePiece
     trainer = proto.trainer_spec
-    if kind == "sentencepiece":
+    if fairseq:
         proto.pieces.add(piece="<unk>", score=0.0, type=piece.UNKNOWN)
         for token in ("<s>", "</s>"):
             proto.pieces.add(piece=token, score=0.0, type=piece.CONTROL)
         trainer.unk_id, trainer.bos_id, trainer.eos_id, trainer.pad_id = 0, 1, 2, -1
     else:  # DeBERTa's: every piece at its own id, the specials where they are
         trainer.pad_id, trainer.bos_id, trainer.eos_id, trainer.unk_id = (pieces.index(t) for t in SPM_SPECIALS)
-    for token, score in (vocab[4:-1] if kind == "sentencepiece" else vocab):
+    for token, score in (vocab[4:-1] if fairseq else vocab):
         byte = len(token) == 6 and token.startswith("<0x") and token.endswith(">")
-        kind_of = piece.UNKNOWN if token == "[UNK]" and kind == "spm" else piece.CONTROL if (
-            token in SPM_SPECIALS and kind == "spm") else piece.BYTE if byte and model.get("byte_fallback") \
+        kind_of = piece.UNKNOWN if token == "[UNK]" and not fairseq else piece.CONTROL if (
+            token in SPM_SPECIALS and not fairseq) else piece.BYTE if byte and model.get("byte_fallback") \
             else piece.NORMAL
         proto.pieces.add(piece=token, score=float(score), type=kind_of)
     trainer.model_type = sentencepiece_model_pb2.TrainerSpec.UNIGRAM

@@ -4,10 +4,8 @@ import json
 import os
 import pathlib
 
-from keras_bert.text.byte_bpe_files import VOCAB_JSON
-from keras_bert.text.vocab import build_vocab
+from keras_bert.text.tokenizer_kinds import KINDS
 
-VOCAB_NAME = "vocab.txt"
 SETTINGS_NAME = "vocab_settings.json"
 
 
@@ -31,11 +29,13 @@ def build_vocab_once(folder, files, vocab_size, lower_case=True, learn_params=No
     Example:
         >>> vocab_path = build_vocab_once("runs/demo", ["a.txt"], 4000)  # doctest: +SKIP
     """
-    if kind not in ("wordpiece", "byte_bpe"):
-        raise ValueError(f"Learning a {kind} vocabulary is not supported (wordpiece, byte_bpe); pass the model's "
+    learnt_kind = KINDS.get(kind)
+    if learnt_kind is None or learnt_kind.learn is None:
+        learnt = ", ".join(name for name, other in KINDS.items() if other.learn)
+        raise ValueError(f"Learning a {kind} vocabulary is not supported ({learnt}); pass the model's "
                          "tokenizer files instead.")
     os.makedirs(folder, exist_ok=True)
-    vocab = os.path.join(folder, VOCAB_NAME if kind == "wordpiece" else VOCAB_JSON)
+    vocab = os.path.join(folder, learnt_kind.files[0])
     record = os.path.join(folder, SETTINGS_NAME)
     settings = {"build_vocab": vocab_size, "cased": not lower_case, "files": [os.path.abspath(f) for f in files]}
     if os.path.exists(vocab):
@@ -46,11 +46,6 @@ def build_vocab_once(folder, files, vocab_size, lower_case=True, learn_params=No
             raise ValueError(f"{vocab} was built with other settings ({', '.join(changed)}); pass a new "
                              f"{folder_flag}, or delete that folder to start fresh.")
         return vocab
-    if kind == "byte_bpe":
-        from keras_bert.text.byte_bpe_learner import learn_byte_bpe  # pylint: disable=import-outside-toplevel
-
-        learn_byte_bpe(files, vocab_size, folder)
-    else:
-        build_vocab(files, vocab_size, lower_case=lower_case, output=vocab, learn_params=learn_params)
+    learnt_kind.learn(files, vocab_size, folder, lower_case, learn_params)
     pathlib.Path(record).write_text(json.dumps(settings, indent=2), encoding="utf-8")
     return vocab

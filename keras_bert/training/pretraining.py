@@ -279,7 +279,7 @@ def _check_vocab(vocab_file, bert_config, text_config=None):
     from keras_bert.text.vocab import load_vocab
 
     # The tokenizer's own count: a byte-level BPE's vocab.json or a SentencePiece model is not one token a line.
-    wordpiece = text_config is None or text_config.kind == "wordpiece"
+    wordpiece = text_config is None or text_config.tokenizer_kind.token_lines
     vocab_size = len(load_vocab(vocab_file)) if wordpiece else text_config.tokenizer().vocab_size
     if vocab_size != bert_config.vocab_size:
         raise ValueError(
