@@ -282,12 +282,21 @@ def test_python_block_compiles_and_names_what_exists(block):
 
 EXPORTS = [words for words in bash_commands() if PLAN[plan_key(words)][0] == "run"]
 FIXTURES = os.path.join(ROOT, "tests", "data", "fixtures")
-# The runs/ folder each export reads, made as a user makes it: (task, training file, extra flags).
+# The runs/ folder each export reads, made as a user makes it: (task, training file, extra flags, the metrics
+# its --eval_file run writes). The fine-tuning runs are tools/finetune.py's runs of these tasks (pair
+# classification: tests/integration/test_finetune.py): exit 0, "Trained steps 0 -> ", metrics.json, model.keras.
 FINETUNE = {
-    "sentiment": ("classification", "sentiment.csv", ["--seq_length", "32"]),
-    "ner": ("token_classification", "ner.conll", ["--seq_length", "32"]),
-    "squad": ("squad", "squad_v1.json", ["--seq_length", "64", "--doc_stride", "32", "--max_query_length", "16"]),
+    "sentiment": ("classification", "sentiment.csv", ["--seq_length", "32"], {"accuracy", "macro_f1"}),
+    "ner": ("token_classification", "ner.conll", ["--seq_length", "32"], {"accuracy", "f1"}),
+    "squad": ("squad", "squad_v1.json", ["--seq_length", "64", "--doc_stride", "32", "--max_query_length", "16"],
+              {"exact_match", "f1"}),
 }
+
+# The task signature each export serves raw text with, and its outputs (a SQuAD model's, a token classifier's:
+# tests/integration/test_self_describing_model.py exports one from a folder holding nothing else).
+SERVED = {"token_classification": ("entities", {"entity_text", "entity_label", "start_char", "end_char", "score",
+                                                "num_entities"}),
+          "squad": ("answer", {"answer_text", "start_char", "end_char", "score", "null_score"})}
 
 
 @pytest.fixture(scope="module")
@@ -306,18 +315,28 @@ def test_export_command_runs_as_written(words, user_folder):
     folder, checkpoint = user_folder
     name, argv = tool_argv(words)
     run = next(a for a in argv if a.startswith("runs/")).split("/")[1]
-    task, train, extra = FINETUNE[run]
+    task, train, extra, metrics = FINETUNE[run]
     if not (folder / "runs" / run / "model.keras").exists():  # two commands export the same run
-        trained = run_tool("finetune", "--checkpoint", checkpoint, "--task", task, "--train_file",
-                           os.path.join(FIXTURES, train), "--epochs", "1", "--batch_size", "4",
+        train = os.path.join(FIXTURES, train)
+        trained = run_tool("finetune", "--checkpoint", checkpoint, "--task", task, "--train_file", train,
+                           "--eval_file", train, "--epochs", "1", "--batch_size", "4",
                            "--strategy", "default", "--jit_compile", "off", "--output_dir", f"runs/{run}", *extra,
                            cwd=str(folder))
         assert trained.returncode == 0, trained.stderr[-3000:]
+        assert "Trained steps 0 -> " in trained.stdout, trained.stdout[-2000:]
+        with open(folder / "runs" / run / "metrics.json", encoding="utf-8") as f:
+            written = json.load(f)
+        assert set(written) >= metrics and all(0.0 <= v <= 100.0 for v in written.values()), written
     result = run_tool(name, *argv, cwd=str(folder))
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     exported = argv[argv.index("--name") + 1] if "--name" in argv else run
     assert os.path.isfile(folder / "savedmodels" / exported / "1" / "saved_model.pb")
-    assert "All exports match the Keras model." in result.stdout
+    assert "All exports match the Keras model." in result.stdout and f"Model: {task}" in result.stdout
+    if task in SERVED:  # the export checked every output of the task's raw-text signature (its parity rows)
+        name, outputs = SERVED[task]
+        served = {row[2] for row in (line.split() for line in result.stdout.splitlines())
+                  if row[:2] == ["savedmodel", name] and row[-1] == "ok"}
+        assert served == outputs, result.stdout[-3000:]
 
 
 # ---- "chain": each guide's commands in its order, in one user folder, on tiny stand-ins of the user's files ----

@@ -28,7 +28,8 @@ import tempfile
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
-from keras_bert.checkpoints.checkpoint_formats import ALIASES, FORMATS, SENTENCE_TRANSFORMERS as ST  # noqa: E402
+from keras_bert.checkpoints.checkpoint_formats import (  # noqa: E402
+    ALIASES, FORMATS, SENTENCE_TRANSFORMERS as ST, check_local_checkpoint)
 from keras_bert.choices import CHECKPOINT_MODELS as MODELS  # noqa: E402
 from keras_bert.cli import ArgumentParser, default_checkpoint, run_tool  # noqa: E402
 
@@ -62,6 +63,8 @@ def parse_args(argv):
     elif args.output is None or args.format is None:
         parser.error("--input needs --output and --format (or run without arguments for the MiniLM demo)")
     args.format = ALIASES.get(args.format, args.format)
+    if os.path.isfile(args.output) and not (args.format == "keras" and args.output.endswith(".keras")):
+        parser.error(f"--output {args.output} is a file; pass a folder (a .keras file with --format keras)")
     if args.format == ST and args.model == "pretrainer":
         parser.error("--model pretrainer with --format sentence_transformers: that folder holds a sentence "
                      "embedder, no MLM/NSP heads; use --model auto (or embedding, or encoder)")
@@ -124,6 +127,7 @@ def write_sentence_transformers(model, path):
 
 
 def convert(args):
+    check_local_checkpoint(args.input, "--input")  # before TensorFlow loads
     import keras_bert
 
     if args.format == ST:

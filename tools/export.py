@@ -39,6 +39,7 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
+from keras_bert.checkpoints.checkpoint_formats import check_local_checkpoint  # noqa: E402
 from keras_bert.choices import EXPORT_PRECISIONS  # noqa: E402
 from keras_bert.export.formats import DEFAULT_FORMATS, FORMATS  # noqa: E402
 from keras_bert.cli import ArgumentParser, default_checkpoint, make_dir, positive_int, run_tool  # noqa: E402
@@ -110,6 +111,7 @@ def main(argv=None):
 
 def _export(argv):
     args = parse_args(argv)
+    check_local_checkpoint(args.model, "model")  # before TensorFlow loads, and before any folder
     make_dir(args.base_dir, "--base_dir")
     from keras_bert import TextConfig, export
 

@@ -34,6 +34,7 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
+from keras_bert.checkpoints.checkpoint_formats import check_local_checkpoint  # noqa: E402
 from keras_bert.cli import (ArgumentParser, add_run_flags, make_dir, non_negative_int,  # noqa: E402
                             positive_float, positive_int, progress_verbosity, run_tool)
 
@@ -125,6 +126,7 @@ def _run_flags(parser, task):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    check_local_checkpoint(args.checkpoint, "--checkpoint")  # before TensorFlow loads, and before any folder
     make_dir(args.output_dir, "--output_dir")  # before TensorFlow loads: a bad folder is refused at once
     from keras_bert.tasks import finetune_task
     from keras_bert.training import RunConfig, get_strategy

@@ -8,6 +8,7 @@ record here.
 """
 
 import dataclasses
+import os
 from typing import Any, Callable, Optional
 
 # pylint: disable=import-outside-toplevel
@@ -174,3 +175,14 @@ def format_record(format):  # pylint: disable=redefined-builtin
         raise ValueError(f"Unknown checkpoint format {format!r}; expected one of {tuple(RECORDS)} "
                          f"(or an alias {sorted(ALIASES)}).")
     return record
+
+
+def check_local_checkpoint(path, name):
+    """A one-line FileNotFoundError naming `name` (the flag) where `path` is a local path (a folder separator
+    or a .keras file, no `hf://` / `kaggle://` scheme: not a released checkpoint's name) that does not exist,
+    nor as a TF1 checkpoint prefix. The tools call it before TensorFlow loads: the loader's error came ~8 s later."""
+    text = os.fspath(path)
+    if ("/" in text or os.sep in text or text.endswith(".keras")) and "://" not in text and not (
+            os.path.exists(text) or os.path.exists(text + ".index")):
+        raise FileNotFoundError(f"Checkpoint path {text} ({name}) does not exist; name a checkpoint folder or "
+                                "file, or a released one: hf://ORG/NAME[@REVISION] or a name such as bert_base_uncased")

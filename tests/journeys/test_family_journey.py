@@ -59,16 +59,14 @@ def test_a_roberta_folder_fine_tunes_exports_serves_and_goes_back_to_transformer
         "--eval_file", "dev.csv", "--labels", "negative", "positive", "--epochs", "1", "--batch_size", "4",
         "--seq_length", "32", "--strategy", "default", "--output_dir", "run", cwd=cwd))
     # The .keras (its vocab.json + merges.txt inside) loads in a fresh process; the export checks every
-    # signature against the Keras model on raw text.
-    exported = step("export", run_tool("export", "run/model.keras", "--formats", "savedmodel", "--base_dir", "sm",
-                                       cwd=cwd))
+    # SavedModel signature against the Keras model on raw text. TFLite and ONNX (the same export) carry token
+    # ids only (no kernel or op runs a byte-level BPE: the tokenizer's portable_text_ops capability), the text
+    # contract beside them; MediaPipe refuses in one line.
+    exported = step("export", run_tool("export", "run/model.keras", "--formats", "savedmodel,tflite,onnx",
+                                       "--base_dir", "sm", cwd=cwd))
     assert "All exports match the Keras model." in exported.stdout, exported.stdout[-2000:]
-    # TFLite and ONNX carry token ids only (no kernel or op runs a byte-level BPE: the tokenizer's
-    # portable_text_ops capability), the text contract beside them; MediaPipe refuses in one line.
-    ids_only = step("export ids-only formats", run_tool("export", "run/model.keras", "--formats", "tflite,onnx",
-                                                        "--base_dir", "ids", cwd=cwd))
-    assert "All exports match the Keras model." in ids_only.stdout, ids_only.stdout[-2000:]
-    written = {path.name for path in (roberta_user / "ids").rglob("*") if path.is_file()}
+    written = {path.name for fmt in ("tflite", "onnx") for path in (roberta_user / "sm" / "model" / fmt).rglob("*")
+               if path.is_file()}
     assert {"model_float32.tflite", "model.onnx", "vocab.json", "merges.txt"} <= written, written
     assert not written & {"text_float32.tflite", "text_model.onnx"}, written
     refused = run_tool("export", "run/model.keras", "--formats", "mediapipe", "--base_dir", "mp", cwd=cwd)
