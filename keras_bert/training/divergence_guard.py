@@ -4,7 +4,6 @@ import math
 
 import keras
 import numpy as np
-import tensorflow as tf
 
 NONFINITE_MODES = ("stop", "skip")
 # A finite loss this many times the run's first one (itself counted as at least 10) has exploded:
@@ -155,6 +154,8 @@ def skip_nonfinite_updates(optimizer):
     its `cond` run in the cross-replica context, as Keras's `LossScaleOptimizer` does, since a
     `cond` in the replica context cannot hold the update's `merge_call`.
     """
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     if isinstance(optimizer, keras.optimizers.LossScaleOptimizer) or \
             getattr(optimizer, "_keras_bert_skips_nonfinite", False):
         return optimizer
@@ -204,6 +205,8 @@ def skip_nonfinite_updates(optimizer):
 
 
 def _no_value(_):
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     return tf.constant(0)
 
 
@@ -214,6 +217,8 @@ def check_predictions(model, dataset, flag="--learning_rate"):
     predict NaN (a step that blew them up was finite; every later one was skipped), and such a
     model is not a success.
     """
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     batch = next(iter(dataset.take(1)))
     features = batch[0] if isinstance(batch, tuple) else batch
     outputs = [keras.ops.convert_to_numpy(tf.cast(o, tf.float32)).reshape(-1)
