@@ -80,7 +80,8 @@ class DivergenceGuard(keras.callbacks.Callback):
         # (A non-finite loss may come from the batch itself: that checkpoint stays.)
         if first_bad is None:
             first_bad = self._step() if skippable else self._step() - 1
-        skip = " (or pass --on_nonfinite skip to skip such steps)" if skippable and self.mode == "stop" else ""
+        skip = " (or pass --on_nonfinite skip to skip such steps)" if skippable and self.mode == "stop" and \
+            keras.backend.backend() == "tensorflow" else ""  # (JAX has no skipping step)
         raise ValueError(
             f"Training diverged at step {self._step()}: {what}. Lower {self.flag}{skip}; {self._kept(first_bad)}; "
             "nothing of the diverged state was saved.")
