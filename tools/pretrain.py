@@ -14,7 +14,6 @@ model, keras_bert format) and prints, at the end, held-out MLM accuracy beside a
 guess and a fill-in-the-mask demo on held-out sentences.
 """
 
-import importlib.util
 import os
 import sys
 import warnings
@@ -152,9 +151,10 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     make_dir(args.output_dir, "--output_dir")
-    if not importlib.util.find_spec("tensorflow"):  # e.g. the lent GPU machines: JAX only
-        raise UsageError("this run needs TensorFlow on JAX too (tokenizer, tf.data input, TensorBoard; also with "
-                         "--shards): pip install tensorflow-cpu tensorflow-text beside JAX, or run where TF is.")
+    from keras_bert.training import check_without_tensorflow, has_tensorflow, vocab_ids
+
+    if not (tensorflow := has_tensorflow()):  # without it: Keras on JAX, from --shards
+        check_without_tensorflow(shards=args.shards, files=args.files, eval_files=args.eval_files)
     from keras_bert.training import get_strategy
 
     strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
@@ -173,11 +173,12 @@ def main(argv=None):
     vars(args).update(objective_defaults(family, vars(args)))
     text_config = (keras_bert.TextConfig.from_dir(args.shards) if args.shards
                    else _text_config(args, files, family.tokenizer if family else "wordpiece"))
-    tokenizer = text_config.tokenizer()
+    tokenizer = text_config.tokenizer() if tensorflow else None  # (in-graph: TensorFlow's)
+    vocab_size, pad_id = (tokenizer.vocab_size, tokenizer.pad_id) if tokenizer else vocab_ids(text_config)
     config = None if args.init_checkpoint else pretraining_config(  # (None: the checkpoint carries its config)
         keras_bert.BertConfig.from_json(args.config) if args.config else
         keras_bert.BertConfig.from_preset(args.preset) if args.preset else None, family,
-        vocab_size=tokenizer.vocab_size, pad_id=tokenizer.pad_id, built_vocab=bool(args.build_vocab),
+        vocab_size=vocab_size, pad_id=pad_id, built_vocab=bool(args.build_vocab),
         phases=[(args.seq_length, args.max_predictions_per_seq),
                 (args.phase2_seq_length, args.phase2_max_predictions_per_seq)],  # (phase 2's 0: none)
         global_batch_size=args.batch_size, mixed_precision=args.mixed_precision,
@@ -203,13 +204,12 @@ def main(argv=None):
     baseline = unigram_mlm_accuracy(result["validation"]) if result["validation"] is not None else None
     print(f"\nTrained steps {result['start_step']} -> {result['step']}. "
           + pretraining_summary(result["rows"], baseline, tokenizer))
-    print(f"Model: {os.path.join(args.output_dir, 'final')}   curves: "
-          f"{os.path.join(args.output_dir, 'curves.png')}   TensorBoard: "
-          f"{os.path.join(args.output_dir, 'logs')}")
+    print(f"Model: {os.path.join(args.output_dir, 'final')}   curves: {os.path.join(args.output_dir, 'curves.png')}"
+          + (f"   TensorBoard: {os.path.join(args.output_dir, 'logs')}" if tensorflow else ""))
     # Real sentences the model never trained on (held out when there are held-out files).
     demo_files = [f for f in eval_files or files or [] if not f.endswith("_f.txt")] or eval_files or files or []
     demo = [(s.replace("[MASK]", getattr(tokenizer, "mask_token", "[MASK]")), word) for s, word in  # <mask>
-            demo_sentences(demo_files, tokenizer.vocab, lower_case=text_config.lower_case)]
+            demo_sentences(demo_files, tokenizer.vocab, lower_case=text_config.lower_case)] if tokenizer else []
     if not args.no_demo and demo:
         print(f"\nFill in the mask (top 5), sentences from {'held-out' if eval_files else 'training'} texts:")
         print("\n".join(fill_mask_lines(demo, keras_bert.fill_mask(result["model"], tokenizer, [s for s, _ in demo]))))

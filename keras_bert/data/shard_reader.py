@@ -132,6 +132,35 @@ class ShardReader:
         return out
 
 
+class ShardBatches:
+    """A `ShardReader`'s batches `start, start + 1, ...` (before `end`), fed to Keras `fit` without tf.data (JAX):
+    `skip` and `take` position it as a `tf.data.Dataset`'s do, `element_spec` gives the batches' shapes
+    (`keras.KerasTensor`s) and `iter()` a generator of NumPy batches, which `fit` takes.
+
+    Example:
+        >>> batches = ShardBatches(ShardReader("shards/", 32)).skip(100).take(50)  # steps 100..149
+    """
+
+    def __init__(self, reader, start=0, end=None):
+        self.reader, self.start, self.end = reader, int(start), end
+
+    def skip(self, count):
+        return ShardBatches(self.reader, self.start + int(count), self.end)
+
+    def take(self, count):
+        end = self.start + int(count)
+        return ShardBatches(self.reader, self.start, end if self.end is None else min(end, self.end))
+
+    @property
+    def element_spec(self):
+        import keras  # pylint: disable=import-outside-toplevel
+
+        return keras.tree.map_structure(lambda a: keras.KerasTensor(a.shape, a.dtype.name), self.reader.batch(0))
+
+    def __iter__(self):
+        return self.reader.batches(self.start, self.end)
+
+
 def read_index(directory):
     """The shards' index (`shards.json`), checked; a one-line error for a folder that is not one."""
     path = os.path.join(os.fspath(directory), INDEX_NAME)

@@ -28,5 +28,6 @@ _EXPORTS = {
     'keras_bert.training.strategy': ('STRATEGIES', 'get_strategy', 'is_chief'),
     'keras_bert.training.training_log': ('TrainingLog',),
     'keras_bert.training.unigram_baseline': ('unigram_mlm_accuracy',),
+    'keras_bert.training.without_tensorflow': ('check_without_tensorflow', 'has_tensorflow', 'vocab_ids'),
 }
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

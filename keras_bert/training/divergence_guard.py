@@ -4,7 +4,6 @@ import math
 
 import keras
 import numpy as np
-import tensorflow as tf
 
 NONFINITE_MODES = ("stop", "skip")
 # A finite loss this many times the run's first one (itself counted as at least 10) has exploded:
@@ -81,7 +80,8 @@ class DivergenceGuard(keras.callbacks.Callback):
         # (A non-finite loss may come from the batch itself: that checkpoint stays.)
         if first_bad is None:
             first_bad = self._step() if skippable else self._step() - 1
-        skip = " (or pass --on_nonfinite skip to skip such steps)" if skippable and self.mode == "stop" else ""
+        skip = " (or pass --on_nonfinite skip to skip such steps)" if skippable and self.mode == "stop" and \
+            keras.backend.backend() == "tensorflow" else ""  # (JAX has no skipping step)
         raise ValueError(
             f"Training diverged at step {self._step()}: {what}. Lower {self.flag}{skip}; {self._kept(first_bad)}; "
             "nothing of the diverged state was saved.")
@@ -155,6 +155,8 @@ def skip_nonfinite_updates(optimizer):
     its `cond` run in the cross-replica context, as Keras's `LossScaleOptimizer` does, since a
     `cond` in the replica context cannot hold the update's `merge_call`.
     """
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     if isinstance(optimizer, keras.optimizers.LossScaleOptimizer) or \
             getattr(optimizer, "_keras_bert_skips_nonfinite", False):
         return optimizer
@@ -204,6 +206,8 @@ def skip_nonfinite_updates(optimizer):
 
 
 def _no_value(_):
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     return tf.constant(0)
 
 
@@ -214,6 +218,8 @@ def check_predictions(model, dataset, flag="--learning_rate"):
     predict NaN (a step that blew them up was finite; every later one was skipped), and such a
     model is not a success.
     """
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     batch = next(iter(dataset.take(1)))
     features = batch[0] if isinstance(batch, tuple) else batch
     outputs = [keras.ops.convert_to_numpy(tf.cast(o, tf.float32)).reshape(-1)

@@ -2,7 +2,6 @@
 each batch, run one after another), gradients summed over the replicas before they are clipped."""
 
 import keras
-import tensorflow as tf
 
 from keras_bert.compat import compute_training_loss, jax_metrics_update, track_loss
 
@@ -69,6 +68,8 @@ def apply_summed_gradients(optimizer, gradients, variables):
     applies only in a replica context (its `maybe_merge_call`s), so its one all-reduce cannot
     be moved before its clipping from outside.
     """
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     gradients = [None if g is None else tf.convert_to_tensor(g) for g in gradients]
     context = tf.distribute.get_replica_context()
     if context is not None and context.num_replicas_in_sync > 1:
@@ -82,6 +83,8 @@ def apply_summed_gradients(optimizer, gradients, variables):
 
 def _micro_batches(data, steps):
     """`(x, y, sample_weight)` with each tensor reshaped to `[k, batch / k, ...]` and `k`."""
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     batch = tf.shape(tf.nest.flatten(data[0])[0])[0]
     count = tf.where(batch % steps == 0, steps, 1)
 
@@ -96,6 +99,8 @@ def _micro_batches(data, steps):
 def _train_step(model, steps, data):
     # Keras's TensorFlow `train_step` (keras/src/backend/tensorflow/trainer.py), once per
     # micro-batch, through the same private touchpoints it uses (keras_bert/compat.py).
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     variables = model.trainable_variables
     if steps == 1:  # the logs are what the model's `compute_metrics` returns, as in Keras's step
         gradients, logs = _gradients(model, variables, *keras.utils.unpack_x_y_sample_weight(data))
@@ -153,6 +158,8 @@ def _jax_train_step(model, steps, state, data):
 
 
 def _gradients(model, variables, x, y, sample_weight):
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     with tf.GradientTape() as tape:
         y_pred = model(x, training=True)
         loss = compute_training_loss(model, x, y, y_pred, sample_weight)

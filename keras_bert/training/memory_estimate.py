@@ -34,10 +34,8 @@ def check_batch_memory(config, batch_size, seq_length, predictions_per_seq=0, mi
     Only where no GPU/TPU is visible (accelerator memory is not read here); the estimate
     (`training_bytes`) is rough, so only a batch beyond all of the available memory is refused.
     """
-    import tensorflow as tf
-
     available = available_bytes()
-    if available is None or tf.config.list_physical_devices("GPU") or os.environ.get("TPU_NAME"):
+    if available is None or os.environ.get("TPU_NAME") or _accelerator():
         return
     needed = training_bytes(config, batch_size, seq_length, predictions_per_seq, mixed_precision)
     if needed > available:
@@ -46,3 +44,16 @@ def check_batch_memory(config, batch_size, seq_length, predictions_per_seq=0, mi
             f"--batch_size {batch_size} at --seq_length {seq_length} needs about "
             f"{needed / 2**30:.1f} GiB for one training step (estimate), but this machine has "
             f"{available / 2**30:.1f} GiB available; use --batch_size {fits} or less.")
+
+
+def _accelerator():
+    """Whether the backend sees a GPU (TPU: by TPU_NAME) - JAX's own count on JAX, where TensorFlow may be absent."""
+    import keras  # pylint: disable=import-outside-toplevel
+
+    if keras.backend.backend() == "jax":
+        import jax  # pylint: disable=import-outside-toplevel
+
+        return jax.default_backend() != "cpu"
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
+    return bool(tf.config.list_physical_devices("GPU"))

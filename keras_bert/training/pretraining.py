@@ -1,4 +1,4 @@
-"""run_pretraining: BERT pretraining with `model.fit` under a tf.distribute strategy, resumable."""
+"""run_pretraining: BERT pretraining with `model.fit` under tf.distribute or keras.distribution, resumable."""
 
 import os
 
@@ -48,7 +48,8 @@ def pretraining_input(files, tokenizer, **dataset_kwargs):
 
 
 def shards_input(directory, **reader_kwargs):
-    """`run_pretraining`'s `train_input` from `write_shards`' shards (`ShardReader`; batch `i` depends on `i` only).
+    """`run_pretraining`'s `train_input` from `write_shards`' shards (`ShardReader`; batch `i` depends on `i` only):
+    a `tf.data.Dataset`, on JAX `ShardBatches` (NumPy: no TensorFlow; each process its shards and batch share).
 
     Args:
         directory: the shards folder (`tools/write_shards.py`).
@@ -57,19 +58,23 @@ def shards_input(directory, **reader_kwargs):
     Example:
         >>> train_input = shards_input("shards/", max_predictions_per_seq=20, seed=0)
     """
-    import tensorflow as tf
-    from keras_bert.data.shard_reader import ShardReader
+    import keras
+    from keras_bert.data.shard_reader import ShardBatches, ShardReader
 
     ShardReader(directory, 1, **reader_kwargs)  # a bad folder or argument fails here, in one line
 
     def train_input(global_batch_size, input_context=None):
+        if keras.backend.backend() == "jax":  # keras.distribution makes the global batch of the processes' own
+            import jax
+            return ShardBatches(ShardReader(directory, global_batch_size // jax.process_count(), **reader_kwargs,
+                                            process_index=jax.process_index(), process_count=jax.process_count()))
+        import tensorflow as tf
         pipeline, pipelines, batch = 0, 1, global_batch_size
         if input_context is not None:
             pipeline, pipelines = input_context.input_pipeline_id, input_context.num_input_pipelines
             batch = input_context.get_per_replica_batch_size(global_batch_size)
         reader = ShardReader(directory, batch, process_index=pipeline, process_count=pipelines, **reader_kwargs)
-        signature = tf.nest.map_structure(
-            lambda a: tf.TensorSpec(a.shape, tf.as_dtype(a.dtype)), reader.batch(0))
+        signature = tf.nest.map_structure(lambda a: tf.TensorSpec(a.shape, tf.as_dtype(a.dtype)), reader.batch(0))
         return tf.data.Dataset.from_generator(reader.batches, output_signature=signature).prefetch(2)
 
     return train_input
@@ -79,16 +84,15 @@ def _distributed_input(strategy, train_input, global_batch_size, start_step, end
     """The training dataset, positioned after the `start_step` batches already trained on; one
     built per pipeline ends at `end_step` (`fit_from` cuts a plain dataset there itself)."""
     if strategy.num_replicas_in_sync == 1 or input_mode == "split" or isinstance(strategy, JaxStrategy):
-        # One pipeline produces global batches; Keras splits each across the replicas (on JAX across the
-        # devices, and across processes with keras.distribution's own per-process sharding of the dataset).
+        # One pipeline produces global batches; Keras splits each across the replicas (on JAX across the devices,
+        # and across processes: keras.distribution shards a tf.data dataset; `ShardBatches` read a process's own).
         return split_batches(train_input(global_batch_size, None).skip(start_step))
 
     def dataset_fn(context):
         # Each input pipeline (one per worker) reads its own share of the files; its
         # replicas take turns, so it has served replicas-per-pipeline batches a step.
         per_step = context.num_replicas_in_sync // context.num_input_pipelines
-        return train_input(global_batch_size, context).skip(start_step * per_step).take(
-            (end_step - start_step) * per_step)
+        return train_input(global_batch_size, context).skip(start_step * per_step).take((end_step - start_step) * per_step)
 
     return strategy.distribute_datasets_from_function(dataset_fn)
 
@@ -145,7 +149,7 @@ def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, voca
         eval_input: like `train_input`, for held-out data evaluated every epoch; its first
             `eval_steps` batches are evaluated each time, held in memory after the first.
         eval_steps: batches per evaluation.
-        tensorboard: write TensorBoard logs.
+        tensorboard: write TensorBoard logs (where TensorFlow is installed; else said in one line).
         plot: write `curves.png`.
         callbacks: extra Keras callbacks.
         pack_sequences: train a packed `BertPretrainer` on packed rows (`train_input` and
@@ -174,8 +178,7 @@ def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, voca
     strategy = start_run(run.strategy, run.mixed_precision, run.seed)
     check_batch_size(global_batch_size, strategy, run.gradient_accumulation_steps)
     chief = is_chief(strategy)
-    if warmup_steps is None:
-        warmup_steps = train_steps // 10
+    warmup_steps = train_steps // 10 if warmup_steps is None else warmup_steps
     with strategy.scope():
         model = _pretrainer(config, init_checkpoint).with_packing(pack_sequences)
         opt = create_optimizer(learning_rate, total_steps=train_steps, warmup_steps=warmup_steps,
@@ -201,10 +204,9 @@ def run_pretraining(train_input, config=None, *, run, init_checkpoint=None, voca
                                         every_n_epochs=run.checkpoint_every_epochs)
         if chief:
             bert_config.to_json(os.path.join(output_dir, "bert_config.json"))
-        log = TrainingLog(os.path.join(output_dir, "training_log.csv") if chief else None,
-                          start_step=start_step)
-        all_callbacks = [log, checkpoint,
-                         *([tensorboard_callback(output_dir)] if tensorboard and chief else [])]
+        log = TrainingLog(os.path.join(output_dir, "training_log.csv") if chief else None, start_step=start_step)
+        board = tensorboard_callback(output_dir) if tensorboard and chief else None  # None: no TensorFlow
+        all_callbacks = [log, checkpoint, *([board] if board else [])]
         validation = None
         if eval_input is not None and eval_steps:
             # The same held-out batches every epoch, kept after the first evaluation: each evaluation
@@ -257,10 +259,9 @@ def _check_sizes(input_mode, global_batch_size, train_steps, steps_per_epoch, st
             raise ValueError(f"{name} must be a positive integer, got {value} ({flag}).")
     for name, value in (("train_steps", train_steps), ("steps_per_epoch", steps_per_epoch)):
         if value % steps_per_execution:
-            raise ValueError(
-                f"{name}={value} (--{name}) is not a multiple of steps_per_execution="
-                f"{steps_per_execution} (--steps_per_execution); training stops and checkpoints "
-                "only between executions. Make it a multiple.")
+            raise ValueError(f"{name}={value} (--{name}) is not a multiple of steps_per_execution={steps_per_execution} "
+                             "(--steps_per_execution); training stops and checkpoints only between executions. "
+                             "Make it a multiple.")
 
 
 def _pretrainer(config, init_checkpoint):
@@ -282,10 +283,9 @@ def _check_vocab(vocab_file, bert_config, text_config=None):
     wordpiece = text_config is None or text_config.tokenizer_kind.token_lines
     vocab_size = len(load_vocab(vocab_file)) if wordpiece else text_config.tokenizer().vocab_size
     if vocab_size != bert_config.vocab_size:
-        raise ValueError(
-            f"{vocab_file} has {vocab_size} tokens but the model's vocab_size is "
-            f"{bert_config.vocab_size}; use the vocab.txt that belongs to the model (or set "
-            f"vocab_size={vocab_size} in the config when training from scratch).")
+        raise ValueError(f"{vocab_file} has {vocab_size} tokens but the model's vocab_size is {bert_config.vocab_size}; "
+                         "use the vocab.txt that belongs to the model (or set "
+                         f"vocab_size={vocab_size} in the config when training from scratch).")
 
 
 def _finish(model, output_dir, vocab_file, text_config, rows):

@@ -1,13 +1,15 @@
 """The one run loop of pretraining and fine-tuning: preamble, compile, resume, resumable `fit`."""
 
 import contextlib
+import importlib.util
 import math
 import os
+import sys
 
 import keras
-import tensorflow as tf
 
 from keras_bert.compat import build_for_fit, model_without_strategy
+from keras_bert.data.shard_reader import ShardBatches
 
 from keras_bert.training.divergence_guard import DivergenceGuard, check_mode, skip_nonfinite_updates
 from keras_bert.training.gradient_accumulation import accumulate_gradients
@@ -88,10 +90,22 @@ def resume(folder, model, chief, keep_checkpoints, total_steps, **checkpoint_kwa
 
 
 def split_batches(dataset):
-    """Each global batch is cut across the replicas (not the files across workers)."""
+    """Each global batch is cut across the replicas (not the files across workers); other than tf.data's
+    datasets (`ShardBatches`: NumPy batches on JAX) are returned as they are."""
+    if not _is_tf_dataset(dataset):
+        return dataset
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
     options = tf.data.Options()
     options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
     return dataset.with_options(options)
+
+
+def _is_tf_dataset(dataset):
+    """Whether `dataset` is a `tf.data.Dataset` (TensorFlow is imported where one exists: no import here, so a JAX
+    run fed `ShardBatches` runs where TensorFlow is not installed)."""
+    tf = sys.modules.get("tensorflow")
+    return tf is not None and isinstance(dataset, tf.data.Dataset)
 
 
 def fit_from(model, strategy, dataset, start_step, total_steps, steps_per_epoch, callbacks=(),
@@ -135,16 +149,19 @@ def fit_from(model, strategy, dataset, start_step, total_steps, steps_per_epoch,
         # `strategy.scope()` all the same, compile_model), and the fit's own at its end, which
         # is idle if the data ends with the last step (take; distributed datasets built from a
         # function must end there themselves, as pretraining's do). 150 fits: 0 crashes.
-        if isinstance(dataset, tf.data.Dataset):
+        positioned = isinstance(dataset, ShardBatches) or _is_tf_dataset(dataset)
+        if positioned:
             dataset = dataset.take(total_steps - start_step)
         keras_own = contextlib.nullcontext() if isinstance(strategy, JaxStrategy) else model_without_strategy(model)
         with strategy.scope(), keras_own, _keras_mwms_workaround(model, strategy):
-            if isinstance(strategy, JaxStrategy) and isinstance(dataset, tf.data.Dataset):
+            if isinstance(strategy, JaxStrategy) and positioned:
                 # Built from the batches' spec, not from a batch of a throwaway iterator (compat.build_for_fit):
                 # that one shifts a reshuffling dataset's order by how far it prefetched.
-                build_for_fit(model, keras.tree.map_structure(
-                    lambda spec: keras.KerasTensor(tuple(spec.shape), spec.dtype.name), dataset.element_spec))
-            history = model.fit(dataset, initial_epoch=initial_epoch, epochs=epochs,
+                build_for_fit(model, dataset.element_spec if isinstance(dataset, ShardBatches) else  # (KerasTensors)
+                              keras.tree.map_structure(lambda spec: keras.KerasTensor(tuple(spec.shape), spec.dtype.name),
+                                                       dataset.element_spec))
+            history = model.fit(iter(dataset) if isinstance(dataset, ShardBatches) else dataset,
+                                initial_epoch=initial_epoch, epochs=epochs,
                                 steps_per_epoch=steps_per_epoch, shuffle=False,
                                 callbacks=[StepLimit(total_steps), guard] + list(callbacks),
                                 **fit_kwargs)
@@ -162,7 +179,7 @@ def _keras_mwms_workaround(model, strategy):
     value. (Keras's other MWMS bug, its symbolic build's `strategy.reduce` of a nested batch,
     is skipped for every strategy by `fit_from`'s `model_without_strategy`.)
     """
-    if isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
+    if not isinstance(strategy, JaxStrategy) and isinstance(strategy, _tf().distribute.MultiWorkerMirroredStrategy):
         for name in ("train_step", "test_step"):
             if not getattr(getattr(model, name), "_keras_bert_rank1", False):
                 setattr(model, name, _rank1_logs(getattr(model, name)))
@@ -170,6 +187,8 @@ def _keras_mwms_workaround(model, strategy):
 
 
 def _rank1_logs(step_fn):
+    tf = _tf()
+
     def step(data):
         return {k: tf.reshape(v, [1]) if v.shape.rank == 0 else v
                 for k, v in step_fn(data).items()}
@@ -177,11 +196,22 @@ def _rank1_logs(step_fn):
     return step
 
 
+def _tf():
+    import tensorflow as tf  # pylint: disable=import-outside-toplevel
+
+    return tf
+
+
 def tensorboard_callback(output_dir):
-    """Keras's TensorBoard callback writing epoch curves to `output_dir/logs` (train/, validation/).
+    """Keras's TensorBoard callback writing epoch curves to `output_dir/logs` (train/, validation/), or None
+    where TensorFlow is not installed (it writes with TensorFlow; a JAX run trains without it), said in one line.
 
     Epoch summaries are indexed by the Keras epoch, which a resumed run continues; per-batch
     ones are not written, as Keras numbers those from 0 again after a resume.
     """
+    if importlib.util.find_spec("tensorflow") is None:
+        print(f"No TensorBoard logs: TensorBoard needs TensorFlow (pip install tensorflow-cpu); the curves are in "
+              f"{os.path.join(output_dir, 'training_log.csv')} and curves.png.")
+        return None
     return keras.callbacks.TensorBoard(os.path.join(output_dir, "logs"), update_freq="epoch",
                                        write_graph=False)

@@ -78,3 +78,18 @@ def test_a_folder_that_is_not_shards_or_too_few_shards_fail_in_one_line(shards, 
     first = ShardReader(shards[0], 8).batch(0)[0]["input_word_ids"]
     assert np.array_equal(first, ShardReader(shards[0], 8).batch(0)[0]["input_word_ids"])
     assert not np.array_equal(first, ShardReader(shards[0], 8, seed=1).batch(0)[0]["input_word_ids"])
+
+
+def test_shard_batches_are_positioned_as_a_resumed_run_asks(shards):
+    """`ShardBatches` (what a JAX run feeds `fit`): `skip(3).take(2)` gives batches 3 and 4; its spec, their shapes."""
+    from keras_bert.data.shard_reader import ShardBatches
+
+    reader = ShardReader(shards[0], 4, max_predictions_per_seq=5, seed=2)
+    batches = list(ShardBatches(reader).skip(3).take(2))
+    assert len(batches) == 2
+    for step, (features, labels) in enumerate(batches, 3):
+        expected_features, expected_labels = reader.batch(step)
+        for name, value in {**expected_features, **expected_labels}.items():
+            np.testing.assert_array_equal({**features, **labels}[name], value, err_msg=name)
+    spec = ShardBatches(reader).element_spec[0]["masked_lm_positions"]
+    assert tuple(spec.shape) == (4, 5) and spec.dtype == str(batches[0][0]["masked_lm_positions"].dtype)
