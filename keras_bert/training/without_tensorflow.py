@@ -37,14 +37,14 @@ def check_without_tensorflow(shards=None, files=None, eval_files=None):
 
 
 def vocab_ids(text_config):
-    """`(vocab_size, pad_id)` of a WordPiece `TextConfig`, read from its vocab.txt (its in-graph tokenizer needs
-    TensorFlow); another kind's is refused in one line.
+    """`(vocab_size, pad_id)` of a WordPiece `TextConfig` (a kind whose vocab is a token list), read from its
+    vocab.txt (its in-graph tokenizer needs TensorFlow); another kind's is refused in one line.
 
     Example:
         >>> vocab_ids(keras_bert.TextConfig.from_dir("shards/"))
         (30522, 0)
     """
-    if text_config.kind != "wordpiece":
+    if not text_config.tokenizer_kind.token_lines:  # a token-per-line vocab (WordPiece) is read without TensorFlow
         raise UsageError(f"--shards: a {text_config.kind} text contract's tokenizer needs TensorFlow (not "
                          "installed); pip install tensorflow-cpu tensorflow-text, or write WordPiece shards.")
     from keras_bert.text.vocab import load_vocab, special_token_ids  # pylint: disable=import-outside-toplevel
