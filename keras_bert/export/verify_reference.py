@@ -39,21 +39,6 @@ def keras_outputs(serving, ids, tokens=True):
     return serving.reference_outputs(inputs, keras_model, tokens)
 
 
-def keras_outputs_float16_weights(serving, ids):
-    """`keras_outputs` (no `top_k_tokens`) of the Keras model with every float32 weight rounded to float16, as a
-    float16 TFLite file stores them (its kernels compute in float32): what that file must equal. The model's own
-    weights are put back after."""
-    weights = [w for w in serving.model.weights if w.dtype == "float32"]
-    saved = [w.numpy() for w in weights]
-    try:
-        for weight, value in zip(weights, saved):
-            weight.assign(value.astype(np.float16).astype(np.float32))
-        return keras_outputs(serving, ids, tokens=False)
-    finally:
-        for weight, value in zip(weights, saved):
-            weight.assign(value)
-
-
 def text_to_ids(serving, text_a, text_b=None):
     """Eager tokenization + packing (the Python path a Keras user runs) -> numpy ids."""
     texts = [text_a] if text_b is None else [text_a, text_b]
