@@ -107,11 +107,13 @@ class ServingModule(tf.Module):
                 tf.TensorSpec([None], tf.string, name="text_b")])
         else:
             signatures["serving_default"] = signatures["serve_ids"]
-        signatures.update(self.task_signatures())
+        # Traced here, before saving: a tf.function that tf.saved_model.save traces first is traced again by
+        # the check's call afterwards (TensorFlow's first-call trace is a separate one); this way, once.
+        signatures.update({name: function.get_concrete_function() for name, function in self.task_signatures().items()})
         return signatures
 
     def task_signatures(self):
         """Raw text in, the task's answer out (e.g. `classify`, `entities`, `answer`): the task's own."""
         if self.serving.tokenizer is None:
             return {}
-        return self.serving.text_signatures()
+        return self.serving.text_functions()

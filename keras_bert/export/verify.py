@@ -220,7 +220,7 @@ def check_saved_model(serving, export_dir, sample_texts=None, precision="fp32", 
             calls.append(("serving_default", texts))
             references.append((f"serving_default[{label}]", keras_outputs(serving, ref_ids),
                                ref_ids["input_mask"]))
-        for name, function in serving.text_signatures().items():  # the task's own (classify, ...)
+        for name, function in serving.text_functions().items():  # the task's own (classify, ...), as saved
             inputs = task_signature_inputs(function, sample_texts)
             want = function(**{key: tf.constant(value, tf.string) for key, value in inputs.items()})
             calls.append((name, inputs))

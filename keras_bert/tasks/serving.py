@@ -66,6 +66,7 @@ class Serving:
         self.mask_id = mask_id
         self.string_outputs = string_outputs
         self.task_config = self.checked_options(model, options)
+        self._text_functions = None
         self.labels = self.task_config.get("labels")
         # Text requests pad to their longest text (at most seq_length), as a peer pads a batch.
         self.preprocessor = Preprocessor(tokenizer, seq_length, padding="longest") if tokenizer is not None else None
@@ -121,15 +122,17 @@ class Serving:
         served outputs."""
         import tensorflow as tf  # pylint: disable=import-outside-toplevel
 
+        pieces_a = self.tokenize(text_a)  # outside the branches: the tokenizer is traced once
+
         def single():
-            return self.preprocessor.pack([self.tokenize(text_a)])
+            return self.preprocessor.pack([pieces_a])
 
         def pair():
             checks = [tf.debugging.assert_equal(
                 tf.size(text_b), tf.size(text_a),
                 message="text_b must hold one string per text_a string, or be left out")]
             with tf.control_dependencies(checks):
-                return self.preprocessor.pack([self.tokenize(text_a), self.tokenize(text_b)])
+                return self.preprocessor.pack([pieces_a, self.tokenize(text_b)])
 
         inputs = tf.cond(tf.size(text_b) > 0, pair, single)
         return self.outputs_from_ids(inputs, by_length=True)
@@ -137,6 +140,12 @@ class Serving:
     def text_signatures(self):
         """`{name: tf.function}`: raw text in, the task's answer out (none here)."""
         return {}
+
+    def text_functions(self):
+        """`text_signatures()`, built once: what a SavedModel saves is what its check runs, traced once."""
+        if self._text_functions is None:
+            self._text_functions = self.text_signatures()
+        return self._text_functions
 
     def answer_from_ids(self, inputs):
         """The served outputs of ids plus the answer computed from them (`answer_outputs`, e.g. the top
