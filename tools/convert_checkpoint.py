@@ -97,8 +97,9 @@ def sentence_embedder(args):
     import keras_bert
 
     contents = keras_bert.checkpoints.read_checkpoint(args.input)  # an embedder's pooling, a task model's head
-    if contents.task and not contents.embedding and args.model == "auto":  # an embedder is what it writes
-        raise ValueError(f"--input {args.input} is a fine-tuned {contents.task} model; --format sentence_transformers "
+    if contents.head and not contents.embedding and args.model == "auto":  # an embedder is what it writes
+        what = contents.task or contents.head.HF_ARCHITECTURE  # a folder transformers wrote names no task
+        raise ValueError(f"--input {args.input} is a fine-tuned {what} model; --format sentence_transformers "
                          "writes a sentence embedder: pass --model embedding to write its fine-tuned encoder with mean "
                          "pooling + normalize (the head is dropped)")
     kind = "encoder" if args.model == "encoder" else "embedding"
