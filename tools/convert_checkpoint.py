@@ -136,7 +136,7 @@ def convert(args):
     else:
         model, kind = bert_model(args)
     config = getattr(model, "encoder", model).config
-    task = getattr(model, "task", None)
+    task = keras_bert.tasks.task_of(model)  # its own, or its head's problem_type's (a folder transformers wrote)
     print(f"loaded {args.input}: {config.num_layers} layers, hidden {config.hidden_size}, "
           f"{config.num_heads} heads, vocab {config.vocab_size}, hidden_act {config.hidden_act}, "
           f"{model.count_params():,} parameters ({model.__class__.__name__}{', task ' + task if task else ''})")
