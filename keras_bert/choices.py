@@ -21,10 +21,3 @@ INPUT_FORMATS = ("auto", "bert", "plain")
 NORMALIZATIONS = ("reference", "fast")
 # keras_bert.checkpoints (its formats: the records of keras_bert/checkpoints/checkpoint_formats.py)
 CHECKPOINT_MODELS = ("encoder", "pretrainer", "auto", "embedding")
-# Hugging Face's config.json `problem_type` of each task on a sequence head, as each task class declares it
-# (`Task.HF_PROBLEM_TYPE`; tests/models/test_sequence_head.py keeps the two equal): a model built without its task class
-# (`build_classifier(task=...)`) is saved with it, and a folder transformers wrote (no keras_bert task in it)
-# loads as the first task of its problem_type.
-HF_PROBLEM_TYPES = {"classification": "single_label_classification",
-                    "pair_classification": "single_label_classification",
-                    "regression": "regression", "multi_label": "multi_label_classification"}

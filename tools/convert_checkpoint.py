@@ -97,8 +97,9 @@ def sentence_embedder(args):
     import keras_bert
 
     contents = keras_bert.checkpoints.read_checkpoint(args.input)  # an embedder's pooling, a task model's head
-    if contents.task and not contents.embedding and args.model == "auto":  # an embedder is what it writes
-        raise ValueError(f"--input {args.input} is a fine-tuned {contents.task} model; --format sentence_transformers "
+    if contents.head and not contents.embedding and args.model == "auto":  # an embedder is what it writes
+        what = contents.task or contents.head.HF_ARCHITECTURE  # a folder transformers wrote names no task
+        raise ValueError(f"--input {args.input} is a fine-tuned {what} model; --format sentence_transformers "
                          "writes a sentence embedder: pass --model embedding to write its fine-tuned encoder with mean "
                          "pooling + normalize (the head is dropped)")
     kind = "encoder" if args.model == "encoder" else "embedding"
@@ -135,7 +136,7 @@ def convert(args):
     else:
         model, kind = bert_model(args)
     config = getattr(model, "encoder", model).config
-    task = getattr(model, "task", None)
+    task = keras_bert.tasks.task_of(model)  # its own, or its head's problem_type's (a folder transformers wrote)
     print(f"loaded {args.input}: {config.num_layers} layers, hidden {config.hidden_size}, "
           f"{config.num_heads} heads, vocab {config.vocab_size}, hidden_act {config.hidden_act}, "
           f"{model.count_params():,} parameters ({model.__class__.__name__}{', task ' + task if task else ''})")

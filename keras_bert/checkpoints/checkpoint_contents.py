@@ -29,8 +29,9 @@ class CheckpointContents:
             `build_embedder`'s), from a sentence-transformers folder or an embedding `.keras` file,
             else None.
         task: the fine-tuning task of the checkpoint's head (a name in `keras_bert.tasks.TASKS`,
-            e.g. a Hugging Face `BertForSequenceClassification` folder's classification), or None
-            for an encoder or pretrainer.
+            as the source names it: keras_bert's saved entry, a head's `HF_TASK`), or None for an encoder,
+            a pretrainer or a head whose source names no task (a `BertForSequenceClassification` folder
+            transformers wrote: `keras_bert.tasks.task_of` names it from the head's problem_type).
         task_config: that task's options (`BertTaskModel.task_config`: labels, `seq_length`...).
         head_dropout_rate: the dropout before that head, where the source names it (None: the config's).
         head: the class of that head (a `keras_bert.models.TaskHead` subclass), None without one.

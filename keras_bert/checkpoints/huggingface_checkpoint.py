@@ -214,11 +214,11 @@ def huggingface_task(model):
     from keras_bert.models.model_operations import task_head
 
     head = task_head(model)
-    if head is None or not head.carries(model.task):  # what each head class declares
+    if head is None or not head.carries:  # what each head class declares
         raise ValueError(
             f"Model {model.name!r} (task {model.task!r}) has a head that no Hugging Face BERT "
-            f"architecture holds (HF heads: {sorted(h.HF_ARCHITECTURE for h in HEADS if h.HF_ARCHITECTURE)}; a "
-            "sequence head needs its task's problem_type); save it with model.save('model.keras'), or its encoder "
+            f"architecture holds (HF heads: {sorted(h.HF_ARCHITECTURE for h in HEADS if h.HF_ARCHITECTURE)}); "
+            "save it with model.save('model.keras'), or its encoder "
             "with save_checkpoint(model.encoder, path, format='huggingface').")
     return head, model.task, model.task_config
 
@@ -271,8 +271,8 @@ def _task_config(head, task, task_config):
         labels = task_config.get("labels") or [f"LABEL_{i}" for i in range(head.num_outputs)]
         entries.update(id2label={str(i): str(name) for i, name in enumerate(labels)},
                        label2id={str(name): i for i, name in enumerate(labels)})
-    if head.problem_type_for(task):
-        entries["problem_type"] = head.problem_type_for(task)
+    if head.problem_type:  # the head's own (SequenceHead), never looked up by the task's name
+        entries["problem_type"] = head.problem_type
     if head.dropout_rate is not None:
         entries["classifier_dropout"] = head.dropout_rate
     return entries

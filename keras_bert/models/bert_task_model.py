@@ -23,7 +23,8 @@ class BertTaskModel(EncoderTextConfig, keras.Model):
 
     Args:
         inputs, outputs: as for a functional `keras.Model`.
-        task: the task's name (e.g. "classification"), or None for a bare head.
+        task: the task's name (e.g. "classification"), or None: a bare head, or one whose source names no task
+            (a folder transformers wrote; `keras_bert.tasks.task_of` names it from the head's problem_type).
         task_config: JSON-able dict of the task's options.
         frozen_layers: names of the encoder's layers that do not train (a task whose head reads no
             `pooled_output` freezes the pooler): saved with the model, so a reloaded model trains the

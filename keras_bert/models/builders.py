@@ -64,7 +64,9 @@ def build_classifier(encoder, num_classes, dropout_rate=None, name="bert_classif
         dropout_rate: dropout before the classifier (default: the config's).
         task, task_config: what the model is (see `BertTaskModel`); e.g. `task_config=
             {"labels": [...]}`. Other tasks with this head (regression, multi-label) name themselves.
-        problem_type: Hugging Face's problem_type of the task (`SequenceHead`; the task class declares it).
+        problem_type: Hugging Face's problem_type of the task (`SequenceHead`; a task class declares it); None:
+            transformers' reading (one output: "regression", more: "single_label_classification"), so a
+            multi-label head passes "multi_label_classification".
 
     Example:
         >>> model = build_classifier("bert_tiny_uncased", num_classes=3)

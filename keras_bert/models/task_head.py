@@ -32,7 +32,8 @@ class TaskHead(BertLayer):
     ENCODER_OUTPUT = "pooled_output"  # what the head reads
     HF_ARCHITECTURE = None  # the transformers class holding the same layers (None: none does)
     HF_PREFIX = "classifier"  # its Hugging Face weight names: PREFIX.weight ([outputs, hidden]), PREFIX.bias
-    HF_TASK = None  # the task a folder transformers wrote with this head loads as (SequenceHead: by problem_type)
+    HF_TASK = None  # the task a folder transformers wrote with this head loads as (None: keras_bert.tasks names it)
+    problem_type = None  # Hugging Face's config.json problem_type (SequenceHead's own; None: none written)
     HF_LABELS = True  # config.json's id2label names the outputs
     MODEL_NAME = "bert_task_model"  # the model's name when built from a checkpoint that names none
     NAME = "head"  # the layer's name
@@ -111,10 +112,7 @@ class TaskHead(BertLayer):
         """(task, whether id2label names the outputs) of a folder transformers wrote with this head."""
         return cls.HF_TASK, cls.HF_LABELS
 
-    def problem_type_for(self, task):
-        """config.json's problem_type for this head's model of `task` (None: none written)."""
-        return None
-
-    def carries(self, task):
-        """Whether a Hugging Face folder holds this head's model of `task` (saved with the task's name)."""
+    @property
+    def carries(self):
+        """Whether a Hugging Face folder holds this head (`HF_ARCHITECTURE`), its task's name saved beside it."""
         return self.HF_ARCHITECTURE is not None

@@ -12,7 +12,7 @@ from keras_bert.tasks.multi_label import MultiLabelTask, multi_label_metrics
 from keras_bert.tasks.options import TaskOptions
 from keras_bert.tasks.pair_classification import PairClassificationTask
 from keras_bert.tasks.regression import RegressionTask, regression_metrics
-from keras_bert.tasks.registry import TASKS, serving_for
+from keras_bert.tasks.registry import TASKS, serving_for, task_of
 from keras_bert.tasks.squad import SquadTask
 from keras_bert.tasks.task import Task
 from keras_bert.tasks.token_classification import (TokenClassificationTask, entity_metrics, entity_spans,

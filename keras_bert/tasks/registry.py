@@ -1,4 +1,4 @@
-"""TASKS, the fine-tuning tasks by name, and `serving_for`: the serving class of a model, by what it is."""
+"""TASKS, the fine-tuning tasks by name; `task_of` and `serving_for`: a model's task and serving class, by what it is."""
 
 from keras_bert.tasks.classification import ClassificationTask
 from keras_bert.tasks.embedding import EmbeddingTask
@@ -14,9 +14,22 @@ TASKS = {task.name: task for task in (ClassificationTask, PairClassificationTask
                                       RegressionTask, MultiLabelTask, EmbeddingTask, MultipleChoiceTask)}
 
 
+def task_of(model):
+    """The task of `model`: its own name (`BertTaskModel.task`), else, for a head a folder transformers wrote
+    (no keras_bert task in it), the first task in `TASKS` that declares the head's Hugging Face problem_type
+    (`Task.HF_PROBLEM_TYPE`: single_label_classification loads as classification), else None. The task classes
+    are the one place that maps tasks and problem types."""
+    task = getattr(model, "task", None)
+    problem_type = getattr(getattr(model, "head", None), "problem_type", None)
+    if task is None and problem_type is not None:
+        task = next((name for name, task_class in TASKS.items() if task_class.HF_PROBLEM_TYPE == problem_type), None)
+    return task
+
+
 def serving_for(model):
     """The serving class of `model`, as the model says itself: its class (encoder, pretrainer) or its task
-    (`BertTaskModel.task`, an entry of `TASKS`: the task's `serving`). Nothing is guessed from shapes."""
+    (`task_of`: `BertTaskModel.task` or its head's problem_type, an entry of `TASKS`: the task's `serving`).
+    Nothing is guessed from shapes."""
     # pylint: disable=import-outside-toplevel
     from keras_bert.models import BertPretrainer
     from keras_bert.models.families import ENCODER_CLASSES
@@ -26,7 +39,7 @@ def serving_for(model):
     for model_class, serving in ((BertPretrainer, MaskedLMServing), (ENCODER_CLASSES, EncoderServing)):
         if isinstance(model, model_class):
             return serving
-    task = getattr(model, "task", None)
+    task = task_of(model)
     if task is None:
         raise ValueError(
             f"Model {getattr(model, 'name', model)!r} does not say what it is: export serves a keras_bert "

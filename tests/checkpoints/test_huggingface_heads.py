@@ -16,6 +16,7 @@ from keras_bert.checkpoints import load_checkpoint, save_checkpoint
 from keras_bert.config import BertConfig
 from keras_bert.models import build_classifier, build_encoder, build_span_labeler, build_token_classifier
 from keras_bert.models.bert_task_model import BertTaskModel
+from keras_bert.tasks import task_of
 from keras_bert.text.preprocessor import Preprocessor
 from keras_bert.text.text_config import TextConfig
 from tests.conftest import run_tool
@@ -119,7 +120,8 @@ def test_other_sequence_heads(tiny, tmp_path, task, problem_type, outputs):
     task_config = {"labels": LABELS} if outputs > 1 else {}
     if task == "pair_classification":
         task_config["text_b"] = "hypothesis"
-    model = seeded_head(build_classifier(tiny, outputs, task=task, task_config=task_config), "classifier", 1)
+    declared = {"problem_type": problem_type} if task == "multi_label" else {}  # else transformers' reading
+    model = seeded_head(build_classifier(tiny, outputs, task=task, task_config=task_config, **declared), "classifier", 1)
     save_checkpoint(model, tmp_path, format="hf")
     pipe = transformers.pipeline("text-classification", model=str(tmp_path), top_k=None)
     assert pipe.model.config.problem_type == problem_type
@@ -183,7 +185,7 @@ def test_transformers_fine_tuned_folder_loads_as_our_classifier(minilm_dir, tmp_
     transformers.AutoTokenizer.from_pretrained(minilm_dir).save_pretrained(tmp_path)
     assert not os.path.exists(os.path.join(tmp_path, "vocab.txt"))  # transformers 5: tokenizer.json only
     ours = load_checkpoint(tmp_path)
-    assert (ours.task, ours.task_config["labels"]) == ("classification", LABELS)
+    assert (ours.task, task_of(ours), ours.task_config["labels"]) == (None, "classification", LABELS)
     inputs = keras_inputs(ours, TEXTS)
     with torch.no_grad():
         expected = theirs.eval()(**torch_inputs(inputs)).logits.numpy()
@@ -205,7 +207,7 @@ def test_transformers_tagger_span_and_default_heads_load_with_equal_logits(tmp_p
         expected = tagger(**torch_inputs(inputs)).logits.numpy(), spans(**torch_inputs(inputs))
         expected_default = default(**torch_inputs(inputs)).logits.numpy()
     ours = load_checkpoint(save_hf(default, tmp_path / "default"))  # config.json holds no id2label
-    assert (ours.task, ours.task_config["labels"]) == ("classification", ["LABEL_0", "LABEL_1"])
+    assert (task_of(ours), ours.task_config["labels"]) == ("classification", ["LABEL_0", "LABEL_1"])
     assert np.abs(expected_default - np.asarray(ours(inputs))).max() <= TOLERANCE
     ours = load_checkpoint(save_hf(tagger, tmp_path / "tagger"))
     assert (ours.task, ours.task_config["labels"]) == ("token_classification", ["O", "B-LOC", "I-LOC"])
@@ -227,7 +229,12 @@ def test_export_tool_serves_a_transformers_fine_tuned_folder(tmp_path):
 
 
 def test_head_without_a_huggingface_architecture_is_refused(tiny, tmp_path):
-    model = build_classifier(tiny, 2, task="my_ranking_task")
+    import keras
+
+    from keras_bert.models.bert_encoder import encoder_inputs
+
+    inputs = encoder_inputs()  # a head assembled by hand: no TaskHead says which HF class holds it
+    model = BertTaskModel(inputs, keras.layers.Dense(2)(tiny(inputs)["pooled_output"]), task="my_ranking_task")
     with pytest.raises(ValueError, match=r"task 'my_ranking_task'.*no Hugging Face BERT architecture"):
         save_checkpoint(model, tmp_path, format="huggingface")
     assert not os.listdir(tmp_path)  # refused before anything was written

@@ -12,25 +12,31 @@ def test_logits_per_text_from_the_pooled_vector():
 
 
 @pytest.mark.parametrize("hf_config, expected", [
-    ({}, ("classification", True)),
+    ({}, ("single_label_classification", True)),
     ({"num_labels": 1}, ("regression", False)),
-    ({"id2label": {"0": "a", "1": "b", "2": "c"}}, ("classification", True)),
-    ({"problem_type": "multi_label_classification"}, ("multi_label", True)),
+    ({"id2label": {"0": "a", "1": "b", "2": "c"}}, ("single_label_classification", True)),
+    ({"problem_type": "multi_label_classification"}, ("multi_label_classification", True)),
 ])
-def test_hf_task_decides_as_transformers(hf_config, expected):
-    assert SequenceHead.hf_task(hf_config, "config.json") == expected
+def test_a_folder_transformers_wrote_gives_the_problem_type_transformers_reads(hf_config, expected):
+    """The head reads Hugging Face's vocabulary (problem_type, as transformers decides it) and names no task."""
+    problem_type, labeled = expected
+    assert SequenceHead.hf_task(hf_config, "config.json") == (None, labeled)
+    assert SequenceHead.hf_options(hf_config) == {"problem_type": problem_type}
 
 
-def test_the_head_lists_no_task_and_the_tasks_declare_their_problem_type():
-    """Issue 28's leftover: each task declares its Hugging Face problem_type (`Task.HF_PROBLEM_TYPE`); the
-    head carries it (`problem_type`, saved in its config) and `choices.HF_PROBLEM_TYPES` mirrors the tasks."""
-    from keras_bert.choices import HF_PROBLEM_TYPES
+def test_the_head_always_carries_a_problem_type_and_no_task_table_is_left():
+    """Issue 42: the head carries Hugging Face's problem_type (declared, else transformers' reading; saved in its
+    config) and nothing below tasks/ maps it to a task name (tests/tasks/test_registry.py: `task_of` does)."""
+    import keras_bert.choices
+    from keras_bert.models.sequence_head import PROBLEM_TYPES
     from keras_bert.tasks import TASKS
 
-    declared = {name: task.HF_PROBLEM_TYPE for name, task in TASKS.items() if task.HF_PROBLEM_TYPE}
-    assert declared == HF_PROBLEM_TYPES and not hasattr(SequenceHead, "HF_TASKS")
+    assert {task.HF_PROBLEM_TYPE for task in TASKS.values() if task.HF_PROBLEM_TYPE} == set(PROBLEM_TYPES)
+    assert not hasattr(keras_bert.choices, "HF_PROBLEM_TYPES")
     head = SequenceHead(3, problem_type="multi_label_classification")
-    assert SequenceHead.from_config(head.get_config()).problem_type_for("my_plugin_task") == "multi_label_classification"
-    assert SequenceHead(3).problem_type_for("regression") == "regression" and not SequenceHead(3).carries("my_task")
+    assert SequenceHead.from_config(head.get_config()).problem_type == "multi_label_classification"
+    assert (SequenceHead(1).problem_type, SequenceHead(2).problem_type) == ("regression", "single_label_classification")
     with pytest.raises(ValueError, match=r"classifier: problem_type must be one of \['multi_label_classification', "):
         SequenceHead(2, problem_type="ranking")
+    with pytest.raises(ValueError, match=r"c.json: problem_type 'ranking' is not one of"):
+        SequenceHead.hf_task({"problem_type": "ranking"}, "c.json")

@@ -54,10 +54,7 @@ def test_heads_declare_distinct_hugging_face_architectures_and_google_names():
     assert SpanHead.GOOGLE_PREFIX == "cls/squad/" and SpanHead.HF_PREFIX == "qa_outputs"
     assert not TokenHead(2).pooled_only and SequenceHead(2).pooled_only and not MultipleChoiceHead().pooled_only
     assert EmbedderHead().google_variables() == [] and EmbedderHead.HF_ARCHITECTURE is None
-    assert SequenceHead.hf_task({"problem_type": "regression"}, "c.json") == ("regression", False)
-    assert SequenceHead.hf_task({"id2label": {"0": "x"}}, "c.json") == ("regression", False)  # as transformers
-    assert SequenceHead.hf_problem_type("pair_classification") == "single_label_classification"
-    with pytest.raises(ValueError, match=r"c.json: problem_type 'ranking' is not one of"):
-        SequenceHead.hf_task({"problem_type": "ranking"}, "c.json")
+    assert SequenceHead.hf_task({"problem_type": "regression"}, "c.json") == (None, False)
+    assert SequenceHead.hf_options({"id2label": {"0": "x"}}) == {"problem_type": "regression"}  # as transformers
     with pytest.raises(ValueError, match=r"classifier: the number of classes/labels must be a positive integer"):
         SequenceHead(0)

@@ -28,6 +28,22 @@ def test_the_model_class_or_its_task_chooses_the_serving_object(encoder):
         serving_for(encoder.get_layer("pooler"))
 
 
+def test_the_tasks_name_a_head_that_carries_only_its_problem_type(encoder):
+    """Issue 42: a model with no task name (a folder transformers wrote) is the first task in TASKS declaring its
+    head's Hugging Face problem_type (`Task.HF_PROBLEM_TYPE`), served as that task; a named task is its own."""
+    from keras_bert.models import BertTaskModel, SequenceHead
+    from keras_bert.tasks import task_of
+
+    def unnamed(outputs, problem_type=None):
+        return BertTaskModel.from_head(encoder, SequenceHead(outputs, problem_type=problem_type))
+
+    models = unnamed(3), unnamed(1), unnamed(3, "multi_label_classification")
+    assert [task_of(m) for m in models] == ["classification", "regression", "multi_label"]  # before pair_classification
+    assert serving_for(models[2]) is TASKS["multi_label"].serving
+    assert task_of(keras_bert.build_classifier(encoder, 2, task="my_plugin_task")) == "my_plugin_task"
+    assert task_of(encoder) is None and task_of(keras_bert.build_span_labeler(encoder)) == "squad"
+
+
 def test_task_overrides_are_one_mapping_checked_by_the_tasks_options(encoder):
     classifier = keras_bert.build_classifier(encoder, 3)
     classification = TASKS["classification"].serving
