@@ -17,7 +17,7 @@ import sys
 import threading
 import warnings
 
-from keras_bert.errors import UsageError, make_dir  # noqa: F401  (re-exported for the tools)
+from keras_bert.errors import UsageError, check_dir, make_dir  # noqa: F401  (re-exported for the tools)
 
 # Expected failures: bad flags, files or values. Anything else is a bug and keeps its traceback.
 USER_ERRORS = (UsageError, ValueError, FileNotFoundError, FileExistsError, NotADirectoryError,

@@ -26,6 +26,17 @@ def make_dir(path, what="output_dir"):
         >>> make_dir("runs/tiny", "--output_dir")
         'runs/tiny'
     """
+    path = check_dir(path, what)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{what} {path!r}: cannot create it ({error.strerror}); pass another folder.") from None
+    return path
+
+
+def check_dir(path, what="output_dir"):
+    """`make_dir`'s refusals without creating anything (a tool checks its output folder before its slow work and
+    makes it only once its input has been read); returns `path`."""
     path = os.fspath(path)
     prefix = ""
     for part in path.split(os.sep):
@@ -38,8 +49,4 @@ def make_dir(path, what="output_dir"):
         blocker = os.path.dirname(blocker)
     if blocker and not os.path.isdir(blocker):
         raise UsageError(f"{what} {path!r}: {blocker!r} is a file, not a folder; pass a folder path.")
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError as error:
-        raise UsageError(f"{what} {path!r}: cannot create it ({error.strerror}); pass another folder.") from None
     return path

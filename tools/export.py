@@ -35,6 +35,7 @@ nothing is read from beside it; --vocab replaces its vocabulary, and --labels, -
 
 import os
 import sys
+import warnings
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
@@ -42,7 +43,8 @@ os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors l
 from keras_bert.checkpoints.checkpoint_formats import check_local_checkpoint  # noqa: E402
 from keras_bert.choices import EXPORT_PRECISIONS  # noqa: E402
 from keras_bert.export.formats import DEFAULT_FORMATS, FORMATS  # noqa: E402
-from keras_bert.cli import ArgumentParser, default_checkpoint, make_dir, positive_int, run_tool  # noqa: E402
+from keras_bert.cli import ArgumentParser, check_dir, default_checkpoint, positive_int, run_tool  # noqa: E402
+from keras_bert.text.text_config import find_text_config  # noqa: E402  (imports no TensorFlow)
 
 
 def parse_args(argv):
@@ -112,7 +114,11 @@ def main(argv=None):
 def _export(argv):
     args = parse_args(argv)
     check_local_checkpoint(args.model, "model")  # before TensorFlow loads, and before any folder
-    make_dir(args.base_dir, "--base_dir")
+    check_dir(args.base_dir, "--base_dir")  # made by export_model, once the model and its tokenizer are read
+    if os.path.isdir(args.model):  # the loader's read of its text contract, before TensorFlow: a damaged file is
+        with warnings.catch_warnings():  # refused in 0.1 s (the loader warns of a guessed casing itself)
+            warnings.simplefilter("ignore")
+            find_text_config(args.model)
     from keras_bert import TextConfig, export
 
     model = export.load_model(args.model, args.load)

@@ -109,10 +109,10 @@ def export_model(model, name, formats=DEFAULT_FORMATS, tokenizer=None, version=N
                          f"has no {' or '.join(map(repr, takers))}; add it, or leave precision at 'fp32'.")
     job = ExportJob(tokenizer, seq_length, options, sample_texts, precision)
     _check_formats(model, chosen, job)  # refused before any format is written
-    make_dir(base_dir, "base_dir (--base_dir)")
-    model_dir = make_dir(os.path.join(base_dir, name), "base_dir (--base_dir)")
     if version is not None and int(version) < 1:
         raise ValueError(f"version must be a positive integer, got {version}.")
+    make_dir(base_dir, "base_dir (--base_dir)")
+    model_dir = make_dir(os.path.join(base_dir, name), "base_dir (--base_dir)")
     version, staging = _reserve_version(model_dir, name, version, formats, overwrite)
     try:
         staged = export_paths(os.path.dirname(staging), os.path.basename(staging), version)

@@ -5,8 +5,8 @@ import os
 import tensorflow as tf
 
 from keras_bert.text.byte_bpe_files import literal_ids, read_merges, read_vocab_json, special_ids
-from keras_bert.text.byte_level import (bpe_merge, bytes_to_unicode, longest_from_byte, pretokenize, special_pattern,
-                                        words_in_reach)
+from keras_bert.text.byte_level import (WHITESPACE, bpe_merge, bytes_to_unicode, longest_from_byte, pretokenize,
+                                        special_pattern, words_in_reach)
 from keras_bert.text.offsets import bytes_to_chars
 from keras_bert.text.string_inputs import id_rows_or_row, strings_or_string
 from keras_bert.text.token_list import TokenList, TokenListLookups
@@ -23,12 +23,14 @@ class ByteBpeTokenizer(TokenListLookups, tf.Module):
     character spans trimmed as RoBERTa's post-processor trims them (`trim_offsets=True`: a token's
     leading/trailing `Ġ` spaces are left out); with BERT's names (`[CLS]`, `[SEP]`, ...: ModernBERT)
     it is `"bert"` and offsets are untrimmed, as its `TemplateProcessing`. A literal special token in
-    the text (`"<mask>"`) is its special id, as Hugging Face's added tokens (no lstrip/rstrip).
+    the text (`"<mask>"`) is its special id, as Hugging Face's added tokens; one of `lstrip_tokens` takes the
+    whitespace before it (HF's `lstrip: true`, roberta-base's `<mask>`), its span its literal's characters.
 
     Args:
         vocab_file: `vocab.json` (token -> id).
         merges_file: `merges.txt` (one merge `"left right"` per line, in learnt order).
         text_config: the `TextConfig` it is made from (`text_config` returns it).
+        lstrip_tokens: special or added tokens that take the whitespace before them (`TextConfig.lstrip_tokens`).
 
     Example:
         >>> tokenizer = ByteBpeTokenizer("vocab.json", "merges.txt")
@@ -40,7 +42,7 @@ class ByteBpeTokenizer(TokenListLookups, tf.Module):
     # tokenizer's ops (not converted), so TFLite and ONNX carry token ids only and MediaPipe refuses it.
     portable_text_ops = False
 
-    def __init__(self, vocab_file, merges_file, text_config=None):
+    def __init__(self, vocab_file, merges_file, text_config=None, lstrip_tokens=()):
         super().__init__(name="byte_bpe_tokenizer")
         self.vocab_file, self.merges_file = os.fspath(vocab_file), os.fspath(merges_file)
         self._text_config = text_config
@@ -65,7 +67,12 @@ class ByteBpeTokenizer(TokenListLookups, tf.Module):
         # Tokens added with `add_tokens` are literal too (neither a byte nor made by a merge), as in HF.
         literal = set(literal_ids(vocab, merges, ids.values()))
         self._literal = literal
-        self._specials = special_pattern([vocab[i] for i in sorted(literal)])
+        lstrip = set(lstrip_tokens) - {vocab[i] for i in literal}
+        if lstrip:
+            raise ValueError(f"{self.vocab_file}: lstrip token(s) {sorted(lstrip)} are not special or added tokens "
+                             "of the vocabulary; save the model's text contract again.")
+        self._lstrip = tuple(lstrip_tokens)
+        self._specials = special_pattern([vocab[i] for i in sorted(literal)], self._lstrip)
         self._longest_from = tf.constant(longest_from_byte(vocab, literal), tf.int64)
         self._token_bytes = tf.constant([len(t.encode("utf-8")) if i in literal else len(t)
                                          for i, t in enumerate(vocab)], tf.int64)
@@ -141,6 +148,12 @@ class ByteBpeTokenizer(TokenListLookups, tf.Module):
                                              replacement_char=0xFFFD)  # as a Python str holds it
         words, starts, _ = pretokenize(texts, self._specials, max_pieces)  # [b, (w)]
         special = tf.strings.regex_full_match(words.flat_values, self._specials)  # [W]
+        if self._lstrip:  # an lstrip token's word holds the whitespace it took: the token is the rest, from there
+            literal = tf.where(special, tf.strings.regex_replace(words.flat_values, f"^[{WHITESPACE}]+", ""),
+                               words.flat_values)
+            taken = tf.strings.length(words.flat_values) - tf.strings.length(literal)
+            starts = starts.with_flat_values(starts.flat_values + tf.cast(taken, tf.int64))
+            words = words.with_flat_values(literal)
         keep, cut = words_in_reach(words, special, max_pieces, self._longest_from)
         keep = words.with_flat_values(keep)
         words, starts = (tf.ragged.boolean_mask(x, keep) for x in (words.with_flat_values(cut), starts))

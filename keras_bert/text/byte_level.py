@@ -22,9 +22,11 @@ _RUN = rf"[{WHITESPACE}]+"
 _WORD = (rf"'s|'t|'re|'ve|'m|'ll|'d| ?\p{{L}}+| ?\p{{N}}+| ?[^{WHITESPACE}\p{{L}}\p{{N}}]+|{_RUN}")
 
 
-def special_pattern(specials):
-    """An RE2 pattern matching any of the literal `specials` (longest first)."""
-    return "|".join(re.escape(token) for token in sorted(specials, key=len, reverse=True))
+def special_pattern(specials, lstrip=()):
+    """An RE2 pattern matching any of the literal `specials` (longest first), each of `lstrip` with the
+    whitespace before it (Hugging Face's `lstrip: true` added tokens)."""
+    return "|".join((f"[{WHITESPACE}]*" if token in lstrip else "") + re.escape(token)
+                    for token in sorted(specials, key=len, reverse=True))
 
 
 def pretokenize(texts, specials=None, max_words=None):

@@ -62,6 +62,18 @@ def read_huggingface(directory):
                       max_seq_length=max_length, source=source)
 
 
+def huggingface_lstrip_tokens(directory):
+    """The added tokens of a Hugging Face folder that take the whitespace before them (`lstrip: true`), as
+    `tokenizer.json`'s `added_tokens` say (else `tokenizer_config.json`'s `added_tokens_decoder`), in its order."""
+    path = os.path.join(directory, HF_TOKENIZER)
+    if os.path.isfile(path):
+        added = read_json(path).get("added_tokens") or []
+    else:
+        path = os.path.join(directory, HF_CONFIG)
+        added = list((read_json(path).get("added_tokens_decoder") or {}).values()) if os.path.isfile(path) else []
+    return tuple(t.get("content") for t in added if isinstance(t, dict) and t.get("lstrip") is True)
+
+
 def write_huggingface(config, directory):
     """tokenizer_config.json, special_tokens_map.json and tokenizer.json as BertTokenizerFast saves them."""
     vocab = load_vocab(config.vocab_file)

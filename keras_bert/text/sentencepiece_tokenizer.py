@@ -47,6 +47,7 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
     # A capability the export formats read: no TFLite kernel, ONNX op or MediaPipe tokenizer runs this
     # tokenizer's ops (not converted), so TFLite and ONNX carry token ids only and MediaPipe refuses it.
     portable_text_ops = False
+    span_keeps_space = False  # a `▁` piece's span leaves out the space it stands for (see `_pieces_with_offsets`)
     # The literal special tokens `tokenize` splits out (a regex; `special_ids` gives each its id).
     special_pattern = _SPECIAL_PATTERN
 
@@ -169,13 +170,18 @@ class SentencepieceTokenizer(TokenListLookups, tf.Module):
         ids, byte_starts, byte_ends = self._sp.tokenize_with_offsets(texts)  # [n, (p)]
         ids = tf.ragged.map_flat_values(self._from_spm, ids)
         starts, ends = bytes_to_chars(texts, byte_starts, byte_ends)  # [P]
-        # Hugging Face's spans: a `▁` piece starts after the spaces its `▁` stands for, and an empty
-        # span (a `▁` of spaces only, the 2nd+ piece of one expanded character) is the next character.
+        # Hugging Face's spans: a `▁` piece starts after the spaces its `▁` stands for (XLM-R), or at the last of
+        # them (DeBERTa-v3: `span_keeps_space`), and an empty span (a `▁` of spaces only, the 2nd+ piece of one
+        # expanded character) is the next character.
         chars = tf.strings.unicode_split(texts, "UTF-8")  # [n, (c)]
         text_start = tf.gather(chars.row_starts(), ids.value_rowids())  # [P]
-        solid = tf.where(~tf.strings.regex_full_match(chars.flat_values, _SPACE_LIKE))[:, 0]  # [N]
+        space_like = tf.strings.regex_full_match(chars.flat_values, _SPACE_LIKE)  # [N]
+        solid = tf.where(~space_like)[:, 0]
         solid = tf.concat([solid, [tf.size(chars.flat_values, tf.int64)]], 0)
         first_solid = tf.gather(solid, tf.searchsorted(solid, starts + text_start)) - text_start
+        if self.span_keeps_space:  # the space before the piece's first solid character, where there is one
+            before = tf.gather(space_like, tf.maximum(first_solid + text_start - 1, 0))
+            first_solid -= tf.cast((first_solid > 0) & before, tf.int64)
         spaced = tf.gather(self._is_space_piece, ids.flat_values)
         starts = tf.where(spaced, tf.minimum(first_solid, ends), starts)
         length = tf.gather(chars.row_lengths(), ids.value_rowids())

@@ -11,7 +11,8 @@ class SpmTokenizer(SentencepieceTokenizer):
     pieces `[PAD]` (0), `[CLS]` (1), `[SEP]` (2), `[UNK]` (3) are the specials, and `[MASK]` is appended
     after the pieces (as transformers' `DebertaV2Tokenizer` adds it); a literal special token in text is its id, as
     transformers reads it. Pairs pack as BERT's, `[CLS] A [SEP] B [SEP]`. Segmentation, offsets and detokenizing
-    are `SentencepieceTokenizer`'s.
+    are `SentencepieceTokenizer`'s, but a `▁` piece's span keeps the space before it, as transformers' DeBERTa-v2
+    fast tokenizer reports it (`span_keeps_space`).
 
     Args:
         model_file: the SentencePiece model (`spm.model`).
@@ -23,6 +24,7 @@ class SpmTokenizer(SentencepieceTokenizer):
 
     pair_layout = "bert"
     mask_token = MASK_TOKEN
+    span_keeps_space = True  # DeBERTa-v2's converted tokenizer keeps a `▁` piece's space in its span
     special_pattern = r"\[PAD\]|\[CLS\]|\[SEP\]|\[UNK\]|[\s\p{Z}]*\[MASK\]"  # as transformers splits them out
 
     def _vocabulary(self, spm_pieces):

@@ -22,8 +22,9 @@ import warnings
 
 from keras_bert.text.contract_files import NO_LIMIT, boolean, integer, keep_bytes, read_json, write_json
 from keras_bert.text.huggingface_tokenizer_files import (HF_CONFIG, HF_SPECIAL_NAMES, HF_TOKENIZER,
-                                                       check_special_tokens, is_huggingface_folder,
-                                                       read_huggingface, vocab_from_tokenizer_json)
+                                                       check_special_tokens, huggingface_lstrip_tokens,
+                                                       is_huggingface_folder, read_huggingface,
+                                                       vocab_from_tokenizer_json)
 from keras_bert.text.tokenizer_kinds import contract_files, find_files, tokenizer_kind
 from keras_bert.text.vocab import SPECIAL_TOKENS, load_vocab
 
@@ -56,6 +57,8 @@ class TextConfig:
         guessed: True if `lower_case` was inferred from the vocabulary, not stored with the model.
         origin: the released checkpoint the model came from (`hf://ORG/NAME@COMMIT`), saved with the
             contract so an export says where its weights came from; None for a local checkpoint.
+        lstrip_tokens: special tokens that take the whitespace before them when met as literal text
+            (Hugging Face's `lstrip: true`: roberta-base's `<mask>`); kinds whose record says `lstrip_tokens`.
 
     Example:
         >>> config = TextConfig("vocab.txt", lower_case=False, max_seq_length=128)
@@ -74,9 +77,16 @@ class TextConfig:
     source: str = dataclasses.field(default=None, compare=False)
     guessed: bool = dataclasses.field(default=False, compare=False)
     origin: str = dataclasses.field(default=None, compare=False)
+    lstrip_tokens: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "vocab_file", os.fspath(self.vocab_file))
+        lstrip = self.lstrip_tokens or ()
+        object.__setattr__(self, "lstrip_tokens", tuple(lstrip) if isinstance(lstrip, (list, tuple)) else (lstrip,))
+        if self.lstrip_tokens and (not tokenizer_kind(self.kind, self.source or "TextConfig").lstrip_tokens
+                                   or not all(isinstance(t, str) and t for t in self.lstrip_tokens)):
+            raise ValueError(f"{self.source or 'TextConfig'}: lstrip_tokens={list(self.lstrip_tokens)!r} needs token "
+                             f"strings of a kind that reads them (byte_bpe); got kind={self.kind!r}. Save the model again.")
         merges = tokenizer_kind(self.kind, self.source or "TextConfig").files[1]
         if (merges is not None) != (self.merges_file is not None):
             raise ValueError(f"{self.source or 'TextConfig'}: merges_file goes with kind='byte_bpe' (its "
@@ -106,7 +116,8 @@ class TextConfig:
         origin = {"origin": self.origin} if self.origin else {}
         if not self.tokenizer_kind.token_lines:
             files = dict(zip(("vocab_file", "merges_file"), (name for name, _ in contract_files(self))))
-            return {"kind": self.kind, **files, "max_seq_length": self.max_seq_length, **origin}
+            lstrip = {"lstrip_tokens": list(self.lstrip_tokens)} if self.lstrip_tokens else {}
+            return {"kind": self.kind, **files, "max_seq_length": self.max_seq_length, **origin, **lstrip}
         return {**origin, "vocab_file": VOCAB_NAME, "lower_case": self.lower_case,
                 "normalization": self.normalization, "split_special_tokens": self.split_special_tokens,
                 "max_seq_length": self.max_seq_length, "max_chars_per_word": self.max_chars_per_word,
@@ -223,8 +234,10 @@ def _other_kind(directory, kind, vocab_file, merges_file):
     length = raw.get("max_seq_length") if source == sidecar else raw.get("model_max_length")
     length = integer(length, "max_seq_length", source)
     length = length if length is not None and length < NO_LIMIT else None
-    return TextConfig(vocab_file, lower_case=False, kind=kind, merges_file=merges_file,
-                      max_seq_length=length, source=source, origin=raw.get("origin") if source == sidecar else None)
+    lstrip = () if not tokenizer_kind(kind).lstrip_tokens else raw.get("lstrip_tokens", ()) if source == sidecar \
+        else huggingface_lstrip_tokens(directory)
+    return TextConfig(vocab_file, lower_case=False, kind=kind, merges_file=merges_file, max_seq_length=length,
+                      source=source, origin=raw.get("origin") if source == sidecar else None, lstrip_tokens=lstrip)
 
 
 def vocab_is_lowercase(vocab_file):

@@ -37,6 +37,7 @@ class TokenizerKind:
     keras_hub_arguments: Callable  # config -> keras-hub's tokenizer class's keyword arguments
     token_lines: bool = False
     learn: Callable = None  # (files, vocab_size, folder, lower_case, learn_params) learns one; None: not learnt
+    lstrip_tokens: bool = False  # its tokenizer honours TextConfig.lstrip_tokens (else never set)
 
 
 def tokenizer_kind(name, source="kind"):
@@ -151,7 +152,8 @@ def _write_bpe_json(config, directory, tokens, ids, post_processor):
     merges, special = read_merges(config.merges_file), set(ids.values())
     write_json(os.path.join(directory, "tokenizer.json"), {
         "version": "1.0", "truncation": None, "padding": None,
-        "added_tokens": [{"id": i, "content": tokens[i], "single_word": False, "lstrip": False, "rstrip": False,
+        "added_tokens": [{"id": i, "content": tokens[i], "single_word": False, "rstrip": False,
+                          "lstrip": tokens[i] in config.lstrip_tokens,
                           "normalized": i not in special, "special": i in special}
                          for i in literal_ids(tokens, merges, special)],
         "normalizer": None, "pre_tokenizer": byte_level, "decoder": byte_level, "post_processor": post_processor,
@@ -174,7 +176,8 @@ def _wordpiece_tokenizer(config):
 def _byte_bpe_tokenizer(config):
     from keras_bert.text.byte_bpe_tokenizer import ByteBpeTokenizer
 
-    return ByteBpeTokenizer(config.vocab_file, config.merges_file, text_config=config)
+    return ByteBpeTokenizer(config.vocab_file, config.merges_file, text_config=config,
+                            lstrip_tokens=config.lstrip_tokens)
 
 
 def _sentencepiece_tokenizer(config):
@@ -208,7 +211,8 @@ WORDPIECE = TokenizerKind(
 BYTE_BPE = TokenizerKind(
     "byte_bpe", files=(VOCAB_JSON, MERGES_TXT), tokenizer=_byte_bpe_tokenizer, write_huggingface=_write_byte_bpe_files,
     keras_hub_assets=("vocabulary.json", "merges.txt"),
-    keras_hub_arguments=lambda c: dict(vocabulary=c.vocab_file, merges=c.merges_file), learn=_learn_byte_bpe)
+    keras_hub_arguments=lambda c: dict(vocabulary=c.vocab_file, merges=c.merges_file), learn=_learn_byte_bpe,
+    lstrip_tokens=True)
 # XLM-R's Metaspace adds its own prefix space (add_prefix_space=False would turn that off and change the ids).
 SENTENCEPIECE = TokenizerKind(
     "sentencepiece", files=(SENTENCEPIECE_MODEL, None), tokenizer=_sentencepiece_tokenizer,

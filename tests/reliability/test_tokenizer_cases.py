@@ -107,3 +107,8 @@ def test_a_tool_refuses_a_damaged_tokenizer_in_one_line_and_writes_nothing(files
     assert result.returncode == 2, result.stderr[-3000:]
     assert_one_line_error(result.stderr, "convert_checkpoint.py: error:", "tokenizer.json is not UTF-8 text")
     assert sorted(os.listdir(tmp_path)) == ["model"]
+    # export.py refuses it before it makes anything: no --base_dir root (it used to leave an empty one).
+    result = run_subprocess("export", [folder, "--base_dir", tmp_path / "exports" / "root", "--formats", "savedmodel"])
+    assert result.returncode == 2, result.stderr[-3000:]
+    assert_one_line_error(result.stderr, "export.py: error:", "tokenizer.json is not UTF-8 text")
+    assert sorted(os.listdir(tmp_path)) == ["model"]
