@@ -39,8 +39,7 @@ DEFAULT_VOCAB_SIZE = 4000
 DEMO = dict(masked_lm_prob=0.3, next_sentence="off", seq_length=32, build_vocab=DEFAULT_VOCAB_SIZE,
             train_steps=3500, learning_rate=1e-3)
 # Other runs (own --files, a vocab, a checkpoint, a preset or a config): BERT's objective.
-OWN_RUN = dict(masked_lm_prob=0.15, next_sentence="on", seq_length=64, train_steps=1200,
-               learning_rate=2e-3)
+OWN_RUN = dict(masked_lm_prob=0.15, next_sentence="on", seq_length=64, train_steps=1200, learning_rate=2e-3)
 FAMILY_FLAGS = ("next_sentence", "masked_lm_prob")  # --family's own where not given
 
 
@@ -204,8 +203,9 @@ def main(argv=None):
     baseline = unigram_mlm_accuracy(result["validation"]) if result["validation"] is not None else None
     print(f"\nTrained steps {result['start_step']} -> {result['step']}. "
           + pretraining_summary(result["rows"], baseline, tokenizer))
-    print(f"Model: {os.path.join(args.output_dir, 'final')}   curves: {os.path.join(args.output_dir, 'curves.png')}"
-          + (f"   TensorBoard: {os.path.join(args.output_dir, 'logs')}" if tensorflow else ""))
+    final, curves, logs = (os.path.join(args.output_dir, name) for name in ("final", "curves.png", "logs"))
+    print(f"Model: {final}   curves: {curves}" + (f"   TensorBoard: {logs}" if tensorflow else "")
+          if is_chief(strategy) else "Process 0 writes the run folder (this process writes none).")
     # Real sentences the model never trained on (held out when there are held-out files).
     demo_files = [f for f in eval_files or files or [] if not f.endswith("_f.txt")] or eval_files or files or []
     demo = [(s.replace("[MASK]", getattr(tokenizer, "mask_token", "[MASK]")), word) for s, word in  # <mask>

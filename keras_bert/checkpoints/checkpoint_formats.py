@@ -177,12 +177,21 @@ def format_record(format):  # pylint: disable=redefined-builtin
     return record
 
 
-def check_local_checkpoint(path, name):
-    """A one-line FileNotFoundError naming `name` (the flag) where `path` is a local path (a folder separator
-    or a .keras file, no `hf://` / `kaggle://` scheme: not a released checkpoint's name) that does not exist,
-    nor as a TF1 checkpoint prefix. The tools call it before TensorFlow loads: the loader's error came ~8 s later."""
+def check_checkpoint_exists(path, name=None):
+    """A one-line FileNotFoundError (naming `name`, the flag, where given) where `path` is neither a file or
+    folder nor a TF1 checkpoint prefix (`.../bert_model.ckpt` beside its `.index`). `detect_format` and the tools'
+    early refusal (`check_local_checkpoint`) both ask this: one test, one message."""
     text = os.fspath(path)
-    if ("/" in text or os.sep in text or text.endswith(".keras")) and "://" not in text and not (
-            os.path.exists(text) or os.path.exists(text + ".index")):
-        raise FileNotFoundError(f"Checkpoint path {text} ({name}) does not exist; name a checkpoint folder or "
-                                "file, or a released one: hf://ORG/NAME[@REVISION] or a name such as bert_base_uncased")
+    if not (os.path.exists(text) or os.path.exists(text + ".index")):
+        flag = f" ({name})" if name else ""
+        raise FileNotFoundError(f"Checkpoint path {text}{flag} does not exist; name a checkpoint folder or file, "
+                                "or a released one: hf://ORG/NAME[@REVISION] or a name such as bert_base_uncased")
+
+
+def check_local_checkpoint(path, name):
+    """`check_checkpoint_exists` where `path` is a local path (a folder separator or a .keras file, no `hf://` /
+    `kaggle://` scheme: not a released checkpoint's name). The tools call it before TensorFlow loads: the
+    loader's error came ~8 s later."""
+    text = os.fspath(path)
+    if ("/" in text or os.sep in text or text.endswith(".keras")) and "://" not in text:
+        check_checkpoint_exists(text, name)

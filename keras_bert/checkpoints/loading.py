@@ -7,7 +7,7 @@ from keras_bert.choices import CHECKPOINT_MODELS as MODELS
 from keras_bert.checkpoints import (google_checkpoint, hub_handle, huggingface_checkpoint, keras_checkpoint,
                                    keras_hub_checkpoint, sentence_transformers_checkpoint)
 from keras_bert.checkpoints.checkpoint_contents import check_text_length
-from keras_bert.checkpoints.checkpoint_formats import RECORDS, SENTENCE_TRANSFORMERS
+from keras_bert.checkpoints.checkpoint_formats import RECORDS, SENTENCE_TRANSFORMERS, check_checkpoint_exists
 from keras_bert.checkpoints.vocab_file import check_vocab
 from keras_bert.checkpoints.weight_map import MLM, NSP, assign_weights
 from keras_bert.models.bert_pretrainer import BertPretrainer
@@ -31,10 +31,9 @@ _FORMATS_HELP = (
 def detect_format(path):
     """"google", "huggingface", "keras", "keras_hub" or "sentence_transformers" for a checkpoint path; raises a clear error otherwise."""
     path = os.fspath(path)
-    if not os.path.exists(path):
-        if os.path.exists(path + ".index"):  # a TF checkpoint prefix, e.g. .../bert_model.ckpt
-            return "google"
-        raise FileNotFoundError(f"Checkpoint path {path} does not exist. {_FORMATS_HELP}")
+    check_checkpoint_exists(path)
+    if not os.path.exists(path):  # a TF checkpoint prefix, e.g. .../bert_model.ckpt beside its .index
+        return "google"
     if os.path.isfile(path):
         name = os.path.basename(path)
         if name.endswith(".keras"):

@@ -20,7 +20,8 @@ class ArrayCheckpointManager:
 
     Args:
         variables: the Keras variables, in a fixed order (model's, then optimizer's).
-        directory: the checkpoint folder (created if needed).
+        directory: the checkpoint folder (created if needed); None: `save` gathers (a JAX process other than
+            process 0 takes part in the collective) and writes nothing.
         max_to_keep: checkpoints kept; older ones are deleted after each save.
         checkpoint_name: the files' prefix.
 
@@ -32,15 +33,18 @@ class ArrayCheckpointManager:
 
     def __init__(self, variables, directory, max_to_keep=2, checkpoint_name="ckpt"):
         self.variables = list(variables)
-        self.directory = os.fspath(directory)
+        self.directory = None if directory is None else os.fspath(directory)
         self.max_to_keep = int(max_to_keep)
         self.checkpoint_name = checkpoint_name
 
     def save(self, checkpoint_number):
-        """Writes the variables as checkpoint `checkpoint_number`; returns its path (without `.npz`)."""
+        """Writes the variables as checkpoint `checkpoint_number`; returns its path (without `.npz`), or None
+        where there is no `directory`."""
+        arrays = {f"v{i}": _host_value(v) for i, v in enumerate(self.variables)}
+        if self.directory is None:
+            return None
         os.makedirs(self.directory, exist_ok=True)
         path = os.path.join(self.directory, f"{self.checkpoint_name}-{int(checkpoint_number)}")
-        arrays = {f"v{i}": _host_value(v) for i, v in enumerate(self.variables)}
         with open(path + ".npz_temp", "wb") as f:
             np.savez(f, **arrays)
         os.replace(path + ".npz_temp", path + ".npz")

@@ -72,7 +72,8 @@ class ResumableCheckpoint(keras.callbacks.Callback):
         # runs. The order is fixed by the architecture, and the shapes are checked.
         self._write_directory = (self.directory if self.is_chief
                                  else os.path.join(self.directory, f".scratch_{os.getpid()}"))
-        if keras.backend.backend() != "tensorflow":
+        if keras.backend.backend() != "tensorflow":  # a JAX process other than 0 gathers along and writes nothing
+            self._write_directory = self.directory if self.is_chief else None
             self._checkpoint = self._manager = ArrayCheckpointManager(
                 list(model.variables) + list(model.optimizer.variables), self._write_directory,
                 max_to_keep=self.max_to_keep)
@@ -145,7 +146,8 @@ class ResumableCheckpoint(keras.callbacks.Callback):
         path = self._manager.save(checkpoint_number=step)
         self.last_saved_step = step
         if not self.is_chief:
-            shutil.rmtree(self._write_directory, ignore_errors=True)
+            if self._write_directory is not None:
+                shutil.rmtree(self._write_directory, ignore_errors=True)
             return None
         return path
 

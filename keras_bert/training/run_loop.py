@@ -149,24 +149,37 @@ def fit_from(model, strategy, dataset, start_step, total_steps, steps_per_epoch,
         # `strategy.scope()` all the same, compile_model), and the fit's own at its end, which
         # is idle if the data ends with the last step (take; distributed datasets built from a
         # function must end there themselves, as pretraining's do). 150 fits: 0 crashes.
-        positioned = isinstance(dataset, ShardBatches) or _is_tf_dataset(dataset)
-        if positioned:
-            dataset = dataset.take(total_steps - start_step)
+        dataset, spec = _cut(dataset, total_steps - start_step, strategy)
         keras_own = contextlib.nullcontext() if isinstance(strategy, JaxStrategy) else model_without_strategy(model)
         with strategy.scope(), keras_own, _keras_mwms_workaround(model, strategy):
-            if isinstance(strategy, JaxStrategy) and positioned:
+            if isinstance(strategy, JaxStrategy) and spec is not None:
                 # Built from the batches' spec, not from a batch of a throwaway iterator (compat.build_for_fit):
                 # that one shifts a reshuffling dataset's order by how far it prefetched.
-                build_for_fit(model, dataset.element_spec if isinstance(dataset, ShardBatches) else  # (KerasTensors)
-                              keras.tree.map_structure(lambda spec: keras.KerasTensor(tuple(spec.shape), spec.dtype.name),
-                                                       dataset.element_spec))
-            history = model.fit(iter(dataset) if isinstance(dataset, ShardBatches) else dataset,
+                build_for_fit(model, spec)
+            history = model.fit(dataset,
                                 initial_epoch=initial_epoch, epochs=epochs,
                                 steps_per_epoch=steps_per_epoch, shuffle=False,
                                 callbacks=[StepLimit(total_steps), guard] + list(callbacks),
                                 **fit_kwargs)
     history.start_step = start_step
     return history
+
+
+def _cut(dataset, steps, strategy):
+    """A dataset positioned at the run's step (a `tf.data.Dataset`, or `ShardBatches`: NumPy batches, no
+    TensorFlow) cut to `steps` batches: (what `fit` takes, the batches' `KerasTensor`s). Any other data:
+    (it, None). The one place the two kinds differ: tf.data's `element_spec` holds `TensorSpec`s
+    (`dtype` a `tf.DType`), ShardBatches' `KerasTensor`s (`dtype` a name), `fit` takes a generator, not
+    ShardBatches itself, and ShardBatches are this process's share already (keras.distribution must not
+    shard them: it refuses a generator in several processes unless told so)."""
+    if not (isinstance(dataset, ShardBatches) or _is_tf_dataset(dataset)):
+        return dataset, None
+    if isinstance(dataset, ShardBatches) and getattr(strategy, "distribution", None) is not None:
+        strategy.distribution.auto_shard_dataset = False
+    dataset = dataset.take(steps)
+    spec = keras.tree.map_structure(
+        lambda s: keras.KerasTensor(tuple(s.shape), keras.backend.standardize_dtype(s.dtype)), dataset.element_spec)
+    return (iter(dataset) if isinstance(dataset, ShardBatches) else dataset), spec
 
 
 @contextlib.contextmanager
