@@ -56,8 +56,8 @@ def doc_sentences(modules, count, seed):
 
 @pytest.fixture(scope="module")
 def task(shakespeare_files):
-    train = [(t, 1) for t in play_lines(shakespeare_files, TRAIN_PLAYS, 60, 0)]
-    train += [(t, 0) for t in doc_sentences(TRAIN_MODULES, 360, 1)]
+    train = [(t, 1) for t in play_lines(shakespeare_files, TRAIN_PLAYS, 30, 0)]
+    train += [(t, 0) for t in doc_sentences(TRAIN_MODULES, 180, 1)]
     held_out = [(t, 1) for t in play_lines(shakespeare_files, HELD_OUT_PLAYS, 60, 2)]
     held_out += [(t, 0) for t in doc_sentences(HELD_OUT_MODULES, 240, 3)]
     return train, held_out
@@ -65,7 +65,7 @@ def task(shakespeare_files):
 
 @pytest.fixture(scope="module")
 def minilm_classifier(minilm_dir, task):
-    """MiniLM-L6 fine-tuned end to end (1 epoch: 23 steps) as a 2-way classifier.
+    """MiniLM-L6 fine-tuned end to end (1 epoch of 360 lines: 12 steps) as a 2-way classifier.
 
     Fine-tuning the whole model (not just a head on frozen features) gives the confident
     logits a real fine-tuned classifier has, so int8 agreement measures quantization error
@@ -126,4 +126,5 @@ def test_minilm_classifier_exports_to_all_formats_with_parity(minilm_classifier,
     module_ids = keras_bert.Preprocessor(tokenizer, 48)(np.array(texts))
     accuracy = np.mean(np.argmax(classifier.predict({k: v.numpy() for k, v in module_ids.items()},
                                                     verbose=0), -1) == labels)
+    print(f"held-out accuracy {accuracy:.3f}")
     assert accuracy >= 0.9, accuracy

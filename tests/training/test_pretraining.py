@@ -18,7 +18,9 @@ TINY = keras_bert.BertConfig(vocab_size=VOCAB_SIZE, hidden_size=16, num_layers=1
 def _run(output_dir, config=TINY, mixed_precision="off", **kwargs):
     options = dict(global_batch_size=8, train_steps=6, steps_per_epoch=3, learning_rate=1e-3)
     options.update(kwargs)
-    run = RunConfig(output_dir=output_dir, strategy="default", mixed_precision=mixed_precision, verbose=0)
+    # XLA off: these tests are not about XLA (test_a_tiny_bert_learns_on_real_text trains under it, "auto").
+    run = RunConfig(output_dir=output_dir, strategy="default", mixed_precision=mixed_precision, jit_compile="off",
+                    verbose=0)
     return run_pretraining(synthetic_input(), config, run=run, **options)
 
 
