@@ -21,6 +21,7 @@ import warnings
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
+from keras_bert.checkpoints.checkpoint_formats import check_local_checkpoint  # noqa: E402
 from keras_bert.choices import INPUT_FORMATS, OPTIMIZERS  # noqa: E402
 from keras_bert.cli import (ArgumentParser, UsageError, add_run_flags, default_checkpoint,  # noqa: E402
                             make_dir, non_negative_float, non_negative_int, positive_float, positive_int,
@@ -122,7 +123,6 @@ def parse_args(argv):
     parser.check_paths(args, "config", "vocab")  # these and an unknown --preset fail before TensorFlow loads
     if args.preset:
         from keras_bert.config import BertConfig
-
         try:
             BertConfig.from_preset(args.preset)
         except ValueError as error:
@@ -149,6 +149,7 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    check_local_checkpoint(args.init_checkpoint or "", "--init_checkpoint")  # before TensorFlow loads
     make_dir(args.output_dir, "--output_dir")
     from keras_bert.training import check_without_tensorflow, has_tensorflow, vocab_ids
 
@@ -276,7 +277,6 @@ def _built_vocab(args, files, kind):
     if args.from_scratch_demo:
         learn_params["max_input_tokens"] = max(1000, args.build_vocab * 5 // 4)
     from keras_bert.text import build_vocab_once
-
     return build_vocab_once(args.output_dir, files, args.build_vocab, lower_case=not args.cased,
                             learn_params=learn_params, folder_flag="--output_dir", kind=kind)
 

@@ -24,7 +24,7 @@ PAIRS = ["the acting is wonderful", "awful music"]
 
 @pytest.fixture(scope="module")
 def roberta_user(tmp_path_factory):
-    """The user's folder: `roberta/` as `save_pretrained` writes it, train.csv and dev.csv."""
+    """The user's folder: `roberta/` as `save_pretrained` writes it and train.csv."""
     transformers = pytest.importorskip("transformers")
     torch = pytest.importorskip("torch")
     tokenizers = pytest.importorskip("tokenizers")
@@ -43,7 +43,7 @@ def roberta_user(tmp_path_factory):
                                         initializer_range=0.5)  # outputs that tell texts apart
     transformers.RobertaForSequenceClassification(config).save_pretrained(folder / "roberta")
     tokenizer.save_pretrained(folder / "roberta")
-    for name, repeat in (("train.csv", 2), ("dev.csv", 1)):
+    for name, repeat in (("train.csv", 2),):
         with open(folder / name, "w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f)
             writer.writerow(["sentence", "label"])
@@ -54,9 +54,10 @@ def roberta_user(tmp_path_factory):
 
 def test_a_roberta_folder_fine_tunes_exports_serves_and_goes_back_to_transformers(roberta_user):
     cwd = str(roberta_user)
+    # No --eval_file: a fine-tuning run's evaluation is test_user_journey's (the same tool) and test_readme's.
     step("finetune", run_tool(
         "finetune", "--checkpoint", "roberta", "--task", "classification", "--train_file", "train.csv",
-        "--eval_file", "dev.csv", "--labels", "negative", "positive", "--epochs", "1", "--batch_size", "4",
+        "--labels", "negative", "positive", "--epochs", "1", "--batch_size", "4",
         "--seq_length", "32", "--strategy", "default", "--output_dir", "run", cwd=cwd))
     # The .keras (its vocab.json + merges.txt inside) loads in a fresh process; the export checks every
     # SavedModel signature against the Keras model on raw text. TFLite and ONNX (the same export) carry token
@@ -71,16 +72,15 @@ def test_a_roberta_folder_fine_tunes_exports_serves_and_goes_back_to_transformer
     assert not written & {"text_float32.tflite", "text_model.onnx"}, written
     refused = run_tool("export", "run/model.keras", "--formats", "mediapipe", "--base_dir", "mp", cwd=cwd)
     assert refused.returncode != 0 and "MediaPipe's BertTokenizer runs WordPiece only" in refused.stderr.splitlines()[-1]
-    served = step("serve", python(
+    step("convert to huggingface", run_tool("convert_checkpoint", "--input", "run/model.keras",
+                                            "--format", "huggingface", "--output", "hf", cwd=cwd))
+    loaded = step("serve, then load in transformers", python(  # TensorFlow only, then transformers: one process
         "import json, sys, tensorflow as tf, tensorflow_text\n"
         "model = tf.saved_model.load('sm/model/1')\n"
         f"out = model.signatures['serving_default'](text_a=tf.constant({TEXTS!r}), text_b=tf.constant({PAIRS!r}))\n"
         "print(json.dumps(out['probabilities'].numpy().tolist()))\n"
-        "assert 'keras_bert' not in sys.modules\n", cwd=cwd))
-    step("convert to huggingface", run_tool("convert_checkpoint", "--input", "run/model.keras",
-                                            "--format", "huggingface", "--output", "hf", cwd=cwd))
-    loaded = step("load in transformers", python(
-        "import json, torch, transformers\n"
+        "assert 'keras_bert' not in sys.modules\n"
+        "import torch, transformers\n"
         "tokenizer = transformers.AutoTokenizer.from_pretrained('hf')\n"
         "model = transformers.AutoModelForSequenceClassification.from_pretrained('hf')\n"
         f"batch = tokenizer({TEXTS!r}, {PAIRS!r}, padding=True, return_tensors='pt')\n"
@@ -89,6 +89,6 @@ def test_a_roberta_folder_fine_tunes_exports_serves_and_goes_back_to_transformer
         "print(type(tokenizer).__name__, type(model).__name__)\n", cwd=cwd))
     lines = loaded.stdout.strip().splitlines()
     assert lines[-1] == "RobertaTokenizer RobertaForSequenceClassification", lines[-1]
-    ours, theirs = json.loads(served.stdout.strip().splitlines()[-1]), json.loads(lines[-2])
+    ours, theirs = json.loads(lines[-3]), json.loads(lines[-2])
     assert abs(ours[0][0] - ours[1][0]) > 1e-3, ours  # the texts differ: the ids (tokenizer) are compared
     np.testing.assert_allclose(ours, theirs, atol=1e-5)
