@@ -1,6 +1,7 @@
 """Shared fixtures: the real MiniLM-L6 checkpoint, its tokenizer and the Shakespeare corpus."""
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -31,6 +32,13 @@ def run_tool(name, *args, cwd=None, timeout=600, env=None):
     tool = os.path.join("tools", name + ".py") if cwd is None else os.path.join(ROOT, "tools", name + ".py")
     return subprocess.run([sys.executable, tool, *[str(a) for a in args]], cwd=cwd or ROOT, env=environment,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def sigint_as_in_a_terminal():
+    """`preexec_fn` for a tool a test will Ctrl-C: SIGINT at its default, as a terminal gives it. A process
+    started in the background of a non-interactive shell inherits SIGINT ignored (so do pytest's workers, then),
+    and Python keeps an inherited ignore: the tool would rightly never see the Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from keras_bert.export.models_config import read_model_names
-from tests.conftest import ROOT, run_tool
+from tests.conftest import ROOT, run_tool, sigint_as_in_a_terminal
 from tests.export.helpers import save_tiny_classifier
 
 
@@ -60,7 +60,8 @@ def _start_export(keras_file, base):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT)
     return subprocess.Popen([sys.executable, os.path.join("tools", "export.py"), keras_file, "--base_dir", base,
                              "--name", "same", "--formats", "savedmodel", "--seq_length", "16"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_as_in_a_terminal)
 
 
 def _wait_for_staging(model_dir, pid, timeout=300):

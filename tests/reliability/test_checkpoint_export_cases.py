@@ -209,13 +209,14 @@ def test_ctrl_c_while_an_export_converts_to_tflite_exits_130_and_leaves_no_versi
     import sys
     import time
 
-    from tests.conftest import ROOT
+    from tests.conftest import ROOT, sigint_as_in_a_terminal
 
     base = tmp_path / "savedmodels"
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT)
     export = subprocess.Popen([sys.executable, os.path.join("tools", "export.py"), tiny_classifier, "--base_dir",
                                str(base), "--name", "clf", "--formats", "savedmodel,tflite", "--seq_length", "16"],
-                              cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=sigint_as_in_a_terminal)
     deadline = time.time() + 600
     while not glob.glob(str(base / "clf" / ".tmp-*" / "tflite")) and export.poll() is None and time.time() < deadline:
         time.sleep(0.1)
