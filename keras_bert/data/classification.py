@@ -13,6 +13,7 @@ import tensorflow as tf
 
 from keras_bert.data.table_rows import read_table_rows
 from keras_bert.text.label_names import label_name, label_vocabulary_names
+from keras_bert.text.no_autograph import no_autograph
 from keras_bert.text.packer import trim_padding
 
 def classification_dataset(path, preprocessor, text_a="sentence", text_b=None, label="label",
@@ -117,6 +118,7 @@ def text_dataset(preprocessor, texts_a, texts_b, targets, batch_size=32, shuffle
     if shuffle:
         dataset = dataset.shuffle(len(texts_a), seed=seed, reshuffle_each_iteration=True)
 
+    @no_autograph
     def preprocess(texts, y):
         features = preprocessor(texts) if texts_b is None else preprocessor(texts[0], texts[1])
         return features, y
@@ -128,7 +130,7 @@ def text_dataset(preprocessor, texts_a, texts_b, targets, batch_size=32, shuffle
         dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
         dataset = dataset.map(preprocess, num_parallel_calls=tf.data.AUTOTUNE)
     if dynamic_padding:
-        dataset = dataset.map(lambda features, y: (trim_padding(features), y),
+        dataset = dataset.map(no_autograph(lambda features, y: (trim_padding(features), y)),
                               num_parallel_calls=tf.data.AUTOTUNE)
     return dataset.prefetch(tf.data.AUTOTUNE)
 
@@ -146,6 +148,7 @@ def _length_grouped(dataset, preprocess, size, batch_size, group_batches, seed, 
     if group_batches < 1:
         raise ValueError(f"length_group_batches must be >= 1, got {group_batches}.")
 
+    @no_autograph
     def sort_by_length(features, y):
         order = tf.argsort(tf.reduce_sum(features["input_mask"], axis=1), stable=True)
         return {k: tf.gather(v, order) for k, v in features.items()}, tf.gather(y, order)

@@ -14,6 +14,7 @@ import numpy as np
 import tensorflow as tf
 
 from keras_bert.data.documents import tokenize_documents
+from keras_bert.text.no_autograph import no_autograph
 
 _FEATURES = {
     "tokens": tf.io.FixedLenFeature([], tf.string),
@@ -60,7 +61,7 @@ def build_cache(files, file_indices, cache_files, tokenizer, input_format):
     os.makedirs(os.path.dirname(todo[0][2]) or ".", exist_ok=True)
     sources = tf.data.Dataset.from_tensor_slices([f for f, _, _ in todo])
     tokenized = sources.map(
-        lambda path: tokenize_documents(tf.io.read_file(path), tokenizer, input_format),
+        no_autograph(lambda path: tokenize_documents(tf.io.read_file(path), tokenizer, input_format)),
         num_parallel_calls=tf.data.AUTOTUNE)
     for (_, file_index, cache_file), documents in zip(todo, tokenized):
         temporary = f"{cache_file}.tmp-{os.getpid()}"
@@ -88,7 +89,7 @@ def read_cached_documents(cache_file):
         lengths = tf.io.decode_raw(example["sentence_lengths"], tf.int32, little_endian=True)
         return tf.RaggedTensor.from_row_lengths(tokens, tf.cast(lengths, tf.int64)), \
             example["document_id"]
-    return tf.data.TFRecordDataset(cache_file).map(parse)
+    return tf.data.TFRecordDataset(cache_file).map(no_autograph(parse))
 
 
 def _bytes(data):

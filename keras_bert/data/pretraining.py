@@ -25,6 +25,7 @@ from keras_bert.data.documents import (INPUT_FORMATS, count_documents, detect_in
 from keras_bert.data.nsp import create_instances
 from keras_bert.data.packing import pack_examples
 from keras_bert.text.masked_lm_masker import MaskedLMMasker
+from keras_bert.text.no_autograph import no_autograph
 
 DOCUMENTS_PER_GROUP = 16
 PACK_WINDOW = 256  # instances packed together (first-fit decreasing)
@@ -100,7 +101,7 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
         (max_predictions_per_seq, masked_lm_prob, whole_word_masking))
     if pack_sequences:
         dataset = dataset.batch(PACK_WINDOW).map(
-            _no_autograph(lambda features, labels: pack_examples(
+            no_autograph(lambda features, labels: pack_examples(
                 features, labels, seq_length, max_predictions_per_seq, int(max_examples_per_row))),
             num_parallel_calls=tf.data.AUTOTUNE).unbatch()
     shuffle_seed = int(tf.random.stateless_uniform(
@@ -162,21 +163,19 @@ def _examples(files, tokenizer, seq_length, short_seq_prob, next_sentence, seed,
     documents_of_epoch = _documents_of_epoch_fn(base_key, paths, file_indices, cache_files,
                                                 tokenizer, input_format)
 
-    @_no_autograph
+    @no_autograph
     def groups_of_epoch(epoch):
         groups = documents_of_epoch(epoch).batch(DOCUMENTS_PER_GROUP).enumerate()
-        return groups.map(_no_autograph(lambda index, group: (epoch, index) + _flatten_group(*group)))
+        return groups.map(no_autograph(lambda index, group: (epoch, index) + _flatten_group(*group)))
 
     dataset = tf.data.Dataset.range(num_epochs).flat_map(groups_of_epoch)
     empty = (tf.zeros([0], tf.int32), tf.zeros([0], tf.int32), tf.zeros([0], tf.int32),
              tf.zeros([0], tf.int64))
     dataset = dataset.scan(
-        empty, _no_autograph(lambda previous, element: (element[2:], element + previous)))
+        empty, no_autograph(lambda previous, element: (element[2:], element + previous)))
     examples = _examples_fn(base_key, tokenizer, masker, seq_length, short_seq_prob, next_sentence)
     return dataset.map(examples, num_parallel_calls=tf.data.AUTOTUNE).unbatch(), base_key, batch_size
 
-
-_no_autograph = tf.autograph.experimental.do_not_convert
 
 
 def _documents_of_epoch_fn(base_key, paths, file_indices, cache_files, tokenizer, input_format):
@@ -185,12 +184,12 @@ def _documents_of_epoch_fn(base_key, paths, file_indices, cache_files, tokenizer
     sources = tf.constant(cache_files or paths)
     source_indices = tf.constant(file_indices, tf.int64)
 
-    @_no_autograph
+    @no_autograph
     def read(path, file_index):
         pieces = tokenize_documents(tf.io.read_file(path), tokenizer, input_format)
         return pieces, document_cache.document_id(file_index, tf.range(pieces.nrows()))
 
-    @_no_autograph
+    @no_autograph
     def documents_of_epoch(epoch):
         key = tf.random.experimental.stateless_fold_in(base_key, epoch)
         order = tf.argsort(tf.random.stateless_uniform([tf.size(sources)], key))
@@ -198,7 +197,7 @@ def _documents_of_epoch_fn(base_key, paths, file_indices, cache_files, tokenizer
             (tf.gather(sources, order), tf.gather(source_indices, order)))
         if cache_files is not None:
             return files.interleave(
-                _no_autograph(lambda path, _: document_cache.read_cached_documents(path)),
+                no_autograph(lambda path, _: document_cache.read_cached_documents(path)),
                 cycle_length=min(4, len(paths)), num_parallel_calls=tf.data.AUTOTUNE,
                 deterministic=True)
         return files.map(read, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
@@ -208,7 +207,7 @@ def _documents_of_epoch_fn(base_key, paths, file_indices, cache_files, tokenizer
 def _examples_fn(base_key, tokenizer, masker, seq_length, short_seq_prob, next_sentence):
     """`(epoch, index, *current and previous group pools) -> (features, labels)` batch of
     masked NSP instances, keyed by (seed, pipeline, epoch, group)."""
-    @_no_autograph
+    @no_autograph
     def examples(epoch, index, *pools):
         current, previous = pools[:4], pools[4:]
         pool = [tf.concat([c, p], 0) for c, p in zip(current, previous)]

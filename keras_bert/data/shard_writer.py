@@ -23,6 +23,7 @@ from keras_bert.data.packing import pack_examples
 from keras_bert.data.pretraining import PACK_WINDOW, pretraining_instances
 from keras_bert.data.shard_reader import FORMAT, INDEX_NAME
 from keras_bert.text.masked_lm_masker import MaskedLMMasker
+from keras_bert.text.no_autograph import no_autograph
 
 _BLOCK = 128  # rows converted to NumPy and appended at a time; blocks go round-robin to the shards
 
@@ -63,8 +64,8 @@ def write_shards(files, text_config, output_dir, seq_length=128, num_shards=8, e
                                  next_sentence=next_sentence, seed=seed, input_format=input_format,
                                  epochs=epochs)
     if pack_sequences:
-        rows = rows.batch(PACK_WINDOW).map(lambda instances: _pack(
-            instances, masker, seq_length, max_predictions_per_seq, max_examples_per_row)).unbatch()
+        rows = rows.batch(PACK_WINDOW).map(no_autograph(lambda instances: _pack(
+            instances, masker, seq_length, max_predictions_per_seq, max_examples_per_row))).unbatch()
     bounds = {"input_word_ids": masker.vocab_size - 1}
     shards = [{} for _ in range(int(num_shards))]
     files_open, count, tokens = {}, 0, 0

@@ -9,6 +9,7 @@ fits is one window (then nothing changes: it is packed as without `doc_stride`).
 
 import tensorflow as tf
 
+from keras_bert.text.no_autograph import no_autograph
 from keras_bert.text.packer import trim_padding
 
 
@@ -105,13 +106,13 @@ def window_dataset(preprocessor, texts, targets, doc_stride, batch_size=32, shuf
         dataset = dataset.shuffle(int(document.shape[0]), seed=seed, reshuffle_each_iteration=True)
     dataset = dataset.batch(batch_size, drop_remainder=drop_remainder)
     if dynamic_padding:
-        dataset = dataset.map(lambda features, y: (trim_padding(features, keep=("document",)), y),
+        dataset = dataset.map(no_autograph(lambda features, y: (trim_padding(features, keep=("document",)), y)),
                               num_parallel_calls=tf.data.AUTOTUNE)
     return dataset.prefetch(tf.data.AUTOTUNE)
 
 
 def without_document(dataset):
     """`dataset` of `window_dataset` with `features["document"]` dropped (what the model takes)."""
-    return dataset.map(lambda features, y: ({k: v for k, v in features.items() if k != "document"}, y))
+    return dataset.map(no_autograph(lambda features, y: ({k: v for k, v in features.items() if k != "document"}, y)))
 
 

@@ -12,6 +12,7 @@ import os
 import tensorflow as tf
 
 from keras_bert.text.label_names import label_name, label_vocabulary_names
+from keras_bert.text.no_autograph import no_autograph
 from keras_bert.text.packer import pack_segments
 from keras_bert.text.ragged_rows import join_rows
 
@@ -101,7 +102,7 @@ def token_classification_dataset(path, tokenizer, seq_length=128, labels=None, b
     if seq_length < 3:
         raise ValueError(f"seq_length={seq_length} leaves no room for a word next to [CLS] and "
                          "[SEP]; use seq_length >= 3.")
-    dataset = dataset.map(lambda w, y: _label_pieces(w, y, tokenizer, seq_length),
+    dataset = dataset.map(no_autograph(lambda w, y: _label_pieces(w, y, tokenizer, seq_length)),
                           num_parallel_calls=tf.data.AUTOTUNE)
     return dataset.prefetch(tf.data.AUTOTUNE), labels
 

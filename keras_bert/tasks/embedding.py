@@ -131,6 +131,7 @@ class EmbeddingTask(Task):
         import tensorflow as tf
 
         from keras_bert.data.classification import check_text_room, read_text_rows
+        from keras_bert.text.no_autograph import no_autograph
         from keras_bert.text.preprocessor import Preprocessor
 
         check_text_room(self.seq_length)
@@ -155,7 +156,7 @@ class EmbeddingTask(Task):
         # A last training batch of one pair has no negative (loss 0): that step would train nothing.
         lone = training and len(anchors) % self.batch_size == 1
         return dataset.batch(self.batch_size, drop_remainder=lone).map(
-            pack, num_parallel_calls=tf.data.AUTOTUNE).prefetch(2)
+            no_autograph(pack), num_parallel_calls=tf.data.AUTOTUNE).prefetch(2)
 
     def embed(self, model, texts):
         """`[n, dim]` embeddings of `texts` (a list of str) by `model`, in batches."""

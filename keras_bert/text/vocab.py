@@ -160,6 +160,7 @@ def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens
     from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as learner
 
     from keras_bert.text.text_files import resolve_files
+    from keras_bert.text.no_autograph import no_autograph
     from keras_bert.text.normalization import normalize_reference, split_words_reference
 
     files = [files] if isinstance(files, (str, os.PathLike)) else list(files)
@@ -176,11 +177,11 @@ def build_vocab(files, vocab_size, lower_case=True, output=None, reserved_tokens
             f"vocab_size={vocab_size} leaves no room beside the {len(reserved_tokens)} reserved "
             "tokens; pass a larger vocab_size (BERT uses 30522).")
 
-    dataset = tf.data.TextLineDataset(files).filter(lambda line: tf.strings.length(line) > 0)
+    dataset = tf.data.TextLineDataset(files).filter(no_autograph(lambda line: tf.strings.length(line) > 0))
     if max_lines:
         dataset = dataset.take(max_lines)
-    dataset = dataset.batch(batch_size).map(
-        lambda lines: split_words_reference(normalize_reference(lines, lower_case)).flat_values)
+    dataset = dataset.batch(batch_size).map(no_autograph(
+        lambda lines: split_words_reference(normalize_reference(lines, lower_case)).flat_values))
     counts = collections.Counter()
     for words in dataset.as_numpy_iterator():
         counts.update(words)
