@@ -87,6 +87,7 @@ def shards(tmp_path_factory, minilm_dir, shakespeare_files):
 def pytest_collection_modifyitems(items):
     """Files with slow (end-to-end) tests first, each file's tests in their own order: with
     `-n 2 --dist loadfile` (README's test command) the long files start early and the short
-    ones fill in, instead of one worker finishing a long file alone at the end."""
+    ones fill in, instead of one worker finishing a long file alone at the end. (pytest-xdist would
+    otherwise queue files by their number of tests, most first: setup.cfg's `--no-loadscope-reorder`.)"""
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow_files)
