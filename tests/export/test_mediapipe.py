@@ -1,8 +1,8 @@
 """MediaPipe Tasks export: the real MiniLM run by MediaPipe's own TextClassifier / TextEmbedder from raw text.
 
-References nobody here wrote: MediaPipe's C++ tokenizer and Tasks (the wheel), our SavedModel's
-`classify` (checked elsewhere against Keras), Hugging Face's `BertTokenizerFast` from the
-checkpoint's tokenizer.json; texts: Shakespeare lines (the project's corpus) and the CJK texts of
+References nobody here wrote: MediaPipe's C++ tokenizer and Tasks (the wheel), against our Keras model
+(whose top label our SavedModel's `classify` serves, checked elsewhere), Hugging Face's `BertTokenizerFast`
+from the checkpoint's tokenizer.json; texts: Shakespeare lines (the project's corpus) and the CJK texts of
 CPython's own test suite (`test/cjkencodings/*-utf8.txt`).
 """
 
@@ -55,41 +55,37 @@ def lines(shakespeare_files):
 @pytest.fixture(scope="module")
 def classifier_export(minilm_dir, tmp_path_factory):
     """The real MiniLM with a seeded 3-label head, saved as model.keras and exported for MediaPipe as
-    users do; our SavedModel of it (its parity with Keras is tested in test_saved_model.py)."""
+    users do; the Keras model (what our SavedModel's `classify` serves: test_saved_model.py, test_task_signatures.py)."""
     import keras
-
-    from keras_bert.export import export_saved_model
 
     work = tmp_path_factory.mktemp("mediapipe")
     keras.utils.set_random_seed(0)
     encoder = keras_bert.load_checkpoint(minilm_dir, model="encoder")
     model = keras_bert.build_classifier(encoder, num_classes=3, task_config={"labels": LABELS})
     keras_bert.save_checkpoint(model, work / "model.keras", format="keras")
-    export_saved_model(model, work / "savedmodel" / "1", encoder.text_config.tokenizer(), seq_length=SEQ_LENGTH,
-                       verify_export=False)
     result = run_tool("export", work / "model.keras", "--formats", "mediapipe", "--seq_length", SEQ_LENGTH,
                       "--base_dir", work / "savedmodels")
     assert result.returncode == 0, result.stdout + result.stderr
-    return work, result.stdout
+    return work, result.stdout, model, encoder.text_config.tokenizer()
 
 
 @pytest.mark.slow
 def test_text_classifier_agrees_with_our_saved_model(classifier_export, lines, minilm_dir):
     import tensorflow as tf
-    import tensorflow_text  # noqa: F401 (registers the SavedModel's tokenizer ops)
 
-    work, stdout = classifier_export
+    work, stdout, model, tokenizer = classifier_export
     tflite = work / "savedmodels" / "model" / "mediapipe" / "1" / "model.tflite"
-    # MediaPipe's TextClassifier from raw text in a fresh process (as an app: no TensorFlow there),
-    # against our SavedModel's classify.
+    # MediaPipe's TextClassifier from raw text in a fresh process (as an app: no TensorFlow there), against
+    # our top label: the Keras model on our tokenizer's ids (what our SavedModel's classify serves; exporting
+    # the real MiniLM to a SavedModel only to read it back cost ~15 CPU-s).
     (scores,) = run_mediapipe([("classifier", tflite)], lines)
     with zipfile.ZipFile(tflite) as packed:  # the associated files MediaPipe read
         assert packed.read("labels.txt").decode("utf-8").split("\n") == LABELS
         with open(os.path.join(minilm_dir, "vocab.txt"), "rb") as vocab:
             assert packed.read("vocab.txt") == vocab.read()
     theirs = np.array(LABELS)[np.argmax(scores, -1)]
-    classify = tf.saved_model.load(str(work / "savedmodel" / "1")).signatures["classify"]
-    ours = np.array([t.decode() for t in classify(text_a=tf.constant(lines))["top_label"].numpy()])
+    ids = keras_bert.Preprocessor(tokenizer, SEQ_LENGTH)(tf.constant(lines))
+    ours = np.array(LABELS)[np.argmax(model.predict({k: v.numpy() for k, v in ids.items()}, verbose=0), -1)]
     agreement = np.mean(ours == theirs)
     print(f"top label agreement on {len(lines)} Shakespeare lines: {agreement:.4f}")
     assert agreement >= 0.99

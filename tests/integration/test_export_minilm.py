@@ -1,5 +1,13 @@
-"""The real MiniLM-L6 checkpoint, with a classifier head trained on a real task, exported to
-SavedModel, TFLite (float32 / float16 / int8) and ONNX, each checked against Keras on held-out text.
+"""The real MiniLM-L6 checkpoint, with a classifier head trained on a real task, exported to TFLite
+(float32 / float16 / int8), each checked against Keras on held-out text: quantization error on a real
+fine-tuned model's confident logits, which no tiny model shows.
+
+The other formats of the real MiniLM are exported elsewhere: SavedModel by `tools/export.py` on its folder
+(tests/tasks/test_embedding.py: `embed` equals sentence-transformers, and the tool's fresh-process parity
+with Keras), ONNX (same file, test_onnx_equals_sentence_transformers). A classifier's SavedModel and ONNX
+(with ONNX Runtime's optimizer) are checked against Keras on tiny models: tests/export/test_saved_model.py,
+tests/integration/test_export_tool.py (savedmodel,onnx with onnx_optimized), and the classifier's fused ops
+(its last layer [CLS]-only) in tests/tasks/test_task_signatures.py::test_classify_returns_label_names_and_top_label.
 
 Task: tell a line of Shakespeare from a sentence of Python's standard-library documentation.
 Train and held-out lines come from different plays and different modules.
@@ -16,7 +24,7 @@ import numpy as np
 import pytest
 
 import keras_bert
-from keras_bert.export import export_onnx, export_saved_model, export_tflite
+from keras_bert.export import export_tflite
 
 pytestmark = pytest.mark.slow
 TRAIN_PLAYS = ("hamlet", "macbeth", "othello", "tempest", "julius_caesar", "coriolanus")
@@ -85,21 +93,13 @@ def minilm_classifier(minilm_dir, task):
     return classifier, tokenizer
 
 
-def test_minilm_classifier_exports_to_all_formats_with_parity(minilm_classifier, task, tmp_path):
+def test_minilm_classifier_converts_to_tflite_float32_float16_int8_with_parity(minilm_classifier, task, tmp_path):
     classifier, tokenizer = minilm_classifier
     _, held_out = task
     texts = [t for t, _ in held_out]
     labels = np.array([y for _, y in held_out])
-    subset = texts[::5]  # SavedModel / ONNX parity on 96 lines; TFLite int8 agreement on all 480
 
     started = time.perf_counter()
-    report = export_saved_model(classifier, tmp_path / "minilm_genre" / "1", tokenizer=tokenizer, seq_length=48,
-                         sample_texts=subset)
-    assert report.ok, report.table()
-    assert max(r.max_abs_diff for r in report.rows if r.output == "logits") <= 1e-5
-    print(f"\n{report.table()}\nsavedmodel: {time.perf_counter() - started:.0f} s")
-    started = time.perf_counter()
-
     report = export_tflite(classifier, tmp_path / "tflite", tokenizer=tokenizer, seq_length=48, text=False,
                     sample_texts=texts)
     assert report.ok, report.table()
@@ -108,19 +108,8 @@ def test_minilm_classifier_exports_to_all_formats_with_parity(minilm_classifier,
     assert rows[("tflite_float16", "logits")].max_abs_diff <= 1e-2
     assert rows[("tflite_int8", "probabilities")].agreement >= 0.99  # top-1 on ~480 held-out lines
     print(f"{report.table()}\ntflite: {time.perf_counter() - started:.0f} s, sizes {report.extra['sizes']}")
-    started = time.perf_counter()
     sizes = report.extra["sizes"]
     assert sizes["int8"] < 0.35 * sizes["float32"] and sizes["float16"] < 0.55 * sizes["float32"]
-
-    report = export_onnx(classifier, tmp_path / "onnx", tokenizer=tokenizer, sample_texts=subset)
-    assert report.ok, report.table()
-    assert max(r.max_abs_diff for r in report.rows) <= 1e-4
-    print(f"{report.table()}\nonnx: {time.perf_counter() - started:.0f} s, fused {report.extra['fused_ops']}")
-    fused = report.extra["fused_ops"]
-    # A classifier's last layer computes [CLS] only (BertEncoder.pooled_output_only): its one-query
-    # attention is left to plain ops; the other five layers fuse whole.
-    assert (fused["Attention"], fused["SkipLayerNormalization"], fused["BiasGelu"],
-            fused["EmbedLayerNormalization"]) == (5, 12, 6, 1)
 
     # The trained head really learned the task (so the agreement above is on a meaningful model).
     module_ids = keras_bert.Preprocessor(tokenizer, 48)(np.array(texts))

@@ -25,22 +25,6 @@ def test_help():
     assert "--overwrite" in result.stdout
 
 
-def test_exports_prints_parity_and_refuses_an_existing_version(keras_file, tmp_path):
-    base = str(tmp_path / "savedmodels")
-    result = run_tool("export", keras_file, "--base_dir", base, "--formats", "savedmodel,onnx", "--seq_length", "32")
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    out = result.stdout
-    assert "serving_default[text_a]" in out and "onnx_optimized" in out and "FAIL" not in out
-    assert "All exports match the Keras model." in out
-    assert read_model_names(os.path.join(base, "models.config")) == ["sentiment"]
-    assert os.path.isfile(os.path.join(base, "sentiment", "1", "saved_model.pb"))
-    assert os.path.isfile(os.path.join(base, "sentiment", "onnx", "1", "model_optimized.onnx"))
-
-    result = run_tool("export", keras_file, "--base_dir", base, "--formats", "savedmodel", "--version", "1")
-    assert result.returncode == 2 and "already exists" in result.stderr, result.stderr[-3000:]
-    assert run_tool("export", "missing.keras", "--base_dir", base).returncode == 2
-
-
 def test_parity_failure_exits_nonzero(keras_file, tmp_path):
     """A fresh process whose ONNX tolerance is negative (so every comparison fails) runs the tool as
     its `__main__`: the tool's own path, with one constant changed before it starts."""
@@ -55,11 +39,11 @@ def test_parity_failure_exits_nonzero(keras_file, tmp_path):
     assert "FAIL" in result.stdout and "PARITY CHECK FAILED for onnx" in result.stderr
 
 
-def _start_export(keras_file, base):
+def _start_export(keras_file, base, formats="savedmodel"):
     """`python tools/export.py` as a user starts it (a Popen, so a test can signal it)."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=ROOT)
     return subprocess.Popen([sys.executable, os.path.join("tools", "export.py"), keras_file, "--base_dir", base,
-                             "--name", "same", "--formats", "savedmodel", "--seq_length", "16"],
+                             "--name", "same", "--formats", formats, "--seq_length", "16"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=sigint_as_in_a_terminal)
 
@@ -79,24 +63,53 @@ def _wait_for_staging(model_dir, pid, timeout=300):
     raise AssertionError(f"process {pid} never started writing into {model_dir}")
 
 
-def test_concurrent_exports_get_distinct_versions_and_ctrl_c_leaves_no_version(keras_file, tmp_path):
-    """Three exports of one name at once: two finish with versions 1 and 2, each verified; the third,
-    sent SIGINT once it is writing, exits 130 with one line and leaves nothing behind."""
-    base = str(tmp_path / "savedmodels")
-    model_dir = os.path.join(base, "same")
-    first, second, interrupted = (_start_export(keras_file, base) for _ in range(3))
-    _wait_for_staging(model_dir, interrupted.pid)
+@pytest.fixture(scope="module")
+def concurrent_exports(keras_file, tmp_path_factory):
+    """Three exports of one name at once, as users start them: the first to SavedModel + ONNX, the second to
+    SavedModel, the third sent SIGINT once it is writing. `(base_dir, [(returncode, stdout, stderr)] * 3)`,
+    the interrupted one's last. The first is also the export whose parity table and files the next test reads
+    (one set of tool processes for both tests: a verified export is ~20 CPU-s)."""
+    base = str(tmp_path_factory.mktemp("concurrent") / "savedmodels")
+    first, second, interrupted = (_start_export(keras_file, base, formats)
+                                  for formats in ("savedmodel,onnx", "savedmodel", "savedmodel"))
+    _wait_for_staging(os.path.join(base, "same"), interrupted.pid)
     interrupted.send_signal(signal.SIGINT)
     _, err = interrupted.communicate(timeout=300)
-    assert interrupted.returncode == 130, err[-3000:]
+    finished = [(process.returncode, *outputs) for process, outputs in
+                ((process, process.communicate(timeout=600)) for process in (first, second))]
+    return base, finished + [(interrupted.returncode, "", err)]
+
+
+def test_exports_prints_parity_and_refuses_an_existing_version(concurrent_exports, keras_file):
+    base, ((returncode, out, err), *_) = concurrent_exports
+    assert returncode == 0, out[-3000:] + err[-3000:]
+    assert "serving_default[text_a]" in out and "onnx_optimized" in out and "FAIL" not in out
+    assert "All exports match the Keras model." in out
+    assert read_model_names(os.path.join(base, "models.config")) == ["same"]
+    version = os.path.basename(out.split("savedmodel: ")[1].split()[0])
+    assert os.path.isfile(os.path.join(base, "same", version, "saved_model.pb"))
+    assert os.path.isfile(os.path.join(base, "same", "onnx", version, "model_optimized.onnx"))
+
+    result = run_tool("export", keras_file, "--base_dir", base, "--name", "same", "--formats", "savedmodel",
+                      "--version", version)
+    assert result.returncode == 2 and "already exists" in result.stderr, result.stderr[-3000:]
+    assert run_tool("export", "missing.keras", "--base_dir", base).returncode == 2
+
+
+def test_concurrent_exports_get_distinct_versions_and_ctrl_c_leaves_no_version(concurrent_exports):
+    """Three exports of one name at once: two finish with versions 1 and 2, each verified; the third,
+    sent SIGINT once it is writing, exits 130 with one line and leaves nothing behind."""
+    base, (*finished, (code, _, err)) = concurrent_exports
+    model_dir = os.path.join(base, "same")
+    assert code == 130, err[-3000:]
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-3000:]
     assert err.splitlines()[-1] == "export.py: interrupted; the version being written was removed; run the command again."
-    outputs = [process.communicate(timeout=600) for process in (first, second)]
-    for process, (out, err) in zip((first, second), outputs):
-        assert process.returncode == 0, err[-3000:]
+    for returncode, out, err in finished:
+        assert returncode == 0, err[-3000:]
         assert "All exports match the Keras model." in out
-    written = sorted(os.path.basename(out.split("savedmodel: ")[1].split()[0]) for out, _ in outputs)
+    written = sorted(os.path.basename(out.split("savedmodel: ")[1].split()[0]) for _, out, _ in finished)
     assert len(set(written)) == 2 and set(written) <= {"1", "2", "3"}, written  # the interrupted one's is freed
-    assert sorted(os.listdir(model_dir)) == written  # no staging folder, no half version
+    assert sorted(set(os.listdir(model_dir)) - {"onnx"}) == written  # no staging folder, no half version
+    assert len(os.listdir(os.path.join(model_dir, "onnx"))) == 1  # the first's ONNX version alone
     assert all(os.path.isfile(os.path.join(model_dir, v, "saved_model.pb")) for v in written)
     assert read_model_names(os.path.join(base, "models.config")) == ["same"]

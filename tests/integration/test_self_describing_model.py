@@ -57,36 +57,51 @@ def saved_models(tmp_path_factory, minilm_dir):
     return paths
 
 
-@pytest.mark.parametrize("task", list(TASK_MODELS))
-def test_keras_load_model_after_a_plain_import_gives_the_whole_model(saved_models, task):
-    path = saved_models[task]
-    assert os.listdir(os.path.dirname(path)) == ["model.keras"]
+@pytest.fixture(scope="module")
+def loaded(saved_models):
+    """`{task: [load_model(compile=True), load_model(compile=False), load_checkpoint]}`: what one fresh process
+    (a user's `import keras, keras_bert`, from the folder of the first model.keras) sees of each model.keras
+    (one process for the three: each costs ~10 CPU-s, most of it importing TensorFlow and Keras)."""
     out = python(f"""
 import json, keras, keras_bert
 import numpy as np
-for compile in (True, False):
-    model = keras.saving.load_model({path!r}, compile=compile)
-    tokenizer = model.text_config.tokenizer()
-    print(json.dumps({{"class": type(model).__name__, "task": model.task, "task_config": model.task_config,
-                      "lower_case": model.text_config.lower_case, "vocab": tokenizer.vocab_size,
-                      "max_seq_length": model.text_config.max_seq_length,
-                      "encoder": type(model.encoder).__name__}}))
-checkpoint = keras_bert.load_checkpoint({path!r})  # what the file holds, as a Hugging Face head folder
-encoder = keras_bert.load_checkpoint({path!r}, model="encoder")
-print(json.dumps({{"loaded": type(checkpoint).__name__, "task": checkpoint.task,
-                  "task_config": checkpoint.task_config, "encoder": type(encoder).__name__,
-                  "hidden": encoder.config.hidden_size, "vocab": checkpoint.text_config.tokenizer().vocab_size,
-                  "same_weights": all(np.array_equal(a, b) for a, b in zip(
-                      checkpoint.get_weights(), keras.saving.load_model({path!r}).get_weights()))}}))
-""", os.path.dirname(path))
-    *models, loaded = [json.loads(line) for line in out.strip().splitlines()[-3:]]
+for task, path in {saved_models!r}.items():
+    for compile in (True, False):
+        model = keras.saving.load_model(path, compile=compile)
+        tokenizer = model.text_config.tokenizer()
+        print(task, json.dumps({{"class": type(model).__name__, "task": model.task, "task_config": model.task_config,
+                                "lower_case": model.text_config.lower_case, "vocab": tokenizer.vocab_size,
+                                "max_seq_length": model.text_config.max_seq_length,
+                                "encoder": type(model.encoder).__name__}}))
+    checkpoint = keras_bert.load_checkpoint(path)  # what the file holds, as a Hugging Face head folder
+    encoder = keras_bert.load_checkpoint(path, model="encoder")
+    print(task, json.dumps({{"loaded": type(checkpoint).__name__, "task": checkpoint.task,
+                            "task_config": checkpoint.task_config, "encoder": type(encoder).__name__,
+                            "hidden": encoder.config.hidden_size, "vocab": checkpoint.text_config.tokenizer().vocab_size,
+                            "same_weights": all(np.array_equal(a, b) for a, b in zip(
+                                checkpoint.get_weights(), keras.saving.load_model(path).get_weights()))}}))
+""", os.path.dirname(next(iter(saved_models.values()))))
+    lines = {}
+    for line in out.strip().splitlines():
+        task, _, value = line.partition(" ")
+        if task in TASK_MODELS:
+            lines.setdefault(task, []).append(json.loads(value))
+    return lines
+
+
+@pytest.mark.parametrize("task", list(TASK_MODELS))
+def test_keras_load_model_after_a_plain_import_gives_the_whole_model(saved_models, loaded, task):
+    path = saved_models[task]
+    assert os.listdir(os.path.dirname(path)) == ["model.keras"]
+    *models, checkpoint = loaded[task]
     for model in models:
         assert model["class"] == "BertTaskModel" and model["task"] == task
         assert model["task_config"] == TASK_MODELS[task](keras_bert.build_encoder(TINY)).task_config
         assert model["lower_case"] is True and model["vocab"] == 30522 and model["max_seq_length"] == 32
         assert model["encoder"] == "BertEncoder"
-    assert loaded == {"loaded": "BertTaskModel", "task": task, "task_config": models[0]["task_config"],
-                      "encoder": "BertEncoder", "hidden": 16, "vocab": 30522, "same_weights": True}
+    assert len(models) == 2 and checkpoint == {
+        "loaded": "BertTaskModel", "task": task, "task_config": models[0]["task_config"], "encoder": "BertEncoder",
+        "hidden": 16, "vocab": 30522, "same_weights": True}
 
 
 @pytest.mark.slow

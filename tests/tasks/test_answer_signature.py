@@ -43,21 +43,39 @@ def held_out_questions():
     return pairs
 
 
+SEQ_LENGTH = 48
+
+
+@pytest.fixture(scope="module")
+def served_answers(squad_model, tokenizer, tmp_path_factory):
+    """`{version_2_with_negative: answer outputs}` of two SavedModels (SQuAD v1 and v2 options) on the held-out
+    questions, both run in one fresh process that imports neither keras nor keras_bert; and that process's imports."""
+    import dataclasses
+
+    calls = []
+    pairs = held_out_questions()
+    inputs = {"question": np.array([q for q, _ in pairs], object), "context": np.array([c for _, c in pairs], object)}
+    for version_2 in (False, True):
+        options = dataclasses.replace(SQUAD_OPTIONS, version_2_with_negative=version_2)
+        export_dir = tmp_path_factory.mktemp("squad") / "1"
+        export_saved_model(squad_model, export_dir, tokenizer=tokenizer, seq_length=SEQ_LENGTH,
+                           options=task_options(options), verify_export=False)
+        calls.append(("answer", inputs, export_dir))
+    outputs, info = run_artifact("savedmodel", calls[0][2], calls)
+    return dict(zip((False, True), outputs)), info["imported"]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("version_2", [False, True])
-def test_answer_signature_equals_squad_postprocess(squad_model, tokenizer, tmp_path, version_2):
+def test_answer_signature_equals_squad_postprocess(squad_model, served_answers, tokenizer, version_2):
     import dataclasses
 
     options = dataclasses.replace(SQUAD_OPTIONS, version_2_with_negative=version_2)
-    seq_length = 48
-    export_dir = tmp_path / "squad" / "1"
-    export_saved_model(squad_model, export_dir, tokenizer=tokenizer, seq_length=seq_length, options=task_options(options),
-                verify_export=False)
+    seq_length = SEQ_LENGTH
     pairs = held_out_questions()
-    (out,), info = run_artifact("savedmodel", export_dir, [
-        ("answer", {"question": np.array([q for q, _ in pairs], object),
-                    "context": np.array([c for _, c in pairs], object)})])
-    assert not {"keras", "keras_bert"} & set(info["imported"])
+    outputs, imported = served_answers
+    out = outputs[version_2]
+    assert not {"keras", "keras_bert"} & set(imported)
     examples = [SquadExample(qas_id=str(i), question=q, context=c, answer_text="", answer_start=-1,
                              answers=(), is_impossible=False, title="") for i, (q, c) in enumerate(pairs)]
     features = squad_features(examples, tokenizer, seq_length=seq_length, doc_stride=options.doc_stride,

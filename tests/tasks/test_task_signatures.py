@@ -24,15 +24,37 @@ NER_TEXTS = ["Angela Merkel met Emmanuel Macron in Paris on Monday.",
 # ----- classification
 
 
-def test_classify_returns_label_names_and_top_label(tiny_config, tokenizer, tmp_path):
-    labels = ["negative", "neutral", "positive"]
-    model = randomize(keras_bert.build_classifier(tiny_config, num_classes=3), seed=3)
-    export_dir = tmp_path / "sentiment" / "1"
-    export_saved_model(model, export_dir, tokenizer=tokenizer, seq_length=32, options={"labels": labels}, verify_export=False)
-    texts = ["A gripping thriller.", "The plot is thin.", ""]
-    (outputs,), info = run_artifact("savedmodel", export_dir, [
-        ("classify", {"text_a": np.array(texts, object)})])  # a single-text model's classify takes text_a
-    assert not {"keras", "keras_bert"} & set(info["imported"])
+LABELS = ["negative", "neutral", "positive"]
+TEXTS = ["A gripping thriller.", "The plot is thin.", ""]
+NER_SEQ_LENGTH = 16  # short: the second text is cut, its last words are tagged outside
+
+
+@pytest.fixture(scope="module")
+def sentiment_model(tiny_config):
+    return randomize(keras_bert.build_classifier(tiny_config, num_classes=3), seed=3)
+
+
+@pytest.fixture(scope="module")
+def served(sentiment_model, ner_model, tokenizer, tmp_path_factory):
+    """The classifier's `classify` on TEXTS and the token classifier's `entities` on NER_TEXTS, their SavedModels
+    run in one fresh process that imports tensorflow + tensorflow_text only: `(outputs by signature, imported)`."""
+    model, labels = ner_model
+    sentiment = tmp_path_factory.mktemp("savedmodels") / "sentiment" / "1"
+    export_saved_model(sentiment_model, sentiment, tokenizer=tokenizer, seq_length=32, options={"labels": LABELS},
+                       verify_export=False)
+    ner = tmp_path_factory.mktemp("savedmodels") / "ner" / "1"
+    export_saved_model(model, ner, tokenizer=tokenizer, seq_length=NER_SEQ_LENGTH, options={"labels": labels},
+                       verify_export=False)
+    (classify, entities), info = run_artifact("savedmodel", sentiment, [
+        ("classify", {"text_a": np.array(TEXTS, object)}),  # a single-text model's classify takes text_a
+        ("entities", {"text": np.array(NER_TEXTS, object)}, ner)])
+    return {"classify": classify, "entities": entities}, info["imported"]
+
+
+def test_classify_returns_label_names_and_top_label(sentiment_model, served, tiny_config, tokenizer, tmp_path):
+    labels, texts, model = LABELS, TEXTS, sentiment_model
+    outputs, imported = served[0]["classify"], served[1]
+    assert not {"keras", "keras_bert"} & set(imported)
     probabilities = keras.ops.convert_to_numpy(
         tf.nn.softmax(model(keras_bert.Preprocessor(tokenizer, 32)(tf.constant(texts)))))
     np.testing.assert_allclose(outputs["probabilities"], probabilities, atol=1e-5)
@@ -41,8 +63,15 @@ def test_classify_returns_label_names_and_top_label(tiny_config, tokenizer, tmp_
 
     # ONNX in onnxruntime (fresh process), label names out of the graph: ids in (model.onnx), and raw
     # text in (text_model.onnx, one text per call; on these texts its tokenizer agrees with ours).
-    export_onnx(model, tmp_path / "onnx", tokenizer=tokenizer, seq_length=32, options={"labels": labels}, optimize=False,
-                verify_export=False)
+    report = export_onnx(model, tmp_path / "onnx", tokenizer=tokenizer, seq_length=32, options={"labels": labels},
+                         verify_export=False)
+    # ONNX Runtime's optimizer on a classifier (once checked on the real MiniLM's, tests/integration/
+    # test_export_minilm.py; the tiny classifier's fuse the same): its last layer computes [CLS] only
+    # (BertEncoder.pooled_output_only), its one-query attention left to plain ops; the other layers fuse whole.
+    fused = report.extra["fused_ops"]
+    assert (fused["Attention"], fused["SkipLayerNormalization"], fused["BiasGelu"],
+            fused["EmbedLayerNormalization"]) == (tiny_config.num_layers - 1, 2 * tiny_config.num_layers,
+                                                  tiny_config.num_layers, 1), fused
     ids = {k: v.numpy() for k, v in keras_bert.Preprocessor(tokenizer, 32)(tf.constant(texts)).items()}
     (onnx_out, *text_out), info = run_artifact("onnx", tmp_path / "onnx" / "model.onnx", [("", ids)] + [
         ("", {"text_a": np.array([t], object), "text_b": np.array([], object)}, tmp_path / "onnx" / "text_model.onnx")
@@ -116,24 +145,11 @@ def python_entities(model, tokenizer, labels, text, seq_length):
             for type_, f, l in entity_spans(tags)]
 
 
-NER_SEQ_LENGTH = 16  # short: the second text is cut, its last words are tagged outside
-
-
-@pytest.fixture(scope="module")
-def ner_export(ner_model, tokenizer, tmp_path_factory):
+def test_entities_signature_equals_python_decoder(ner_model, served, tokenizer):
     model, labels = ner_model
-    export_dir = tmp_path_factory.mktemp("savedmodels") / "ner" / "1"
-    export_saved_model(model, export_dir, tokenizer=tokenizer, seq_length=NER_SEQ_LENGTH, options={"labels": labels},
-                verify_export=False)
-    return str(export_dir)
-
-
-def test_entities_signature_equals_python_decoder(ner_model, ner_export, tokenizer):
-    model, labels = ner_model
-    seq_length, export_dir = NER_SEQ_LENGTH, ner_export
-    (out,), info = run_artifact("savedmodel", export_dir,
-                                [("entities", {"text": np.array(NER_TEXTS, object)})])
-    assert not {"keras", "keras_bert"} & set(info["imported"])
+    seq_length = NER_SEQ_LENGTH
+    out, imported = served[0]["entities"], served[1]
+    assert not {"keras", "keras_bert"} & set(imported)
     total = 0
     for row, text in enumerate(NER_TEXTS):
         expected = python_entities(model, tokenizer, labels, text, seq_length)
