@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -29,8 +30,15 @@ def test_refuses_a_run_without_a_folder():
         run_pretraining(synthetic_input(), TINY, run=RunConfig())
 
 
-def test_writes_checkpoints_log_curves_and_final_model(tmp_path):
-    result = _run(tmp_path)
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    """A finished 6-step run's folder and result; the tests that change a folder change a copy."""
+    output_dir = tmp_path_factory.mktemp("finished")
+    return output_dir, _run(output_dir)
+
+
+def test_writes_checkpoints_log_curves_and_final_model(finished_run):
+    tmp_path, result = finished_run
     assert (result["start_step"], result["step"]) == (0, 6)
     for name in ("run_config.json", "bert_config.json", "training_log.csv", "curves.png",
                  "checkpoints/checkpoint", "checkpoints/ckpt-6.index", "final/pretrainer.weights.h5"):
@@ -44,8 +52,9 @@ def test_writes_checkpoints_log_curves_and_final_model(tmp_path):
     assert (again["start_step"], again["step"]) == (6, 6)
 
 
-def test_refuses_a_folder_holding_another_models_checkpoints(tmp_path):
-    _run(tmp_path, train_steps=3)
+def test_refuses_a_folder_holding_another_models_checkpoints(finished_run, tmp_path):
+    tmp_path = tmp_path / "run"
+    shutil.copytree(finished_run[0], tmp_path)  # a run folder of TINY's checkpoints
     bigger = TINY.replace(hidden_size=32, intermediate_size=64)
     with pytest.raises(ValueError, match=r"different model \(hidden_size: 16 there vs 32 now"):
         _run(tmp_path, config=bigger)
