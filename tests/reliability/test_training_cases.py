@@ -29,13 +29,16 @@ def _scores(tmp, name="train.csv", n=16, constant=None):
 
 
 def _finetune(task, checkpoint, train, output_dir, *extra):
+    # No XLA: none of these rows is about it (the guards run the same step either way), and compiling cost each run
+    # ~3-8 CPU-s.
     return run_subprocess("finetune", [task, "--checkpoint", checkpoint, "--train_file", train, "--seq_length", 16,
-                                       "--epochs", 1, "--output_dir", output_dir, "--quiet", *extra], timeout=300)
+                                       "--epochs", 1, "--output_dir", output_dir, "--quiet", "--jit_compile", "off",
+                                       *extra], timeout=300)
 
 
 # ----- 1. One run per --output_dir; resume still works; a dead holder's lock file blocks nothing.
 
-def test_a_second_run_into_a_held_folder_is_refused_and_the_folder_resumes_after(tiny_checkpoint, tmp_path):
+def test_a_held_run_folder_is_refused_and_a_dead_holders_lock_blocks_nothing(tiny_checkpoint, tmp_path):
     from keras_bert.training.folder_lock import LOCK_FILE, exclusive_run_folder
 
     train = _scores(tmp_path)
@@ -59,8 +62,8 @@ def test_a_second_run_into_a_held_folder_is_refused_and_the_folder_resumes_after
     assert metrics["pearson"] is None and metrics["spearman"] is None and metrics["mse"] >= 0
     assert "gold scores or the predictions are all equal" in metrics["notes"]["pearson"]
     assert "Note: pearson is undefined" in first.stdout
-    again = _finetune(*args)  # the same run later: resumed (finished: evaluated again)
-    assert again.returncode == 0 and "holds a finished run" in again.stdout, again.stderr[-3000:]
+    # That the same command on the finished run then evaluates again and trains nothing is
+    # tests/integration/test_finetune_resume.py's ("holds a finished run"); a third run here re-proved it.
 
 
 # ----- 2. --on_nonfinite skip: a limit on skipped steps, and no model that predicts NaN.

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from keras_bert.tasks.multi_label import MultiLabelTask, label_sets, multi_label_metrics
-from tests.tasks.fresh_process import finetune_tiny, keras_on_text, reload_and_export, serve_saved_model, write_csv
+from tests.tasks.fresh_process import finetune_tiny, keras_on_text, reload_and_export, saved_model_signature, write_csv
 
 TOPICS = {"sports": ["goal", "match", "team", "coach"], "politics": ["vote", "election", "senate", "minister"],
           "music": ["song", "guitar", "album", "concert"]}
@@ -111,7 +111,8 @@ def test_options_are_declared_for_the_tool():
 def test_finetune_save_reload_export_and_serve(minilm_dir, tmp_path):
     train = _topic_sentences(tmp_path / "train.csv", 320, seed=0)
     dev = _topic_sentences(tmp_path / "dev.csv", 80, seed=1)
-    result = finetune_tiny("multi_label", minilm_dir, tmp_path, train, dev, epochs=20, learning_rate=1e-3,
+    # 12 epochs: micro_f1 0.716, exact_match 0.2375 (20 epochs: 0.688, 0.2375; the bars: 0.5 and 0.1625).
+    result = finetune_tiny("multi_label", minilm_dir, tmp_path, train, dev, epochs=12, learning_rate=1e-3,
                            label="topics", threshold=0.4)
     metrics = result["metrics"]
     print("multi_label:", metrics)
@@ -128,11 +129,13 @@ def test_finetune_save_reload_export_and_serve(minilm_dir, tmp_path):
     # ... and the model learnt something: more label sets right than "no label", most labels found.
     assert metrics["micro_f1"] > 0.5 and metrics["exact_match"] > metrics["empty_baseline_exact_match"], metrics
 
-    # model.keras alone, in a fresh process; then SavedModel, TFLite and ONNX, each checked against Keras.
+    # model.keras alone, its task options; then SavedModel, TFLite's text model and ONNX, each checked against Keras
+    # by export (in fresh processes; the SavedModel's with keras and keras_bert blocked).
     model, reports, table = reload_and_export(
         tmp_path, "topics", {"seq_length": 16, "labels": ["music", "politics", "sports"], "text_a": "sentence",
                              "text_b": None, "label": "topics", "separator": "|", "threshold": 0.4})
     assert "classify_multi_label[text_a]" in table  # TFLite's text model serves the label sets
+    assert "classify_multi_label" in {row.signature for row in reports["savedmodel"].rows}  # its hermetic check
 
     texts = ["a goal by the team", "the senate vote and a new song", "today was big", "",
              "Guitar concert, then the ELECTION match!"]
@@ -148,8 +151,9 @@ def test_finetune_save_reload_export_and_serve(minilm_dir, tmp_path):
     np.testing.assert_allclose(onnx_out["probabilities"], want_probabilities, atol=1e-5)
     assert [[_text(v) for v in row if _text(v)] for row in onnx_out["predicted_labels"]] == want_sets
 
-    # The SavedModel's `classify_multi_label` on raw text, with only tensorflow + its text ops.
-    served = serve_saved_model(reports["savedmodel"].path, "classify_multi_label", text_a=texts)
+    # The SavedModel's `classify_multi_label` on raw text is the task's label sets (the same signature in a fresh
+    # process with only tensorflow + its text ops equals it: export's check above).
+    served = saved_model_signature(reports["savedmodel"].path, "classify_multi_label", text_a=texts)
     assert sorted(served) == ["labels", "num_predicted", "predicted", "predicted_labels", "probabilities"]
     np.testing.assert_allclose(served["probabilities"], want_probabilities, atol=1e-5)
     assert [[v for v in row if v] for row in served["predicted_labels"]] == want_sets

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from keras_bert.tasks.regression import RegressionTask, regression_metrics
-from tests.tasks.fresh_process import finetune_tiny, keras_on_text, reload_and_export, serve_saved_model, write_csv
+from tests.tasks.fresh_process import finetune_tiny, keras_on_text, reload_and_export, saved_model_signature, write_csv
 
 GOOD = ["good", "great", "fine", "nice", "happy"]
 BAD = ["bad", "awful", "poor", "sad", "ugly"]
@@ -83,7 +83,8 @@ def test_options_are_declared_for_the_tool():
 def test_finetune_save_reload_export_and_serve(minilm_dir, tmp_path):
     train = _share_of_good_words(tmp_path / "train.csv", 320, seed=0)
     dev = _share_of_good_words(tmp_path / "dev.csv", 80, seed=1)
-    result = finetune_tiny("regression", minilm_dir, tmp_path, train, dev, epochs=8, learning_rate=3e-3,
+    # 4 epochs: pearson 0.991, spearman 0.996, mse 0.0021 (the bars: 0.9, 0.9, 0.026).
+    result = finetune_tiny("regression", minilm_dir, tmp_path, train, dev, epochs=4, learning_rate=3e-3,
                            label="score")
     metrics = result["metrics"]
     print("regression:", metrics)
@@ -99,15 +100,18 @@ def test_finetune_save_reload_export_and_serve(minilm_dir, tmp_path):
     assert metrics["pearson"] > 0.9 and metrics["spearman"] > 0.9, metrics
     assert metrics["mse"] < 0.25 * metrics["mean_baseline_mse"], metrics
 
-    # model.keras alone, in a fresh process; then SavedModel, TFLite and ONNX, each checked against Keras.
+    # model.keras alone, its task options; then SavedModel, TFLite's text model and ONNX, each checked against Keras
+    # by export (in fresh processes; the SavedModel's with keras and keras_bert blocked).
     model, reports, table = reload_and_export(
         tmp_path, "sts", {"seq_length": 16, "text_a": "sentence", "text_b": None, "label": "score"})
     assert "score[text_a]" in table and "onnx_text" in table  # TFLite's score signature, ONNX's text model
+    assert "score" in {row.signature for row in reports["savedmodel"].rows}  # its hermetic check
 
-    # The SavedModel's `score` signature on raw text, with only tensorflow + its text ops.
+    # The SavedModel's `score` signature on raw text is the model's score (the same signature in a fresh process with
+    # only tensorflow + its text ops equals it: export's check above).
     texts = ["good great nice", "awful sad bad ugly", "fine poor", "", "Happy, HAPPY day!"]
     want = keras_on_text(model, 16, texts)[:, 0]
-    served = serve_saved_model(reports["savedmodel"].path, "score", text_a=texts)
+    served = saved_model_signature(reports["savedmodel"].path, "score", text_a=texts)
     assert sorted(served) == ["score"]
     np.testing.assert_allclose(served["score"], want, atol=1e-5)
     assert want[0] > want[1]  # more good words, a higher score
