@@ -82,7 +82,8 @@ on_tensorflow_only = pytest.mark.skipif(
 # XLA's CPU backend at LLVM -O0: the JAX matrix compiles hundreds of small programs and runs each once
 # (the same results; the JAX run took 103 s instead of 122 s, twice each, on the idle 2-core machine),
 # with XLA's older CPU emitters, which compile such small programs faster (60 small programs: 15 CPU-s
-X
+# instead of 22-25, three runs each). Also the JAX training runs' (tests/training/test_jax_strategy.py,
+# test_without_tensorflow.py).
 FAST_XLA = "--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false"
 
 
