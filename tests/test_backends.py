@@ -79,15 +79,18 @@ on_tensorflow_only = pytest.mark.skipif(
     reason="starts the other backends from the default (TensorFlow) run")
 
 
+# XLA's CPU backend at LLVM -O0: the JAX matrix compiles hundreds of small programs and runs each once
+# (the same results; the JAX run took 103 s instead of 122 s, twice each, on the idle 2-core machine),
+# with XLA's older CPU emitters, which compile such small programs faster (60 small programs: 15 CPU-s
+# instead of 22-25, three runs each). Also the JAX training runs' (tests/training/test_jax_strategy.py,
+# test_without_tensorflow.py).
+FAST_XLA = "--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false"
+
+
 def backend_env(backend):
     # One OpenMP thread: PyTorch's CPU pool otherwise spins on every core between ops, and the
     # suite's other pytest worker (README's -n 2) shares those cores.
-    # XLA's CPU backend at LLVM -O0: the JAX matrix compiles hundreds of small programs and runs each once
-    # (the same results; the JAX run took 103 s instead of 122 s, twice each, on the idle 2-core machine),
-    # with XLA's older CPU emitters, which compile such small programs faster (60 small programs: 15 CPU-s
-    # instead of 22-25, three runs each).
-    return dict(os.environ, KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="2", OMP_NUM_THREADS="1",
-                XLA_FLAGS="--xla_backend_optimization_level=0 --xla_cpu_use_fusion_emitters=false",
+    return dict(os.environ, KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="2", OMP_NUM_THREADS="1", XLA_FLAGS=FAST_XLA,
                 PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
 
 

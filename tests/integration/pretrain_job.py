@@ -7,7 +7,10 @@ logical_cpus (split the CPU into that many logical devices first), stop_after (e
 the process early at that step, as if interrupted), sigkill_at (the process kills itself
 with SIGKILL after that step), accumulation (micro-batches per batch), weight_decay,
 phase2_seq_length / phase2_predictions / phase2_fraction (a second phase), debug, pretrain (false: skip it),
-finetune ({} or {"sigkill_at": step}: then fine-tune `tests.training.jax_runs.finetune`'s tiny classifier).
+finetune ({} or {"sigkill_at": step}: then fine-tune `tests.training.jax_runs.finetune`'s tiny classifier),
+then ([[OUTPUT_DIR, JSON_OPTIONS], ...]: more jobs, one after the other in this process, each with the options
+above but finetune, updated by its own; e.g. the one-device run and those under "mirrored", which each start
+from RunConfig's seed, without a process and a TensorFlow import each).
 Each process writes summary_PID.json (its per-step losses) and weights_PID.npz (the final weights); the
 fine-tuning job finetune_summary_PID.json and finetune_weights_PID.npz.
 `run_job` runs the same job in the calling process.
@@ -32,6 +35,16 @@ def main(argv):
     from keras_bert.training import get_strategy
 
     strategy = get_strategy(options.get("strategy", "default"))  # first: MWMS must come early
+    _jobs(output_dir, options, strategy)
+    for folder, overrides in options.get("then", []):  # more jobs in this process, one after the other
+        more = {k: v for k, v in options.items() if k not in ("then", "finetune")}
+        more.update(overrides)
+        _jobs(folder, more, get_strategy(more.get("strategy", "default")))
+
+
+def _jobs(output_dir, options, strategy):
+    """The pretraining and fine-tuning jobs of `options` in `output_dir`, under `strategy`."""
+    os.makedirs(output_dir, exist_ok=True)
     if options.get("pretrain", True):
         result = run_job(output_dir, options, strategy=strategy)
         rows = [r for r in result["rows"] if r["kind"] == "train"]

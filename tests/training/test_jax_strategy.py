@@ -23,10 +23,11 @@ import pytest
 import keras_bert
 from keras_bert.training import get_strategy
 from keras_bert.training.jax_strategy import LAYOUT_RULES
+from tests.test_backends import FAST_XLA  # these tiny runs mostly compile: XLA at -O0
 from tests.training.jax_runs import PRETRAINING
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-JAX_ENV = dict(os.environ, KERAS_BACKEND="jax", XLA_FLAGS="--xla_force_host_platform_device_count=2",
+JAX_ENV = dict(os.environ, KERAS_BACKEND="jax", XLA_FLAGS=f"--xla_force_host_platform_device_count=2 {FAST_XLA}",
                PYTHONPATH=ROOT, TF_CPP_MIN_LOG_LEVEL="2")
 
 
@@ -73,7 +74,7 @@ def _processes(tool_args, folders):
     with socket.socket() as free:
         free.bind(("localhost", 0))
         port = free.getsockname()[1]
-    env = {k: v for k, v in JAX_ENV.items() if k != "XLA_FLAGS"}
+    env = dict(JAX_ENV, XLA_FLAGS=FAST_XLA)  # one device each
     env.update(KERAS_DISTRIBUTION_JOB_ADDRESSES=f"localhost:{port}", KERAS_DISTRIBUTION_NUM_PROCESSES="2")
     return [subprocess.Popen([sys.executable, os.path.join("tools", "pretrain.py"), *tool_args, "--output_dir",
                               str(folder)], cwd=ROOT, env=dict(env, KERAS_DISTRIBUTION_PROCESS_ID=str(i)), text=True,

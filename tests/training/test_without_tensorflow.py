@@ -13,6 +13,7 @@ import numpy as np
 
 import keras_bert
 from tests.conftest import ROOT
+from tests.test_backends import FAST_XLA  # the runs mostly compile: XLA at -O0
 
 # sitecustomize runs at start-up: both imports then fail with ModuleNotFoundError, as where they are not installed.
 BLOCKER = "import sys\n\nfor _name in ('tensorflow', 'tensorflow_text'):\n    sys.modules[_name] = None\n"
@@ -20,7 +21,7 @@ BLOCKER = "import sys\n\nfor _name in ('tensorflow', 'tensorflow_text'):\n    sy
 
 def _pretrain(tmp_path, output_dir, *flags, blocked=True):
     path = [str(tmp_path / "no_tensorflow")] if blocked else []
-    env = dict(os.environ, KERAS_BACKEND="jax", XLA_FLAGS="--xla_force_host_platform_device_count=2",
+    env = dict(os.environ, KERAS_BACKEND="jax", XLA_FLAGS=f"--xla_force_host_platform_device_count=2 {FAST_XLA}",
                TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=os.pathsep.join(path + [ROOT]))
     return subprocess.Popen([sys.executable, os.path.join("tools", "pretrain.py"), *flags, "--output_dir",
                              str(tmp_path / output_dir)], cwd=ROOT, env=env, text=True,
