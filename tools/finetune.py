@@ -129,9 +129,9 @@ def main(argv=None):
     check_local_checkpoint(args.checkpoint, "--checkpoint")  # before TensorFlow loads, and before any folder
     make_dir(args.output_dir, "--output_dir")  # before TensorFlow loads: a bad folder is refused at once
     from keras_bert.tasks import finetune_task
-    from keras_bert.training import RunConfig, get_strategy
+    from keras_bert.training import RunConfig
 
-    run = RunConfig(output_dir=args.output_dir, strategy=get_strategy(args.strategy),
+    run = RunConfig(output_dir=args.output_dir, strategy=args.strategy,  # (made in finetune_task, after its checks)
                     mixed_precision=args.mixed_precision, jit_compile=args.jit_compile, seed=args.seed,
                     gradient_accumulation_steps=args.gradient_accumulation_steps,
                     checkpoint_every_steps=args.checkpoint_every_steps,

@@ -151,18 +151,13 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     check_local_checkpoint(args.init_checkpoint or "", "--init_checkpoint")  # before TensorFlow loads
     make_dir(args.output_dir, "--output_dir")
-    from keras_bert.training import check_without_tensorflow, has_tensorflow, vocab_ids
+    from keras_bert.data import demo_sentences, shakespeare_bert_files
+    import keras_bert
+    from keras_bert.training import (check_pretraining_input, check_without_tensorflow, has_tensorflow,  # no TF
+                                     objective_defaults, pretraining_defaults, pretraining_inputs, vocab_ids)
 
     if not (tensorflow := has_tensorflow()):  # without it: Keras on JAX, from --shards
         check_without_tensorflow(shards=args.shards, files=args.files, eval_files=args.eval_files)
-    from keras_bert.training import get_strategy
-
-    strategy = get_strategy(args.strategy)  # first: MultiWorkerMirrored must precede other ops
-    from keras_bert.data import demo_sentences, shakespeare_bert_files
-    import keras_bert
-    from keras_bert.training import (RunConfig, fill_mask_lines, is_chief, objective_defaults, pretraining_config,
-                                     pretraining_defaults, pretraining_summary, run_pretraining, unigram_mlm_accuracy)
-
     files, eval_files = args.files, args.eval_files
     if not files and not args.shards:
         corpus = shakespeare_bert_files()  # a play per document, a sentence per line
@@ -171,19 +166,24 @@ def main(argv=None):
               f"{', '.join(os.path.basename(f) for f in eval_files)}).")
     family = pretraining_defaults(args.family) if args.family else None
     vars(args).update(objective_defaults(family, vars(args)))
+    kind = family.tokenizer if family else "wordpiece"
+    # Before TensorFlow loads, what the run would refuse: the corpus, phase 2's share, a vocab built with other
+    # settings; with the text contract known (no --build_vocab), the model's positions and the batch's memory.
+    check_pretraining_input(None if args.shards else files, eval_files, vars(args), kind)
     text_config = (keras_bert.TextConfig.from_dir(args.shards) if args.shards
-                   else _text_config(args, files, family.tokenizer if family else "wordpiece"))
+                   else None if args.build_vocab else _text_config(args, files, kind))
+    early = text_config is not None and text_config.tokenizer_kind.token_lines  # (its vocab read without TF)
+    config = _config(args, family, *vocab_ids(text_config)) if early else None
+    from keras_bert.training import (RunConfig, fill_mask_lines, get_strategy, is_chief, pretraining_summary,
+                                     run_pretraining, unigram_mlm_accuracy)
+
+    strategy = get_strategy(args.strategy)  # first TensorFlow op: MultiWorkerMirrored must precede the others
+    text_config = text_config or _text_config(args, files, kind)
     tokenizer = text_config.tokenizer() if tensorflow else None  # (in-graph: TensorFlow's)
-    vocab_size, pad_id = (tokenizer.vocab_size, tokenizer.pad_id) if tokenizer else vocab_ids(text_config)
-    config = None if args.init_checkpoint else pretraining_config(  # (None: the checkpoint carries its config)
-        keras_bert.BertConfig.from_json(args.config) if args.config else
-        keras_bert.BertConfig.from_preset(args.preset) if args.preset else None, family,
-        vocab_size=vocab_size, pad_id=pad_id, built_vocab=bool(args.build_vocab),
-        phases=[(args.seq_length, args.max_predictions_per_seq),
-                (args.phase2_seq_length, args.phase2_max_predictions_per_seq)],  # (phase 2's 0: none)
-        global_batch_size=args.batch_size, mixed_precision=args.mixed_precision,
-        **(dict(dropout_rate=0.0, attention_dropout_rate=0.0) if args.from_scratch_demo else {}))
-    train_input, eval_input, phase2 = _inputs(args, files, eval_files, tokenizer)
+    if not early:
+        config = _config(args, family, *((tokenizer.vocab_size, tokenizer.pad_id) if tokenizer
+                                         else vocab_ids(text_config)))
+    train_input, eval_input, phase2 = pretraining_inputs(files, eval_files, tokenizer, vars(args))
     run = RunConfig(output_dir=args.output_dir, strategy=strategy, mixed_precision=args.mixed_precision,
                     jit_compile=args.jit_compile, seed=args.seed,
                     gradient_accumulation_steps=args.gradient_accumulation_steps,
@@ -226,6 +226,21 @@ def main(argv=None):
     return result
 
 
+def _config(args, family, vocab_size, pad_id):
+    """The config to pretrain, checked against every phase (positions, a batch's memory); None with
+    --init_checkpoint (the checkpoint carries its config)."""
+    import keras_bert
+
+    return None if args.init_checkpoint else keras_bert.training.pretraining_config(
+        keras_bert.BertConfig.from_json(args.config) if args.config else
+        keras_bert.BertConfig.from_preset(args.preset) if args.preset else None, family,
+        vocab_size=vocab_size, pad_id=pad_id, built_vocab=bool(args.build_vocab),
+        phases=[(args.seq_length, args.max_predictions_per_seq),
+                (args.phase2_seq_length, args.phase2_max_predictions_per_seq)],  # (phase 2's 0: none)
+        global_batch_size=args.batch_size, mixed_precision=args.mixed_precision,
+        **(dict(dropout_rate=0.0, attention_dropout_rate=0.0) if args.from_scratch_demo else {}))
+
+
 def _text_config(args, files, kind):
     """The text contract: of a vocab (of `kind`) built from `files` or given, else of the checkpoint we start from."""
     import keras_bert
@@ -243,27 +258,6 @@ def _text_config(args, files, kind):
         text_config = keras_bert.TextConfig.from_dir(folder).replace(origin=origin).override(
             lower_case=False if args.cased else None, flag="--cased")
     return text_config.replace(max_seq_length=max(args.seq_length, args.phase2_seq_length))
-
-
-def _inputs(args, files, eval_files, tokenizer):
-    """`(train_input, eval_input or None, SecondPhase or None)` for `run_pretraining`."""
-    from keras_bert.training import SecondPhase, pretraining_input, shards_input
-
-    data_kwargs = dict(seq_length=args.seq_length, max_predictions_per_seq=args.max_predictions_per_seq,
-                       whole_word_masking=args.whole_word_masking,
-                       input_format=args.input_format or "auto", seed=args.seed,
-                       pack_sequences=args.pack_sequences, masked_lm_prob=args.masked_lm_prob,
-                       next_sentence=args.next_sentence == "on")
-    train_input = shards_input(args.shards, **{k: data_kwargs[k] for k in (
-        "max_predictions_per_seq", "masked_lm_prob", "whole_word_masking", "seed")}) if args.shards \
-        else pretraining_input(files, tokenizer, **data_kwargs)
-    eval_input = pretraining_input(eval_files, tokenizer, **data_kwargs) if eval_files else None
-    phase2 = None
-    if args.phase2_seq_length:  # same files, batch size and seed; longer sequences
-        phase2 = SecondPhase(pretraining_input(files, tokenizer, **dict(
-            data_kwargs, seq_length=args.phase2_seq_length,
-            max_predictions_per_seq=args.phase2_max_predictions_per_seq)), args.phase2_fraction)
-    return train_input, eval_input, phase2
 
 
 def _built_vocab(args, files, kind):

@@ -7,6 +7,13 @@ import os
 from keras_bert.config import BertConfig
 from keras_bert.text.text_config import TextConfig
 
+# How to convert a PyTorch pickle (pytorch_model.bin), which keras_bert never unpickles, to safetensors in its folder.
+PICKLE_SNIPPET = (
+    "    import torch, safetensors.torch\n"
+    "    state = torch.load('pytorch_model.bin', map_location='cpu', weights_only=True)\n"
+    "    safetensors.torch.save_file({k: v.contiguous() for k, v in state.items()}, "
+    "'model.safetensors', metadata={'format': 'pt'})")
+
 
 @dataclasses.dataclass
 class CheckpointContents:

@@ -160,6 +160,7 @@ FORMAT_RECORDS = (
                                   "1_Pooling/config.json"), "config.json", aliases=("st",), own_text=True, bert=False),
 )
 RECORDS = {record.name: record for record in FORMAT_RECORDS}
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl")  # PyTorch's files: never unpickled (`check_not_pickle`)
 FORMATS = tuple(record.name for record in FORMAT_RECORDS if record.bert)  # BERT checkpoints: what tools list
 ALIASES = {alias: record.name for record in FORMAT_RECORDS for alias in record.aliases}
 # What any format's writer puts in a folder: an earlier checkpoint's files are removed before
@@ -188,6 +189,19 @@ def check_checkpoint_exists(path, name=None):
                                 "or a released one: hf://ORG/NAME[@REVISION] or a name such as bert_base_uncased")
 
 
+def check_not_pickle(path):
+    """A one-line ValueError where `path` is a file of a pickle's name (.bin, .pt, .pth, .pkl): keras_bert never
+    unpickles files. `detect_format` and the tools' early refusal (`check_local_checkpoint`) both ask this."""
+    from keras_bert.checkpoints.checkpoint_contents import PICKLE_SNIPPET
+
+    text = os.fspath(path)
+    if os.path.isfile(text) and os.path.basename(text).endswith(PICKLE_SUFFIXES):
+        raise ValueError(
+            f"{text} is a pickle; keras_bert never unpickles files (loading a pickle can run "
+            "arbitrary code). Convert it to safetensors once, in its folder, with:\n"
+            f"{PICKLE_SNIPPET}\nthen load the folder.")
+
+
 def check_local_checkpoint(path, name):
     """`check_checkpoint_exists` where `path` is a local path (a folder separator or a .keras file, no `hf://` /
     `kaggle://` scheme: not a released checkpoint's name). The tools call it before TensorFlow loads: the
@@ -195,3 +209,4 @@ def check_local_checkpoint(path, name):
     text = os.fspath(path)
     if ("/" in text or os.sep in text or text.endswith(".keras")) and "://" not in text:
         check_checkpoint_exists(text, name)
+        check_not_pickle(text)

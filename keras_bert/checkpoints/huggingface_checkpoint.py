@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from keras_bert.checkpoints.checkpoint_contents import CheckpointContents, write_json
+from keras_bert.checkpoints.checkpoint_contents import PICKLE_SNIPPET, CheckpointContents, write_json
 from keras_bert.checkpoints.huggingface_names import (canonical_name, family_hf_name, google_name,  # noqa: F401
                                                       huggingface_name)
 from keras_bert.checkpoints.task_fields import check_task_fields
@@ -34,11 +34,6 @@ WEIGHTS_NAME = "model.safetensors"
 INDEX_NAME = "model.safetensors.index.json"
 _LAYOUT = "a Hugging Face folder must contain config.json and model.safetensors (vocab.txt optional)"
 TASK_KEY = "keras_bert_task"  # config.json: {"task", "task_config"} (column names, threshold...) as saved
-PICKLE_SNIPPET = (
-    "    import torch, safetensors.torch\n"
-    "    state = torch.load('pytorch_model.bin', map_location='cpu', weights_only=True)\n"
-    "    safetensors.torch.save_file({k: v.contiguous() for k, v in state.items()}, "
-    "'model.safetensors', metadata={'format': 'pt'})")
 
 
 def _read_raw(path, name):

@@ -7,7 +7,8 @@ from keras_bert.choices import CHECKPOINT_MODELS as MODELS
 from keras_bert.checkpoints import (google_checkpoint, hub_handle, huggingface_checkpoint, keras_checkpoint,
                                    keras_hub_checkpoint, sentence_transformers_checkpoint)
 from keras_bert.checkpoints.checkpoint_contents import check_text_length
-from keras_bert.checkpoints.checkpoint_formats import RECORDS, SENTENCE_TRANSFORMERS, check_checkpoint_exists
+from keras_bert.checkpoints.checkpoint_formats import (RECORDS, SENTENCE_TRANSFORMERS, check_checkpoint_exists,
+                                                       check_not_pickle)
 from keras_bert.checkpoints.vocab_file import check_vocab
 from keras_bert.checkpoints.weight_map import MLM, NSP, assign_weights
 from keras_bert.models.bert_pretrainer import BertPretrainer
@@ -42,11 +43,7 @@ def detect_format(path):
             return "huggingface"
         if name.endswith(".index"):
             return "google"
-        if name.endswith((".bin", ".pt", ".pth", ".pkl")):
-            raise ValueError(
-                f"{path} is a pickle; keras_bert never unpickles files (loading a pickle can run "
-                "arbitrary code). Convert it to safetensors once, in its folder, with:\n"
-                f"{huggingface_checkpoint.PICKLE_SNIPPET}\nthen load the folder.")
+        check_not_pickle(path)
         raise ValueError(f"Don't know how to read the file {path}. {_FORMATS_HELP}")
     files = set(os.listdir(path))
     if keras_checkpoint.CONFIG_NAME in files:

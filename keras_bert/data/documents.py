@@ -12,45 +12,15 @@ line ends; lines holding only whitespace count as blank. Files are read whole, s
 large corpus into files of at most a few hundred MB (Google's BERT data comes that way).
 """
 
-import re
-
 import tensorflow as tf
 
 from keras_bert.choices import INPUT_FORMATS  # noqa: F401  (re-exported)
+from keras_bert.data.corpus_checks import (_BLOCK_BREAK, count_documents,  # noqa: F401  (re-exported)
+                                          detect_input_format, has_sentence_pair)
 from keras_bert.text.text_files import check_text_file, resolve_files  # noqa: F401  (re-exported)
 
 
-_BLOCK_BREAK = r"\n[ \t\f\v]*(?:\n[ \t\f\v]*)+"  # one or more blank lines after a line end
 _SEPARATOR = "\x1e"  # ASCII record separator: a control character the tokenizer drops anyway
-_TEXT = re.compile("[^\\s\\x00-\\x1f\\x7f-\\x9f\\u200b-\\u200f\\u2060\\ufeff\\ufffd]")
-_SENTENCE_END = re.compile(r"""[.!?"'\u201d\u2019)\]]\s*$""")
-
-
-def detect_input_format(files, sample_bytes=65536, max_files=8):
-    """Guesses `"bert"` or `"plain"` from the start of the first files.
-
-    In Google's format nearly every line is a whole sentence and so ends like one; in
-    wrapped prose or verse most lines do not (37 % do in the Shakespeare corpus). The
-    corpus is `"bert"` if at least 70 % of the sampled non-empty lines end with `. ! ? " ' )`.
-
-    Args:
-        files: list of paths.
-        sample_bytes: bytes read from the start of each file.
-        max_files: number of files sampled.
-
-    Example:
-        >>> detect_input_format(keras_bert.data.corpus.shakespeare_files())
-        'plain'
-    """
-    lines = []
-    for path in files[:max_files]:
-        with open(path, "rb") as f:
-            head = f.read(sample_bytes).decode("utf-8", "replace")
-        lines.extend(line for line in head.splitlines()[:-1] if line.strip())
-    if not lines:
-        return "plain"
-    ends = sum(bool(_SENTENCE_END.search(line)) for line in lines)
-    return "bert" if ends >= 0.7 * len(lines) else "plain"
 
 
 def split_documents(text, input_format):
@@ -119,54 +89,3 @@ def _drop_empty(values, rowids, nrows, keep):
     counts = tf.math.unsorted_segment_sum(tf.cast(keep, tf.int64), rowids, nrows)  # [rows]
     return tf.RaggedTensor.from_row_lengths(
         values, tf.gather(counts, tf.where(counts > 0)[:, 0]), validate=False)
-
-
-def count_documents(files, input_format, limit=2, chunk_bytes=1 << 20):
-    """Python helper: counts documents with some text in `files`, stopping at `limit`.
-
-    Used before building a pipeline to refuse an empty corpus, or one of one document with
-    next-sentence prediction (which draws random sentences from a second document). "Text"
-    is anything but whitespace and control/format characters. Reads the first `chunk_bytes`
-    of each file and the rest only if that did not reach `limit`.
-    """
-    count = 0
-    for path in files:
-        with open(path, "rb") as f:
-            head = f.read(chunk_bytes)
-            found = _count_blocks(head, input_format)
-            if count + found < limit and len(head) == chunk_bytes:
-                found = _count_blocks(head + f.read(), input_format)
-        count += found
-        if count >= limit:
-            break
-    return count
-
-
-def has_sentence_pair(files, input_format, chunk_bytes=1 << 20):
-    """Python helper: True if some document in `files` has at least two sentences with text.
-
-    Next-sentence prediction starts instances only where a next sentence exists, so a corpus
-    of one-sentence documents gives none. Reads the first `chunk_bytes` of each file (all of
-    it only if no pair turned up there), stopping at the first pair found.
-    """
-    for path in files:
-        with open(path, "rb") as f:
-            head = f.read(chunk_bytes)
-            if _has_pair(head, input_format) or (
-                    len(head) == chunk_bytes and _has_pair(head + f.read(), input_format)):
-                return True
-    return False
-
-
-def _has_pair(data, input_format):
-    text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
-    blocks = [b for b in re.split(_BLOCK_BREAK, text) if _TEXT.search(b)]
-    if input_format == "plain":
-        return len(blocks) >= 2
-    return any(sum(bool(_TEXT.search(line)) for line in b.split("\n")) >= 2 for b in blocks)
-
-
-def _count_blocks(data, input_format):
-    text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
-    blocks = [b for b in re.split(_BLOCK_BREAK, text) if _TEXT.search(b)]
-    return min(len(blocks), 1) if input_format == "plain" else len(blocks)

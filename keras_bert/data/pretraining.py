@@ -20,8 +20,8 @@ import logging
 import tensorflow as tf
 
 from keras_bert.data import document_cache
-from keras_bert.data.documents import (INPUT_FORMATS, count_documents, detect_input_format,
-                                       has_sentence_pair, resolve_files, tokenize_documents)
+from keras_bert.data.corpus_checks import check_corpus
+from keras_bert.data.documents import INPUT_FORMATS, resolve_files, tokenize_documents
 from keras_bert.data.nsp import create_instances
 from keras_bert.data.packing import pack_examples
 from keras_bert.text.masked_lm_masker import MaskedLMMasker
@@ -143,12 +143,10 @@ def _examples(files, tokenizer, seq_length, short_seq_prob, next_sentence, seed,
     or None (the instances unmasked)."""
     paths = resolve_files(files)
     paths, file_indices, pipeline_id, batch_size = _shard(paths, input_context, batch_size)
+    chosen = check_corpus(paths, input_format, next_sentence, pipeline_id if input_context is not None else None)
     if input_format == "auto":
-        input_format = detect_input_format(paths)
-        logger.info("pretraining_dataset: input_format='auto' chose %r", input_format)
-    where = (f"Input pipeline {pipeline_id}'s files" if input_context is not None
-             else "The input files") + f" ({len(paths)}, input_format={input_format!r})"
-    _check_documents(paths, input_format, next_sentence, where)
+        logger.info("pretraining_dataset: input_format='auto' chose %r", chosen)
+    input_format = chosen
 
     cache_files = None
     if cache_dir is not None:
@@ -244,24 +242,6 @@ def _shard(paths, input_context, batch_size):
             f"{num_pipelines} files.")
     return (paths[pipeline_id::num_pipelines], file_indices[pipeline_id::num_pipelines],
             pipeline_id, input_context.get_per_replica_batch_size(batch_size))
-
-
-def _check_documents(paths, input_format, next_sentence, where):
-    """One-line errors for a corpus that cannot make the examples asked for."""
-    num_documents = count_documents(paths, input_format, limit=2)
-    if num_documents == 0:
-        raise ValueError(f"{where} hold no text (empty or whitespace only); pass text files.")
-    if next_sentence and num_documents < 2:
-        raise ValueError(
-            f"{where} hold a single document, but next-sentence prediction draws its random B "
-            "segments from other documents. Pass more documents (more files; or, with "
-            "input_format='bert', blank lines between documents) or next_sentence=False.")
-    if next_sentence and not has_sentence_pair(paths, input_format):
-        raise ValueError(
-            f"{where} hold only one-sentence documents, so no next-sentence pair can be built "
-            "(an instance's A needs a following sentence of its document). Put a document's "
-            "sentences on consecutive lines (input_format='bert') or in several paragraphs "
-            "(input_format='plain'), or pass next_sentence=False.")
 
 
 def _flatten_group(pieces, document_ids):

@@ -38,14 +38,9 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
         ...                        labels=["neg", "pos"], epochs=2)
         >>> result["metrics"]["accuracy"]
     """
-    from keras_bert.checkpoints import model_from_contents, read_checkpoint
-    from keras_bert.tasks.metrics_file import write_metrics
-    from keras_bert.training.finetuning import run_finetuning
-    from keras_bert.training.folder_lock import exclusive_run_folder
-    from keras_bert.training.memory_estimate import check_batch_memory
     from keras_bert.training.run_config import RunConfig
-    from keras_bert.training.strategy import get_strategy, is_chief
 
+    # The arguments and the task's options: checked before Keras and TensorFlow load (a typo answered at once).
     check_sizes(seq_length=seq_length, batch_size=batch_size, epochs=epochs, learning_rate=learning_rate)
     run = run or RunConfig()
     run.check_batch_size(batch_size)
@@ -54,6 +49,13 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
         raise ValueError(f"Unknown task {task!r}; expected one of {tuple(TASKS)}.")
     task_class.check_options(options, TASKS.values())
     chosen = task_class.make_options(seq_length, batch_size, run.seed, **options)  # once, before loading
+    from keras_bert.checkpoints import model_from_contents, read_checkpoint
+    from keras_bert.tasks.metrics_file import write_metrics
+    from keras_bert.training.finetuning import run_finetuning
+    from keras_bert.training.folder_lock import exclusive_run_folder
+    from keras_bert.training.memory_estimate import check_batch_memory
+    from keras_bert.training.strategy import get_strategy, is_chief
+
     if run.strategy is None or isinstance(run.strategy, str):  # once: the chief and replicas are needed now
         run = run.replace(strategy=get_strategy(run.strategy or "auto"))
     check_min_batch(task_class, batch_size, run)

@@ -17,6 +17,6 @@ _EXPORTS = {
     "keras_bert.text.tokenizer": ("Tokenizer",),
     "keras_bert.text.vocab": ("SPECIAL_TOKENS", "build_vocab", "load_vocab", "special_token_ids",
                               "write_vocab"),
-    "keras_bert.text.vocab_cache": ("build_vocab_once",),
+    "keras_bert.text.vocab_cache": ("build_vocab_once", "check_vocab_settings"),
 }
 __getattr__, __dir__, __all__ = lazy_exports(__name__, _EXPORTS)

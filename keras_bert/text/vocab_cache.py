@@ -35,7 +35,19 @@ def build_vocab_once(folder, files, vocab_size, lower_case=True, learn_params=No
         raise ValueError(f"Learning a {kind} vocabulary is not supported ({learnt}); pass the model's "
                          "tokenizer files instead.")
     os.makedirs(folder, exist_ok=True)
-    vocab = os.path.join(folder, learnt_kind.files[0])
+    vocab, settings = check_vocab_settings(folder, files, vocab_size, lower_case, folder_flag, kind)
+    if os.path.exists(vocab):
+        return vocab
+    learnt_kind.learn(files, vocab_size, folder, lower_case, learn_params)
+    pathlib.Path(os.path.join(folder, SETTINGS_NAME)).write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    return vocab
+
+
+def check_vocab_settings(folder, files, vocab_size, lower_case=True, folder_flag="folder", kind="wordpiece"):
+    """`(path, settings)`: where `build_vocab_once` keeps `folder`'s vocab (vocab.txt, vocab.json) and the settings
+    it is learnt with; one that an earlier run built there with other settings is refused in one line. Plain
+    Python: tools/pretrain.py checks a run folder before TensorFlow loads."""
+    vocab = os.path.join(folder, KINDS[kind].files[0])
     record = os.path.join(folder, SETTINGS_NAME)
     settings = {"build_vocab": vocab_size, "cased": not lower_case, "files": [os.path.abspath(f) for f in files]}
     if os.path.exists(vocab):
@@ -45,7 +57,4 @@ def build_vocab_once(folder, files, vocab_size, lower_case=True, learn_params=No
         if changed:
             raise ValueError(f"{vocab} was built with other settings ({', '.join(changed)}); pass a new "
                              f"{folder_flag}, or delete that folder to start fresh.")
-        return vocab
-    learnt_kind.learn(files, vocab_size, folder, lower_case, learn_params)
-    pathlib.Path(record).write_text(json.dumps(settings, indent=2), encoding="utf-8")
-    return vocab
+    return vocab, settings

@@ -19,6 +19,7 @@ _EXPORTS = {
     'keras_bert.training.plotting': ('plot_curves',),
     'keras_bert.training.precision': ('JIT_MODES', 'PRECISIONS', 'resolve_jit_compile', 'set_mixed_precision'),
     'keras_bert.training.pretraining': ('pretraining_input', 'run_pretraining', 'shards_input'),
+    'keras_bert.training.pretraining_flags': ('check_pretraining_input', 'pretraining_inputs'),
     'keras_bert.training.pretraining_report': ('fill_mask_lines', 'pretraining_summary'),
     'keras_bert.training.resumable_checkpoint': ('ResumableCheckpoint',),
     'keras_bert.training.run_config': ('RunConfig',),

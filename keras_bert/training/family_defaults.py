@@ -10,7 +10,9 @@ import dataclasses
 import math
 
 from keras_bert.config import BertConfig
-from keras_bert.models.families import FAMILIES
+
+# `FAMILIES` (keras_bert.models: Keras, TensorFlow) is imported where a family is named: a run of no --family
+# is checked (`pretraining_config`) before TensorFlow loads.
 
 # The model pretrained from scratch when no config, preset or checkpoint is given: 2 layers, hidden 128 (Google's
 # BERT-Tiny shape). tools/pretrain.py's demo trains it at sequence length 32 (its sentences are short; on 2 busy
@@ -35,6 +37,8 @@ class FamilyDefaults:
         own config class: its record's `pretraining_config` of it. Else the `BertConfig` with its family, one token
         type where it trains no sentence pairs, and its HF config's fields (positions after `pad_id + 1` for
         RoBERTa), with `max_position_embeddings` grown by the position offset so the same lengths still fit."""
+        from keras_bert.models.families import FAMILIES  # pylint: disable=import-outside-toplevel
+
         family = FAMILIES[self.name]
         if family.pretraining_config is not None:
             return family.pretraining_config(config, pad_id)
@@ -48,6 +52,8 @@ class FamilyDefaults:
 
 def pretraining_defaults(name, flag="--family"):
     """The `FamilyDefaults` of family `name`; one line naming `flag` and the families for any other."""
+    from keras_bert.models.families import FAMILIES  # pylint: disable=import-outside-toplevel
+
     known = [n for n, f in FAMILIES.items() if f.config_class is BertConfig or f.pretraining_config is not None]
     if name not in known:  # a family with its own config class needs its record's `pretraining_config`
         raise ValueError(f"{flag} {name!r}: pretraining from scratch knows the families {', '.join(known)}.")

@@ -1,6 +1,8 @@
 """check_batch_memory: refuses a batch that cannot fit in memory before TensorFlow tries to allocate it."""
 
+import glob
 import os
+import sys
 
 
 def training_bytes(config, batch_size, seq_length, predictions_per_seq=0, mixed_precision="off"):
@@ -47,7 +49,12 @@ def check_batch_memory(config, batch_size, seq_length, predictions_per_seq=0, mi
 
 
 def _accelerator():
-    """Whether the backend sees a GPU (TPU: by TPU_NAME) - JAX's own count on JAX, where TensorFlow may be absent."""
+    """Whether the backend sees a GPU (TPU: by TPU_NAME) - JAX's own count on JAX, where TensorFlow may be absent.
+    A Linux machine with no GPU device node (NVIDIA's /dev/nvidia<N>, ROCm's /dev/kfd, WSL's /dev/dxg) has none
+    to see: answered without loading a backend, so a batch too large is refused before TensorFlow loads (7 s)."""
+    if sys.platform.startswith("linux") and not (glob.glob("/dev/nvidia[0-9]*") or os.path.exists("/dev/kfd")
+                                                 or os.path.exists("/dev/dxg")):
+        return False
     import keras  # pylint: disable=import-outside-toplevel
 
     if keras.backend.backend() == "jax":

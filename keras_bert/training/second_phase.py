@@ -34,9 +34,7 @@ class SecondPhase:
         if not callable(self.train_input):
             raise ValueError("SecondPhase.train_input must be a function (global_batch_size, "
                              f"input_context) -> dataset, got {type(self.train_input).__name__}.")
-        if not 0 < float(self.fraction) < 1:
-            raise ValueError(f"phase2 fraction (--phase2_fraction) must lie strictly between 0 and 1, "
-                             f"got {self.fraction} (BERT: 0.1).")
+        check_fraction(self.fraction)
 
     def first_step(self, train_steps, steps_per_epoch):
         """The step phase 2 starts at: `train_steps * (1 - fraction)` rounded to a whole epoch.
@@ -53,6 +51,14 @@ class SecondPhase:
                 f"(--steps_per_epoch) leaves {'phase 1' if first <= 0 else 'phase 2'} no steps; "
                 "use more steps, a smaller --steps_per_epoch or another fraction.")
         return first
+
+
+def check_fraction(fraction):
+    """Refuses, in one line naming --phase2_fraction, a phase-2 share of the steps outside (0, 1) (`SecondPhase`'s
+    check; tools/pretrain.py makes it before TensorFlow loads)."""
+    if not 0 < float(fraction) < 1:
+        raise ValueError(f"phase2 fraction (--phase2_fraction) must lie strictly between 0 and 1, "
+                         f"got {fraction} (BERT: 0.1).")
 
 
 def batch_shapes(train_input, global_batch_size):
