@@ -35,16 +35,23 @@ def sentiment_model(tiny_config):
 
 
 @pytest.fixture(scope="module")
-def served(sentiment_model, ner_model, tokenizer, tmp_path_factory):
+def ner_export(ner_model, tokenizer, tmp_path_factory):
+    """The token classifier's SavedModel (also tests/export/test_task_serving_check.py's)."""
+    model, labels = ner_model
+    export_dir = tmp_path_factory.mktemp("savedmodels") / "ner" / "1"
+    export_saved_model(model, export_dir, tokenizer=tokenizer, seq_length=NER_SEQ_LENGTH, options={"labels": labels},
+                       verify_export=False)
+    return str(export_dir)
+
+
+@pytest.fixture(scope="module")
+def served(sentiment_model, ner_export, tokenizer, tmp_path_factory):
     """The classifier's `classify` on TEXTS and the token classifier's `entities` on NER_TEXTS, their SavedModels
     run in one fresh process that imports tensorflow + tensorflow_text only: `(outputs by signature, imported)`."""
-    model, labels = ner_model
     sentiment = tmp_path_factory.mktemp("savedmodels") / "sentiment" / "1"
     export_saved_model(sentiment_model, sentiment, tokenizer=tokenizer, seq_length=32, options={"labels": LABELS},
                        verify_export=False)
-    ner = tmp_path_factory.mktemp("savedmodels") / "ner" / "1"
-    export_saved_model(model, ner, tokenizer=tokenizer, seq_length=NER_SEQ_LENGTH, options={"labels": labels},
-                       verify_export=False)
+    ner = ner_export
     (classify, entities), info = run_artifact("savedmodel", sentiment, [
         ("classify", {"text_a": np.array(TEXTS, object)}),  # a single-text model's classify takes text_a
         ("entities", {"text": np.array(NER_TEXTS, object)}, ner)])
