@@ -59,7 +59,8 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
             `"plain"` (a paragraph is a sentence, a file is a document) or `"auto"`
             (`detect_input_format` on the first files).
         repeat: cycle through the corpus forever, with new pairs and masks each epoch.
-        shuffle_buffer: examples in the shuffle buffer.
+        shuffle_buffer: examples in the shuffle buffer (at most the files' size in bytes, an
+            upper bound on the examples of one epoch).
         input_context: a `tf.distribute.InputContext`; files are sharded across its input
             pipelines (`input_pipeline_id` takes files `id, id + n, ...`).
         cache_dir: if given, tokenized documents are cached there as TFRecords (built now,
@@ -95,7 +96,7 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
     if pack_sequences and int(max_examples_per_row) < 1:
         raise ValueError(f"max_examples_per_row must be >= 1 with pack_sequences, got "
                          f"{max_examples_per_row} (MLPerf packs up to 3 at seq_length 512).")
-    dataset, base_key, batch_size = _examples(
+    dataset, base_key, batch_size, corpus_bytes = _examples(
         files, tokenizer, seq_length, short_seq_prob, next_sentence, seed, input_format,
         input_context, cache_dir, batch_size, _EPOCHS_FOREVER if repeat else 1,
         (max_predictions_per_seq, masked_lm_prob, whole_word_masking))
@@ -107,7 +108,11 @@ def pretraining_dataset(files, tokenizer, seq_length=128, max_predictions_per_se
     shuffle_seed = int(tf.random.stateless_uniform(
         [], tf.random.experimental.stateless_fold_in(base_key, -1), minval=0, maxval=2**31 - 1,
         dtype=tf.int64))
-    dataset = dataset.shuffle(shuffle_buffer, seed=shuffle_seed, reshuffle_each_iteration=False)
+    # An epoch makes at most one example per sentence and a sentence holds a byte at least, so a buffer
+    # beyond the files' bytes only re-reads a small corpus to fill it: a held-out file of 4 examples
+    # was read 2,500 times (15 CPU-s) to fill the default 10,000 before its first batch.
+    dataset = dataset.shuffle(min(int(shuffle_buffer), max(corpus_bytes, 1)), seed=shuffle_seed,
+                              reshuffle_each_iteration=False)
     dataset = dataset.batch(batch_size, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
     # The maps are parallel and the end prefetched already; tf.data's default graph rewrites
     # would only re-check the big map functions when each iterator starts (0.2 CPU-s).
@@ -138,8 +143,8 @@ def pretraining_instances(files, tokenizer, seq_length=128, short_seq_prob=0.1, 
 
 def _examples(files, tokenizer, seq_length, short_seq_prob, next_sentence, seed, input_format,
               input_context, cache_dir, batch_size, num_epochs, masking):
-    """`(unbatched examples, base key, this pipeline's batch size)`: stages 1-3 of the module
-    docstring; `masking` is `(max_predictions_per_seq, masked_lm_prob, whole_word_masking)`
+    """`(unbatched examples, base key, this pipeline's batch size, its files' bytes)`: stages 1-3 of
+    the module docstring; `masking` is `(max_predictions_per_seq, masked_lm_prob, whole_word_masking)`
     or None (the instances unmasked)."""
     paths = resolve_files(files)
     paths, file_indices, pipeline_id, batch_size = _shard(paths, input_context, batch_size)
@@ -172,7 +177,9 @@ def _examples(files, tokenizer, seq_length, short_seq_prob, next_sentence, seed,
     dataset = dataset.scan(
         empty, no_autograph(lambda previous, element: (element[2:], element + previous)))
     examples = _examples_fn(base_key, tokenizer, masker, seq_length, short_seq_prob, next_sentence)
-    return dataset.map(examples, num_parallel_calls=tf.data.AUTOTUNE).unbatch(), base_key, batch_size
+    corpus_bytes = sum(tf.io.gfile.stat(path).length for path in paths)
+    return (dataset.map(examples, num_parallel_calls=tf.data.AUTOTUNE).unbatch(), base_key, batch_size,
+            corpus_bytes)
 
 
 
