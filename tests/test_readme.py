@@ -53,6 +53,11 @@ PLAN = {
     "python tools/export.py runs/squad/model.keras --name squad_bf16": (
         "parse", "tests/export/test_precision.py runs `tools/export.py model.keras --formats savedmodel --precision bf16` "
                  "and checks the bfloat16 matmuls, the drift rows and the answers against the float32 model"),
+    "python tools/export.py runs/sentiment/model.keras --name sentiment --formats savedmodel": (
+        "parse", "tests/journeys/test_user_journey.py::test_classifier_journey runs the same commands: tools/finetune.py "
+                 "classification (with --eval_file), then tools/export.py <run>/model.keras --formats savedmodel, and "
+                 "serves the SavedModel's classify from raw text (a tiny fine-tune + a verified export, ~60 CPU-s, "
+                 "here only again)"),
     "python tools/export.py runs/sentiment/model.keras --name sentiment --formats mediapipe": (
         "parse", "tests/export/test_mediapipe.py runs `tools/export.py model.keras --formats mediapipe` on the real "
                  "MiniLM classifier, then MediaPipe's TextClassifier on the file"),
