@@ -40,10 +40,11 @@ import warnings
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("KERAS_BERT_LAZY_IMPORT", "1")  # --help and flag errors load no Keras/TensorFlow
 
-from keras_bert.checkpoints.checkpoint_formats import check_local_checkpoint  # noqa: E402
+from keras_bert.checkpoints.checkpoint_formats import check_keras_file_labels, check_local_checkpoint  # noqa: E402
 from keras_bert.choices import EXPORT_PRECISIONS  # noqa: E402
 from keras_bert.export.formats import DEFAULT_FORMATS, FORMATS  # noqa: E402
 from keras_bert.cli import ArgumentParser, check_dir, default_checkpoint, positive_int, run_tool  # noqa: E402
+from keras_bert.text.label_names import label_vocabulary_names  # noqa: E402  (imports no TensorFlow)
 from keras_bert.text.text_config import find_text_config  # noqa: E402  (imports no TensorFlow)
 
 
@@ -114,7 +115,10 @@ def main(argv=None):
 def _export(argv):
     args = parse_args(argv)
     check_local_checkpoint(args.model, "model")  # before TensorFlow loads, and before any folder
+    check_keras_file_labels(args.model)  # a saved label the loader's check_labels refuses, 7 s sooner
     check_dir(args.base_dir, "--base_dir")  # made by export_model, once the model and its tokenizer are read
+    if args.labels:  # the rule the model's task applies to --labels (same line), before TensorFlow loads
+        label_vocabulary_names(args.labels)
     if os.path.isdir(args.model):  # the loader's read of its text contract, before TensorFlow: a damaged file is
         with warnings.catch_warnings():  # refused in 0.1 s (the loader warns of a guessed casing itself)
             warnings.simplefilter("ignore")

@@ -210,3 +210,40 @@ def check_local_checkpoint(path, name):
     if ("/" in text or os.sep in text or text.endswith(".keras")) and "://" not in text:
         check_checkpoint_exists(text, name)
         check_not_pickle(text)
+
+
+def local_config(path):
+    """The `BertConfig` of a local keras_bert checkpoint folder, read from its config file before TensorFlow loads
+    (for checks of sizes only: the batch's memory); None for another format, a family with a config class of its
+    own, or a file its loader refuses itself (in its own words, later)."""
+    from keras_bert.config import BertConfig
+
+    config_file = os.path.join(os.fspath(path), RECORDS["keras"].config)
+    if "://" in os.fspath(path) or not os.path.isfile(config_file):
+        return None
+    try:
+        return BertConfig.from_json(config_file)  # as the keras reader reads a BERT family's (`_read_config`)
+    except (OSError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def check_keras_file_labels(path):
+    """The label names a local .keras file's task model carries (its config.json's `task_config`), refused by the
+    one label-name rule before TensorFlow loads, in `BertTaskModel.check_labels`' words (`{path}: the label
+    names`); anything else in the file is left to the loader."""
+    import json
+    import zipfile
+
+    from keras_bert.text.label_names import label_vocabulary_names
+
+    text = os.fspath(path)
+    if not (text.endswith(".keras") and zipfile.is_zipfile(text)):
+        return
+    try:
+        with zipfile.ZipFile(text) as archive:
+            config = json.loads(archive.read("config.json"))
+        labels = config["config"]["task_config"]["labels"] if config["class_name"] == "BertTaskModel" else None
+    except (KeyError, TypeError, ValueError, zipfile.BadZipFile):
+        return
+    if isinstance(labels, list) and all(isinstance(name, str) for name in labels):  # (other types: the loader's)
+        label_vocabulary_names(labels, f"{text}: the label names")

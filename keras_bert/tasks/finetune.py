@@ -49,6 +49,7 @@ def finetune_task(task, checkpoint, train_file, eval_file=None, *, seq_length=12
         raise ValueError(f"Unknown task {task!r}; expected one of {tuple(TASKS)}.")
     task_class.check_options(options, TASKS.values())
     chosen = task_class.make_options(seq_length, batch_size, run.seed, **options)  # once, before loading
+    check_memory_early(checkpoint, chosen.seq_length or seq_length, batch_size, run.mixed_precision)
     from keras_bert.checkpoints import model_from_contents, read_checkpoint
     from keras_bert.tasks.metrics_file import write_metrics
     from keras_bert.training.finetuning import run_finetuning
@@ -104,6 +105,18 @@ def check_sizes(**sizes):
                 raise ValueError(f"learning_rate={value!r} (--learning_rate) must be a positive, finite number.")
         elif not (number and isinstance(value, numbers.Integral) and value >= 1):
             raise ValueError(f"{name}={value!r} (--{name}) must be a whole number >= 1.")
+
+
+def check_memory_early(checkpoint, seq_length, batch_size, mixed_precision):
+    """`check_batch_memory` before TensorFlow loads (7 s), where the checkpoint is a local keras_bert folder whose
+    config is read as JSON, the length fits its positions (else the run's seq_length refusal comes first) and no
+    GPU can be there (asking TensorFlow for one now would precede the strategy's start)."""
+    from keras_bert.checkpoints.checkpoint_formats import local_config
+    from keras_bert.training.memory_estimate import check_batch_memory, no_accelerator_node
+
+    config = local_config(checkpoint) if no_accelerator_node() else None
+    if config is not None and seq_length <= config.max_sequence_length:
+        check_batch_memory(config, batch_size, seq_length, mixed_precision=mixed_precision)
 
 
 def check_min_batch(task_class, batch_size, run):

@@ -48,12 +48,17 @@ def check_batch_memory(config, batch_size, seq_length, predictions_per_seq=0, mi
             f"{available / 2**30:.1f} GiB available; use --batch_size {fits} or less.")
 
 
+def no_accelerator_node():
+    """True on a Linux machine with no GPU device node (NVIDIA's /dev/nvidia<N>, ROCm's /dev/kfd, WSL's /dev/dxg)."""
+    return sys.platform.startswith("linux") and not (glob.glob("/dev/nvidia[0-9]*") or os.path.exists("/dev/kfd")
+                                                     or os.path.exists("/dev/dxg"))
+
+
 def _accelerator():
     """Whether the backend sees a GPU (TPU: by TPU_NAME) - JAX's own count on JAX, where TensorFlow may be absent.
     A Linux machine with no GPU device node (NVIDIA's /dev/nvidia<N>, ROCm's /dev/kfd, WSL's /dev/dxg) has none
     to see: answered without loading a backend, so a batch too large is refused before TensorFlow loads (7 s)."""
-    if sys.platform.startswith("linux") and not (glob.glob("/dev/nvidia[0-9]*") or os.path.exists("/dev/kfd")
-                                                 or os.path.exists("/dev/dxg")):
+    if no_accelerator_node():
         return False
     import keras  # pylint: disable=import-outside-toplevel
 
