@@ -1,6 +1,9 @@
 """The real MiniLM-L6 checkpoint, with a classifier head trained on a real task, exported to TFLite
-(float32 / float16 / int8), each checked against Keras on held-out text: quantization error on a real
-fine-tuned model's confident logits, which no tiny model shows.
+(float16 / int8), each checked against Keras on held-out text: quantization error on a real
+fine-tuned model's confident logits, which no tiny model shows. The suite's one int8 and float16 files of
+the real MiniLM (tests/tasks/test_embedding.py exports its float32 only). Its float32 TFLite is checked
+there (text model, equal to sentence-transformers at 1e-5), a classifier's float32 ids model on a tiny one
+(tests/export/test_tflite.py::test_float32_and_text_model_match_keras, 1e-4).
 
 The other formats of the real MiniLM are exported elsewhere: SavedModel by `tools/export.py` on its folder
 (tests/tasks/test_embedding.py: `embed` equals sentence-transformers, and the tool's fresh-process parity
@@ -93,23 +96,24 @@ def minilm_classifier(minilm_dir, task):
     return classifier, tokenizer
 
 
-def test_minilm_classifier_converts_to_tflite_float32_float16_int8_with_parity(minilm_classifier, task, tmp_path):
+def test_minilm_classifier_converts_to_tflite_float16_int8_with_parity(minilm_classifier, task, tmp_path):
     classifier, tokenizer = minilm_classifier
     _, held_out = task
     texts = [t for t, _ in held_out]
     labels = np.array([y for _, y in held_out])
 
     started = time.perf_counter()
+    # No float32 file (~20 CPU-s): see the module docstring for where float32 is checked.
     report = export_tflite(classifier, tmp_path / "tflite", tokenizer=tokenizer, seq_length=48, text=False,
-                    sample_texts=texts)
+                           quantizations=("float16", "int8"), sample_texts=texts)
     assert report.ok, report.table()
     rows = {(r.artifact, r.output): r for r in report.rows}
-    assert rows[("tflite_float32", "logits")].max_abs_diff <= 1e-4
     assert rows[("tflite_float16", "logits")].max_abs_diff <= 1e-2
     assert rows[("tflite_int8", "probabilities")].agreement >= 0.99  # top-1 on ~480 held-out lines
     print(f"{report.table()}\ntflite: {time.perf_counter() - started:.0f} s, sizes {report.extra['sizes']}")
     sizes = report.extra["sizes"]
-    assert sizes["int8"] < 0.35 * sizes["float32"] and sizes["float16"] < 0.55 * sizes["float32"]
+    float32 = 4 * classifier.count_params()  # the weights' float32 bytes: below a float32 file's size
+    assert sizes["int8"] < 0.35 * float32 and sizes["float16"] < 0.55 * float32
 
     # The trained head really learned the task (so the agreement above is on a meaningful model).
     module_ids = keras_bert.Preprocessor(tokenizer, 48)(np.array(texts))

@@ -37,8 +37,10 @@ def embedder(minilm_dir):
 @pytest.fixture(scope="module")
 def exported(embedder, minilm_dir, tmp_path_factory):
     """One MiniLM embedder, exported once: SavedModel by `tools/export.py <the sentence-transformers folder>`
-    in a fresh process (the raw folder exports its embedder); TFLite (float32 text model, int8 ids model)
-    and ONNX (ids model) through the API, from the embedder's model.keras loaded back."""
+    in a fresh process (the raw folder exports its embedder); TFLite (float32 text model) and ONNX (ids model)
+    through the API, from the embedder's model.keras loaded back. No int8 file (20 CPU-s to convert): int8 of
+    the real MiniLM is checked against Keras in
+    tests/integration/test_export_minilm.py::test_minilm_classifier_converts_to_tflite_float16_int8_with_parity."""
     import keras
 
     from keras_bert.export import export_onnx, export_tflite
@@ -49,8 +51,7 @@ def exported(embedder, minilm_dir, tmp_path_factory):
     embedder.save(root / "model.keras")
     model = keras.saving.load_model(root / "model.keras", compile=False)
     tokenizer = model.text_config.tokenizer()
-    tflite = export_tflite(model, root / "tflite", tokenizer, seq_length=256, quantizations=("int8",),
-                           verify_export=False)
+    tflite = export_tflite(model, root / "tflite", tokenizer, seq_length=256, quantizations=(), verify_export=False)
     onnx = export_onnx(model, root / "onnx", optimize=False, tokenizer=tokenizer, verify_export=False,
                        seq_length=256, text=False)  # text_model.onnx: its tokenizer splits CJK differently
     return {"tool": tool, "savedmodel": root / "savedmodels" / "minilm_embed" / "1",
@@ -78,10 +79,10 @@ def _tflite_runner(path, signature):
     return interpreter.get_signature_runner(signature)
 
 
-def test_tflite_float32_and_int8_embeddings(exported, reference, texts, expected):
+def test_tflite_float32_embeddings(exported, reference, texts, expected):
     """float32 from raw text equals sentence-transformers wherever TFLite's fast tokenizer gives
-    the reference ids (FastBertTokenizer normalizes a few rare characters differently: docs/DESIGN.md, known traps);
-    int8 (dynamic range) keeps cosine >= 0.99."""
+    the reference ids (FastBertTokenizer normalizes a few rare characters differently: docs/DESIGN.md, known traps).
+    int8 (dynamic range) of the real MiniLM: tests/integration/test_export_minilm.py (top-1 agreement with Keras)."""
     served = _tflite_runner(exported["tflite"]["text_float32"], "serve_text")(text_a=np.array(texts, object))
     same_ids = [i for i, text in enumerate(texts)
                 if served["input_word_ids"][i][served["input_mask"][i] == 1].tolist()
@@ -90,11 +91,6 @@ def test_tflite_float32_and_int8_embeddings(exported, reference, texts, expected
     np.testing.assert_allclose(served["embeddings"][same_ids], expected[same_ids], atol=1e-5)
     embed = _tflite_runner(exported["tflite"]["text_float32"], "embed")(text_a=np.array(texts[:2], object))
     np.testing.assert_allclose(embed["embeddings"], expected[:2], atol=1e-5)
-
-    ids = {k: served[k] for k in ("input_word_ids", "input_mask", "input_type_ids")}
-    int8 = _tflite_runner(exported["tflite"]["int8"], "serving_default")(**ids)["embeddings"]
-    cosine = np.sum(int8 * expected, axis=1) / np.linalg.norm(int8, axis=1) / np.linalg.norm(expected, axis=1)
-    assert cosine[same_ids].min() >= 0.99, cosine
 
 
 def test_onnx_equals_sentence_transformers(exported, texts, expected):
