@@ -146,7 +146,7 @@ def test_a_tiny_bert_learns_on_real_text(shakespeare_files, tmp_path):
     # Knows nothing: a uniform guess's loss is ln(V) (8.27 for 3,908 tokens); 0.3 below it, as 10.0 was
     # for MiniLM's ln(30522) = 10.33.
     assert first["mlm_loss"] > np.log(len(vocab)) - 0.3
-    assert held_out["mlm_loss"] < 7.0
+    assert held_out["mlm_loss"] < np.log(len(vocab)) - 2.0  # 6.27; "< 7.0" was 3.3 below ln(30522)
     assert held_out["mlm_accuracy"] > 0.08  # 0 at the start
     assert held_out["nsp_loss"] < entropy - 0.1
     assert held_out["nsp_accuracy"] > majority + 0.1
